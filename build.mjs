@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+// Builds aks-node-controller: esbuild bundles src/main.ts (tree-shaken, minified, metafile kept), then
+// bun's --compile turns the bundle into one self-contained executable per target.
+//
+//   node build.mjs                 the machine's own target  -> dist/aks-node-controller
+//   node build.mjs --all           every shipped target      -> dist/aks-node-controller-<os>-<arch>
+//   node build.mjs --outdir DIR    write somewhere else (tests build hotfix versions this way)
+//
+// ANC_VERSION=YYYYMM.DD.PATCH stamps the version (D13); without it the version is <today>.0.
+// The target runtimes come from the lockfile-pinned @oven/bun-* packages (--compile-executable-path), so
+// the build needs nothing but `npm ci` and is byte-reproducible. Never strip the result: a stripped
+// bun executable silently turns back into plain bun.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const BUN_VERSION = '1.4.5';
+
+/** Shipped targets: output suffix, bun target name, npm package holding that runtime. */
+const TARGETS = [
+  { suffix: 'linux-amd64', os: 'linux', arch: 'x64', bunTarget: 'bun-linux-x64-baseline', pkg: '@oven/bun-linux-x64-baseline' },
+  { suffix: 'linux-arm64', os: 'linux', arch: 'arm64', bunTarget: 'bun-linux-arm64', pkg: '@oven/bun-linux-aarch64' },
+  { suffix: 'darwin-arm64', os: 'darwin', arch: 'arm64', bunTarget: 'bun-darwin-arm64', pkg: '@oven/bun-darwin-aarch64' },
+  { suffix: 'darwin-amd64', os: 'darwin', arch: 'x64', bunTarget: 'bun-darwin-x64', pkg: '@oven/bun-darwin-x64', optional: true },
+];
+
+function fail(message) {
+  process.stderr.write(`build: ${message}\n`);
+  process.exit(1);
+}
+
+function parseArgs(argv) {
+  const args = { all: false, outdir: join(here, 'dist'), quiet: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--all') args.all = true;
+    else if (arg === '--quiet') args.quiet = true;
+    else if (arg === '--outdir') args.outdir = resolve(argv[++i] ?? fail('--outdir needs a directory'));
+    else if (arg.startsWith('--outdir=')) args.outdir = resolve(arg.slice('--outdir='.length));
+    else fail(`unknown argument ${arg} (use --all, --outdir DIR, --quiet)`);
+  }
+  return args;
+}
+
+export function stampVersion(env = process.env, today = new Date()) {
+  const requested = env.ANC_VERSION;
+  if (requested !== undefined && requested !== '') {
+    if (!/^\d{6}\.\d{2}\.\d+$/.test(requested)) {
+      fail(`ANC_VERSION "${requested}" is not YYYYMM.DD.PATCH (for example 202604.01.1)`);
+    }
+    return requested;
+  }
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${today.getUTCFullYear()}${pad(today.getUTCMonth() + 1)}.${pad(today.getUTCDate())}.0`;
+}
+
+function packageBinary(pkg) {
+  return join(here, 'node_modules', pkg, 'bin', 'bun');
+}
+
+function hostTarget() {
+  const target = TARGETS.find((t) => t.os === process.platform && t.arch === process.arch);
+  if (!target) fail(`no shipped target for this machine (${process.platform}-${process.arch}); shipped: linux x64/arm64, darwin arm64`);
+  return target;
+}
+
+function runtimeFor(target) {
+  const path = packageBinary(target.pkg);
+  if (!existsSync(path)) {
+    return { missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed (run npm ci; it is pinned in package-lock.json)` };
+  }
+  return { path };
+}
+
+async function bundle(outdir, version) {
+  const outfile = join(outdir, '.build', 'bundle.cjs');
+  const result = await build({
+    entryPoints: [join(here, 'src', 'main.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minify: true,
+    treeShaking: true,
+    metafile: true,
+    legalComments: 'none',
+    define: { __ANC_VERSION__: JSON.stringify(version) },
+    outfile,
+    logLevel: 'warning',
+  });
+  writeFileSync(join(outdir, '.build', 'meta.json'), JSON.stringify(result.metafile));
+  return { outfile, metafile: result.metafile };
+}
+
+function sizeReport(metafile) {
+  const inputs = Object.entries(metafile.outputs)[0][1].inputs;
+  const byPackage = new Map();
+  for (const [file, info] of Object.entries(inputs)) {
+    const key = file.includes('node_modules/') ? file.split('node_modules/')[1].split('/').slice(0, file.includes('/@') ? 2 : 1).join('/') : file.split('/').slice(0, 2).join('/');
+    byPackage.set(key, (byPackage.get(key) ?? 0) + info.bytesInOutput);
+  }
+  return [...byPackage.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `  ${String(v).padStart(8)}  ${k}`).join('\n');
+}
+
+function compile(compiler, bundleFile, target, runtime, outfile) {
+  execFileSync(
+    compiler,
+    [
+      'build', bundleFile, '--compile', '--minify', '--bytecode',
+      '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig',
+      `--target=${target.bunTarget}`, `--compile-executable-path=${runtime}`, `--outfile=${outfile}`,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, BUN_BE_BUN: undefined, BUN_OPTIONS: undefined } },
+  );
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const version = stampVersion();
+  const host = hostTarget();
+  const compilerRuntime = runtimeFor(host);
+  if (compilerRuntime.missing) fail(compilerRuntime.missing);
+  mkdirSync(join(args.outdir, '.build'), { recursive: true });
+  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version);
+  const wanted = args.all ? TARGETS : [host];
+  const built = [];
+  for (const target of wanted) {
+    const runtime = runtimeFor(target);
+    if (runtime.missing) {
+      if (target.optional) continue;
+      fail(runtime.missing);
+    }
+    const outfile = join(args.outdir, args.all ? `aks-node-controller-${target.suffix}` : 'aks-node-controller');
+    compile(compilerRuntime.path, bundleFile, target, runtime.path, outfile);
+    built.push(`${outfile} (${target.bunTarget}, ${statSync(outfile).size} bytes)`);
+  }
+  if (!args.quiet) {
+    process.stdout.write(`aks-node-controller ${version}\nbundle ${statSync(bundleFile).size} bytes; by input:\n${sizeReport(metafile)}\n`);
+    process.stdout.write(built.map((b) => `built ${b}`).join('\n') + '\n');
+  }
+}
+
+main().catch((error) => fail(error.message));

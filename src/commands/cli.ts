@@ -1,0 +1,108 @@
+// run(argv, deps): the whole CLI in-process (STYLE 8.1). Parses with cac, dispatches to the command
+// table, turns results and AgentErrors into output and one exit code.
+import { cac } from 'cac';
+import type { Deps } from '../platform/deps.ts';
+import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import type { AnyCommand } from './command.ts';
+
+const NAME = 'aks-node-controller';
+
+/** The reference accepts Go-style single-dash long flags (`-provision-config=x`); cac wants two dashes. */
+function normaliseFlag(arg: string): string {
+  return /^-[a-zA-Z][\w-]+(=.*)?$/.test(arg) && !/^-[a-zA-Z]$/.test(arg.split('=')[0]!) ? '-' + arg : arg;
+}
+
+/** Multi-word commands (`config validate`) become one argv word, which is how cac names them. */
+function joinCommandWords(argv: string[], commands: readonly AnyCommand[]): string[] {
+  const twoWords = argv.length >= 2 ? `${argv[0]} ${argv[1]}` : '';
+  if (commands.some((c) => c.name === twoWords)) return [twoWords, ...argv.slice(2)];
+  return argv;
+}
+
+function validNames(commands: readonly AnyCommand[]): string {
+  return commands.filter((c) => !c.hidden).map((c) => c.name).join(', ');
+}
+
+function coerceBooleans(command: AnyCommand, options: Record<string, unknown>): Record<string, unknown> {
+  for (const spec of command.options) {
+    if (!spec.boolean) continue;
+    const key = spec.flag.replace(/^--/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const value = options[key];
+    if (value === 'true') options[key] = true;
+    else if (value === 'false') options[key] = false;
+    else if (value !== undefined && typeof value !== 'boolean') {
+      throw new AgentError('ANC_USAGE', `invalid boolean value "${String(value)}" for flag --${spec.flag.slice(2)}`);
+    }
+  }
+  return options;
+}
+
+export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyCommand[]): Promise<number> {
+  const argv = joinCommandWords(rawArgv.map(normaliseFlag), commands);
+  const first = argv[0];
+  if (first === '--version' || first === '-v') {
+    deps.stdout.write(`${NAME} version ${deps.version}\n`);
+    return 0;
+  }
+  const cli = cac(NAME);
+  cli.usage('<command> [options]');
+  for (const command of commands) {
+    const registered = cli.command(`${command.name} ${command.args ?? ''}`.trim(), command.hidden ? '' : command.description);
+    for (const option of command.options) registered.option(option.flag, option.description);
+  }
+  cli.help();
+  if (first === undefined) {
+    deps.stderr.write(`${NAME}: missing command; valid commands: ${validNames(commands)}\n`);
+    return 1;
+  }
+  if (first === 'help' || first === 'h') {
+    const target = argv[1] ? commands.find((c) => c.name === argv[1]) : undefined;
+    return printHelp(cli, target ? [target.name, '--help'] : ['--help']);
+  }
+  const command = commands.find((c) => c.name === first);
+  if (!command) {
+    if (first.startsWith('-') && !argv.includes('--help') && !argv.includes('-h')) {
+      deps.stderr.write(`Incorrect Usage: flag provided but not defined: ${first.split('=')[0]}\n`);
+      return 1;
+    }
+    if (first === '--help' || first === '-h') return printHelp(cli, ['--help']);
+    deps.stderr.write(`${NAME}: unknown command "${first}"; valid commands: ${validNames(commands)}\n`);
+    return 1;
+  }
+  if (argv.includes('--help') || argv.includes('-h')) return printHelp(cli, argv);
+  let parsed: { args: readonly string[]; options: Record<string, unknown> };
+  try {
+    parsed = cli.parse(['node', NAME, ...argv], { run: false });
+    cli.matchedCommand?.checkUnknownOptions();
+  } catch (error) {
+    const match = /Unknown option `(-+[^`]+)`/.exec(errorMessage(error));
+    deps.stderr.write(
+      match ? `Incorrect Usage: flag provided but not defined: ${match[1]}\n` : `Incorrect Usage: ${errorMessage(error)}\n`,
+    );
+    return 1;
+  }
+  try {
+    const { '--': _rest, ...options } = parsed.options;
+    const result = await command.run({ args: parsed.args.slice(0), options: coerceBooleans(command, options) }, deps);
+    if (result.stdout) deps.stdout.write(result.stdout);
+    if (result.stderr) deps.stderr.write(result.stderr);
+    return result.exitCode;
+  } catch (error) {
+    return reportError(error, deps);
+  }
+}
+
+function printHelp(cli: ReturnType<typeof cac>, argv: string[]): number {
+  cli.parse(['node', NAME, ...argv], { run: false });
+  return 0;
+}
+
+/** Prints a thrown error once: the message and what to do. Unknown throws are bugs, said as such. */
+export function reportError(error: unknown, deps: Deps): number {
+  const agentError = isAgentError(error)
+    ? error
+    : new AgentError('ANC_INTERNAL', `unexpected error: ${errorMessage(error)}`, { cause: error });
+  deps.log.error('aks-node-controller failed', { error: agentError.message, code: agentError.code });
+  deps.stderr.write(`${NAME}: ${agentError.message}\nhint: ${agentError.hint}\n`);
+  return agentError.exitCode;
+}

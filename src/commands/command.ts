@@ -1,0 +1,38 @@
+// The one shape every subcommand has (STYLE 8.2): flags in, domain call, output out. Commands return
+// their output instead of printing it, and never exit the process.
+import type { Deps } from '../platform/deps.ts';
+
+export interface OptionSpec {
+  /** cac raw name, e.g. `--provision-config <file>` or `--dry-run`. */
+  flag: string;
+  description: string;
+  /** Boolean flags also accept `--flag=true|false` like the reference CLI. */
+  boolean?: boolean;
+}
+
+export interface CommandInput<O> {
+  args: string[];
+  options: O;
+}
+
+export interface CommandResult {
+  exitCode: number;
+  /** Printed to stdout once the command returns (JSON for machines, text for people). */
+  stdout?: string;
+  /** Printed to stderr once the command returns. */
+  stderr?: string;
+}
+
+export interface Command<O = Record<string, unknown>> {
+  /** One or two words: `provision`, `config validate`. */
+  name: string;
+  /** Positional arguments for the usage line, e.g. `<file>` or `[...args]`. */
+  args?: string;
+  description: string;
+  options: readonly OptionSpec[];
+  /** Hidden commands are callable but not listed in the help. */
+  hidden?: boolean;
+  run(input: CommandInput<O>, deps: Deps): Promise<CommandResult>;
+}
+
+export type AnyCommand = Command<any>;

@@ -1,0 +1,15 @@
+// The command table. Adding a subcommand = one file in commands/ plus one line here.
+import type { AnyCommand } from './command.ts';
+import { checkHotfixCommand } from './check-hotfix.ts';
+import { downloadHotfixCommand } from './download-hotfix.ts';
+import { provisionCommand } from './provision.ts';
+import { provisionWaitCommand } from './provision-wait.ts';
+import { versionCommand } from './version.ts';
+
+export const COMMANDS: readonly AnyCommand[] = [
+  provisionCommand,
+  provisionWaitCommand,
+  versionCommand,
+  downloadHotfixCommand,
+  checkHotfixCommand,
+];

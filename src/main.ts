@@ -1,0 +1,33 @@
+// Entry point: wiring only. Builds the real Deps, runs the CLI in-process and sets process.exitCode
+// (never process.exit, which can cut off piped stdout in the compiled binary).
+import { COMMANDS } from './commands/index.ts';
+import { run } from './commands/cli.ts';
+import { createRealDeps } from './platform/deps.ts';
+import { errorMessage } from './platform/errors.ts';
+
+async function main(): Promise<number> {
+  let deps;
+  try {
+    deps = createRealDeps();
+  } catch (error) {
+    // Spec 2: a log that cannot be opened is reported on stdout before anything else runs.
+    process.stdout.write(`${errorMessage(error)}\n`);
+    return 1;
+  }
+  try {
+    return await run(process.argv.slice(2), deps, COMMANDS);
+  } finally {
+    deps.log.close();
+  }
+}
+
+main().then(
+  (code) => {
+    // A child killed by a signal reports -1; the reference then exits with status 255 (spec 1.4).
+    process.exitCode = code < 0 ? 255 : code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`aks-node-controller: unexpected error: ${errorMessage(error)}\n`);
+    process.exitCode = 1;
+  },
+);

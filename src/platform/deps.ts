@@ -1,0 +1,71 @@
+// The world as the commands see it: one Deps object built in main and passed down (STYLE 7).
+// Tests build their own with fakes; nothing below main reads process.env or process.argv.
+import { createRealClock, type Clock } from './clock.ts';
+import { createEventSink, type EventSink } from './events.ts';
+import { createRealFileSystem, type FileSystem } from './fs.ts';
+import { openLogger, type Logger } from './log.ts';
+import { resolveNodePaths, type NodePaths } from './paths.ts';
+import { createRealProcessRunner, type ProcessRunner } from './proc.ts';
+export interface OutputStream {
+  write(text: string | Uint8Array): void;
+}
+
+export interface Deps {
+  /** The stamped build version (D13), `dev` for unstamped development runs. */
+  version: string;
+  paths: NodePaths;
+  /** The agent's own environment (read-only; children get an explicit copy). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Absolute path of the running executable. */
+  execPath: string;
+  cwd: string;
+  fs: FileSystem;
+  proc: ProcessRunner;
+  clock: Clock;
+  log: Logger;
+  events: EventSink;
+  stdout: OutputStream;
+  stderr: OutputStream;
+}
+
+/** The environment as a plain map without unset entries, for handing to a child process. */
+export function definedEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+
+declare const __ANC_VERSION__: string | undefined;
+
+/** The version esbuild stamped into the bundle (build.mjs), or `dev` when running from source. */
+export const BUILD_VERSION: string = typeof __ANC_VERSION__ === 'string' ? __ANC_VERSION__ : 'dev';
+
+export function createRealDeps(): Deps {
+  const env = process.env;
+  const paths = resolveNodePaths(env.AKS_NODE_ROOT);
+  const clock = createRealClock();
+  const stdout = { write: (text: string | Uint8Array) => void process.stdout.write(text) };
+  const stderr = { write: (text: string | Uint8Array) => void process.stderr.write(text) };
+  const log = openLogger({
+    logDir: paths.logDir,
+    logFile: paths.logFile,
+    cwd: process.cwd(),
+    now: () => clock.now(),
+    writeStderr: (text) => stderr.write(text),
+  });
+  return {
+    version: BUILD_VERSION,
+    paths,
+    env,
+    execPath: process.execPath,
+    cwd: process.cwd(),
+    fs: createRealFileSystem(),
+    proc: createRealProcessRunner(),
+    clock,
+    log,
+    events: createEventSink(paths.eventsDir, clock, log),
+    stdout,
+    stderr,
+  };
+}

@@ -1,0 +1,52 @@
+// Guest-agent telemetry events, byte-compatible with spec 3: one file per event named
+// `<unix nanoseconds>.json`, mode 0644, Go json.Marshal field order and escaping, no trailing newline.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from './clock.ts';
+import { formatEventTime } from './clock.ts';
+import { goJson } from './json.ts';
+import type { Logger } from './log.ts';
+
+export type EventLevel = 'Informational' | 'Error';
+
+export interface AgentEvent {
+  task: string;
+  message: string;
+  level: EventLevel;
+  start: Date;
+  end: Date;
+}
+
+export interface EventSink {
+  emit(event: AgentEvent): void;
+}
+
+export function renderEvent(event: AgentEvent): string {
+  const start = formatEventTime(event.start);
+  const end = formatEventTime(event.end);
+  const durationMs = Math.trunc(event.end.getTime() - event.start.getTime());
+  const timing = `startTime=${start} endTime=${end} durationMs=${durationMs}`;
+  return goJson({
+    Timestamp: start,
+    OperationId: end,
+    Version: '1.23',
+    TaskName: `AKS.AKSNodeController.${event.task}`,
+    EventLevel: event.level,
+    Message: event.message === '' ? timing : `${event.message} | ${timing}`,
+    EventPid: '0',
+    EventTid: '0',
+  });
+}
+
+export function createEventSink(eventsDir: string, clock: Clock, log: Logger): EventSink {
+  return {
+    emit(event) {
+      try {
+        mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
+        writeFileSync(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event), { mode: 0o644, flag: 'wx' });
+      } catch (error) {
+        log.error('failed to write guest agent event', { task: event.task, error });
+      }
+    },
+  };
+}

@@ -1,0 +1,113 @@
+// File-system access for the commands (through Deps), including the atomic write every status and
+// pointer file goes through: temp file in the same directory, fsync, rename, fsync of the directory.
+import * as fs from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomInt } from 'node:crypto';
+
+export interface FileStat {
+  isFile: boolean;
+  isDirectory: boolean;
+  mode: number;
+  size: number;
+}
+
+export interface AtomicWriteOptions {
+  /** Permission bits of the final file (applied with chmod, so the umask does not change them). */
+  mode: number;
+  /** Temp-file name prefix; the default is `.<basename>.tmp-`. */
+  tempPrefix?: string;
+}
+
+export interface FileSystem {
+  readFile(path: string): Buffer;
+  readText(path: string): string;
+  /** undefined when the path does not exist; other errors are thrown. Follows symlinks. */
+  stat(path: string): FileStat | undefined;
+  exists(path: string): boolean;
+  mkdirp(path: string, mode?: number): void;
+  writeFile(path: string, data: string | Uint8Array, options: { mode: number; exclusive?: boolean }): void;
+  atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void;
+  unlink(path: string): void;
+  readdir(path: string): string[];
+  chmod(path: string, mode: number): void;
+  /** Watches a directory; the callback gets the file name of every create/rename/change. */
+  watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
+}
+
+function toStat(s: fs.Stats): FileStat {
+  return { isFile: s.isFile(), isDirectory: s.isDirectory(), mode: s.mode & 0o7777, size: s.size };
+}
+
+export function statOrUndefined(path: string): FileStat | undefined {
+  try {
+    return toStat(fs.statSync(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+export function atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void {
+  const dir = dirname(path);
+  const prefix = options.tempPrefix ?? `.${basename(path)}.tmp-`;
+  let temp = '';
+  let fd: number | undefined;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      temp = join(dir, `${prefix}${randomInt(1_000_000_000, 9_999_999_999)}`);
+      try {
+        fd = fs.openSync(temp, 'wx', 0o600);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 10) throw error;
+      }
+    }
+    fs.writeFileSync(fd, data);
+    fs.fchmodSync(fd, options.mode);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(temp, path);
+    temp = '';
+    syncDirectory(dir);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+    if (temp) fs.rmSync(temp, { force: true });
+  }
+}
+
+function syncDirectory(dir: string): void {
+  let dirFd: number | undefined;
+  try {
+    dirFd = fs.openSync(dir, 'r');
+    fs.fsyncSync(dirFd);
+  } catch {
+    // Some file systems refuse fsync on a directory; the rename itself is still atomic.
+  } finally {
+    if (dirFd !== undefined) fs.closeSync(dirFd);
+  }
+}
+
+export function createRealFileSystem(): FileSystem {
+  return {
+    readFile: (path) => fs.readFileSync(path),
+    readText: (path) => fs.readFileSync(path, 'utf8'),
+    stat: statOrUndefined,
+    exists: (path) => fs.existsSync(path),
+    mkdirp: (path, mode = 0o755) => void fs.mkdirSync(path, { recursive: true, mode }),
+    writeFile(path, data, options) {
+      fs.writeFileSync(path, data, { mode: options.mode, flag: options.exclusive ? 'wx' : 'w' });
+    },
+    atomicWrite,
+    unlink: (path) => fs.rmSync(path, { force: true }),
+    readdir: (path) => fs.readdirSync(path),
+    chmod: (path, mode) => fs.chmodSync(path, mode),
+    watchDir(path, onEvent, onError) {
+      const watcher = fs.watch(path, { persistent: true }, (_type, fileName) => {
+        if (fileName) onEvent(fileName.toString());
+      });
+      watcher.on('error', onError);
+      return () => watcher.close();
+    },
+  };
+}

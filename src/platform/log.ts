@@ -1,0 +1,85 @@
+// JSON-lines log per spec 2: one object per line with `time`, `level`, `msg`, then the attributes, written
+// to the log file and to stderr. Secrets print as their placeholder (Secret.toJSON).
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { formatLogTime } from './clock.ts';
+
+export type LogLevel = 'INFO' | 'WARN' | 'ERROR';
+export type LogAttrs = Record<string, unknown>;
+
+export interface Logger {
+  info(msg: string, attrs?: LogAttrs): void;
+  warn(msg: string, attrs?: LogAttrs): void;
+  error(msg: string, attrs?: LogAttrs): void;
+  /** The file the log goes to ('' when only stderr is used). */
+  readonly file: string;
+  close(): void;
+}
+
+function renderValue(value: unknown): unknown {
+  if (value instanceof Error) return value.message;
+  if (value === undefined) return null;
+  return value;
+}
+
+export function renderLogLine(now: Date, level: LogLevel, msg: string, attrs: LogAttrs = {}): string {
+  const record: Record<string, unknown> = { time: formatLogTime(now), level, msg };
+  for (const [key, value] of Object.entries(attrs)) record[key] = renderValue(value);
+  return JSON.stringify(record) + '\n';
+}
+
+export interface LogSinkOptions {
+  logDir: string;
+  logFile: string;
+  cwd: string;
+  now: () => Date;
+  writeStderr: (text: string) => void;
+}
+
+export class LogSetupError extends Error {}
+
+/**
+ * Opens the log as the reference does: mkdir -p the log directory (0755); when that fails, fall back
+ * to `aks-node-controller.log` in the working directory. Failing to open the file is fatal (spec 2).
+ */
+export function openLogger(options: LogSinkOptions): Logger {
+  let file = options.logFile;
+  try {
+    mkdirSync(options.logDir, { recursive: true, mode: 0o755 });
+  } catch {
+    file = resolve(options.cwd, 'aks-node-controller.log');
+  }
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
+  } catch (error) {
+    throw new LogSetupError(`failed to create log directory: ${(error as Error).message}`);
+  }
+  let fd: number;
+  try {
+    fd = openSync(file, 'a', 0o644);
+  } catch (error) {
+    throw new LogSetupError(`failed to open log file: ${(error as Error).message}`);
+  }
+  const write = (level: LogLevel, msg: string, attrs?: LogAttrs) => {
+    const line = renderLogLine(options.now(), level, msg, attrs);
+    try {
+      writeSync(fd, line);
+    } catch {
+      // The log must never take the agent down; stderr still gets the line.
+    }
+    options.writeStderr(line);
+  };
+  return {
+    file,
+    info: (msg, attrs) => write('INFO', msg, attrs),
+    warn: (msg, attrs) => write('WARN', msg, attrs),
+    error: (msg, attrs) => write('ERROR', msg, attrs),
+    close() {
+      try {
+        closeSync(fd);
+      } catch (error) {
+        options.writeStderr(`failed to close log file: ${(error as Error).message}\n`);
+      }
+    },
+  };
+}

@@ -1,0 +1,130 @@
+// Child processes: every call has its own timeout and runs in its own process group, so a timeout
+// kills the whole tree (a script's grandchildren included), not just the direct child.
+import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+export interface RunSpec {
+  program: string;
+  args: string[];
+  /** The complete environment of the child (nothing is inherited implicitly). */
+  env: Record<string, string>;
+  cwd?: string;
+  /** 0 or undefined: no timeout. */
+  timeoutMs?: number;
+  /** Copy the child's stdout/stderr to ours while capturing them. */
+  passthrough?: boolean;
+  /** Bytes kept per stream (the tail is kept); default 16 MiB. */
+  captureLimit?: number;
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  /** The exit status, or null when the child was killed by a signal or never started. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** Set when the program could not be started at all. */
+  spawnError?: Error;
+}
+
+export interface ProcessRunner {
+  run(spec: RunSpec): Promise<RunResult>;
+  /** Looks a program up on a PATH string; undefined when not found. */
+  which(name: string, pathEnv: string | undefined): string | undefined;
+}
+
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly limit: number) {}
+  push(chunk: Buffer) {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.limit && this.chunks.length > 1) this.size -= this.chunks.shift()!.length;
+  }
+  text(): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
+  }
+}
+
+const KILL_GRACE_MS = 2000;
+
+export function runProcess(spec: RunSpec): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const limit = spec.captureLimit ?? 16 * 1024 * 1024;
+    const out = new TailBuffer(limit);
+    const err = new TailBuffer(limit);
+    let timedOut = false;
+    let settled = false;
+    const child = spawn(spec.program, spec.args, {
+      env: spec.env,
+      cwd: spec.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const killGroup = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    };
+    const stop = () => {
+      killGroup('SIGTERM');
+      setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+    };
+    const timer = spec.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, spec.timeoutMs)
+      : undefined;
+    const onAbort = () => stop();
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out.push(chunk);
+      if (spec.passthrough) process.stdout.write(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err.push(chunk);
+      if (spec.passthrough) process.stderr.write(chunk);
+    });
+    const finish = (result: Omit<RunResult, 'stdout' | 'stderr' | 'timedOut'>) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      resolve({ ...result, stdout: out.text(), stderr: err.text(), timedOut });
+    };
+    child.on('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));
+    child.on('close', (code, signal) => {
+      // The direct child is gone; make sure nothing it started outlives it after a timeout.
+      if (timedOut) killGroup('SIGKILL');
+      finish({ exitCode: code, signal });
+    });
+  });
+}
+
+export function which(name: string, pathEnv: string | undefined): string | undefined {
+  if (name.includes('/')) return name;
+  for (const dir of (pathEnv ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+export function createRealProcessRunner(): ProcessRunner {
+  return { run: runProcess, which };
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// The whole test suite: type-check, unit tests, build of the host binary, end-to-end tests against
+// the compiled binary in sandbox roots. Ends with one line `N passed, N failed` (uvu prints none).
+//
+//   node test/run.mjs                 everything
+//   node test/run.mjs <pattern>       only test files whose path matches <pattern> (both phases)
+//   node test/run.mjs --e2e-only [p]  skip type-check and unit tests
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const e2eOnly = args.includes('--e2e-only');
+const pattern = args.filter((a) => !a.startsWith('--'))[0];
+let passed = 0;
+let failed = 0;
+
+function step(name, command, commandArgs, env = {}) {
+  process.stdout.write(`\n== ${name}\n`);
+  const started = Date.now();
+  const result = spawnSync(command, commandArgs, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  process.stdout.write(result.stdout ?? '');
+  process.stdout.write(`(${name}: ${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  return result;
+}
+
+function countUvu(name, result) {
+  const total = Number(/Total:\s+(\d+)/.exec(result.stdout)?.[1] ?? NaN);
+  const ok = Number(/Passed:\s+(\d+)/.exec(result.stdout)?.[1] ?? NaN);
+  const skipped = Number(/Skipped:\s+(\d+)/.exec(result.stdout)?.[1] ?? 0);
+  if (Number.isNaN(total) || Number.isNaN(ok)) {
+    // No summary at all: the runner itself crashed (a syntax error, an import that throws).
+    process.stdout.write(`${name}: no uvu summary (exit ${result.status}); counted as one failure\n`);
+    failed += 1;
+    return;
+  }
+  passed += ok;
+  failed += total - ok - skipped;
+  if (result.status !== 0 && total - ok - skipped === 0) failed += 1;
+}
+
+function countCheck(result) {
+  if (result.status === 0) passed += 1;
+  else failed += 1;
+}
+
+const uvu = (dir) => ['--no-warnings', '--loader', 'tsm', 'node_modules/uvu/bin.js', dir, pattern ?? '.'].filter(Boolean);
+
+if (!e2eOnly) {
+  countCheck(step('type-check (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']));
+  countUvu('unit', step('unit tests', process.execPath, uvu('test/unit')));
+}
+const build = step('build host binary', process.execPath, ['build.mjs', '--quiet']);
+countCheck(build);
+if (build.status === 0) {
+  countUvu('e2e', step('end-to-end tests (dist/aks-node-controller)', process.execPath, uvu('test/e2e'), {
+    ANC_BIN: join(root, 'dist', 'aks-node-controller'),
+  }));
+} else {
+  failed += 1;
+}
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exitCode = failed === 0 ? 0 : 1;
