@@ -57,8 +57,11 @@ export function stampVersion(env = process.env, today = new Date()) {
   return `${today.getUTCFullYear()}${pad(today.getUTCMonth() + 1)}.${pad(today.getUTCDate())}.0`;
 }
 
+// Where the @oven/bun-* runtime packages live; ANC_RUNTIMES_DIR overrides it (tests, vendored runtimes).
+const RUNTIMES_DIR = process.env.ANC_RUNTIMES_DIR ? resolve(process.env.ANC_RUNTIMES_DIR) : join(here, 'node_modules');
+
 function packageBinary(pkg) {
-  return join(here, 'node_modules', pkg, 'bin', 'bun');
+  return join(RUNTIMES_DIR, pkg, 'bin', 'bun');
 }
 
 function hostTarget() {
@@ -70,7 +73,7 @@ function hostTarget() {
 function runtimeFor(target) {
   const path = packageBinary(target.pkg);
   if (!existsSync(path)) {
-    return { missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed (run npm ci; it is pinned in package-lock.json)` };
+    return { missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed in ${RUNTIMES_DIR} (run npm ci; it is pinned in package-lock.json)` };
   }
   return { path };
 }

@@ -75,10 +75,8 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
     parsed = cli.parse(['node', NAME, ...argv], { run: false });
     cli.matchedCommand?.checkUnknownOptions();
   } catch (error) {
-    const match = /Unknown option `(-+[^`]+)`/.exec(errorMessage(error));
-    deps.stderr.write(
-      match ? `Incorrect Usage: flag provided but not defined: ${match[1]}\n` : `Incorrect Usage: ${errorMessage(error)}\n`,
-    );
+    const unknown = argv.slice(1).find((a) => a.startsWith('-') && !isKnownFlag(command, a));
+    deps.stderr.write(`Incorrect Usage: ${unknown ? `flag provided but not defined: ${unknown.split('=')[0]}` : errorMessage(error)}\n`);
     return 1;
   }
   try {
@@ -90,6 +88,11 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   } catch (error) {
     return reportError(error, deps);
   }
+}
+
+function isKnownFlag(command: AnyCommand, arg: string): boolean {
+  const name = arg.replace(/^-+/, '').split('=')[0];
+  return name === 'help' || name === 'h' || command.options.some((o) => o.flag.replace(/^--/, '').split(' ')[0] === name);
 }
 
 function printHelp(cli: ReturnType<typeof cac>, argv: string[]): number {

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Start-up of the compiled agent against the same bundle under node: medians over repeated runs and
+// their ratio, peak memory, and the executable size per target (raw and xz-compressed). Prints only.
+//
+//   node bench/startup.mjs [--runs N] [--no-sizes]
+// Needs `node build.mjs --all` output in dist/ for the size table (built here if missing).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const args = process.argv.slice(2);
+const runs = Number(args[args.indexOf('--runs') + 1]) || 40;
+const dist = join(process.cwd(), 'dist');
+const bin = join(dist, 'aks-node-controller');
+const bundle = join(dist, '.build', 'bundle.cjs');
+if (!existsSync(bin) || !existsSync(bundle)) execFileSync(process.execPath, ['build.mjs', '--quiet'], { stdio: 'inherit' });
+const root = mkdtempSync(join(tmpdir(), 'anc-bench-'));
+const env = { PATH: process.env.PATH, AKS_NODE_ROOT: root };
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function time(command, commandArgs) {
+  const samples = [];
+  for (let i = 0; i < runs + 3; i++) {
+    const start = process.hrtime.bigint();
+    const r = spawnSync(command, commandArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (r.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} exited ${r.status}: ${r.stderr}`);
+    if (i >= 3) samples.push(ms); // the first runs warm the page cache
+  }
+  return median(samples);
+}
+
+function peakRssMiB(command, commandArgs) {
+  if (!existsSync('/usr/bin/time')) return NaN;
+  const samples = [];
+  for (let i = 0; i < 7; i++) {
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', command, ...commandArgs], { env, encoding: 'utf8' });
+    samples.push(Number(r.stderr.trim().split('\n').pop()) / 1024);
+  }
+  return median(samples);
+}
+
+const compiled = time(bin, ['version']);
+const node = time(process.execPath, [bundle, 'version']);
+console.log(`start-up of \`version\` (median of ${runs} runs)`);
+console.log(`  compiled (bun, bytecode)  ${compiled.toFixed(1)} ms   peak RSS ${peakRssMiB(bin, ['version']).toFixed(1)} MiB`);
+console.log(`  node <bundle>             ${node.toFixed(1)} ms   peak RSS ${peakRssMiB(process.execPath, [bundle, 'version']).toFixed(1)} MiB`);
+console.log(`  ratio node/compiled       ${(node / compiled).toFixed(2)}x`);
+
+if (!args.includes('--no-sizes')) {
+  const targets = ['linux-amd64', 'linux-arm64', 'darwin-arm64'];
+  if (!targets.every((t) => existsSync(join(dist, `aks-node-controller-${t}`)))) {
+    execFileSync(process.execPath, ['build.mjs', '--all', '--quiet'], { stdio: 'inherit' });
+  }
+  console.log('executable size per target (xz -6)');
+  for (const t of targets) {
+    const file = join(dist, `aks-node-controller-${t}`);
+    const xz = Number(execFileSync('sh', ['-c', `xz -6 -T2 -c "${file}" | wc -c`]).toString().trim());
+    console.log(`  ${t.padEnd(13)} raw ${(statSync(file).size / 1e6).toFixed(1)} MB   xz ${(xz / 1e6).toFixed(1)} MB`);
+  }
+  console.log(`  bundle.cjs    ${(statSync(bundle).size / 1e3).toFixed(1)} kB (esbuild, minified)`);
+}
+rmSync(root, { recursive: true, force: true });
