@@ -5,6 +5,7 @@
 //   node test/run.mjs                 everything
 //   node test/run.mjs <pattern>       only test files whose path matches <pattern> (both phases)
 //   node test/run.mjs --e2e-only [p]  skip type-check and unit tests
+//   --no-setup                        skip scripts/ensure-tools.sh (Debian packages, npm ci)
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,14 @@ function countCheck(result) {
 }
 
 const uvu = (dir) => ['--no-warnings', '--loader', 'tsm', 'node_modules/uvu/bin.js', dir, pattern ?? '.'].filter(Boolean);
+
+if (!process.argv.includes('--no-setup')) {
+  const setup = spawnSync('bash', ['scripts/ensure-tools.sh'], { cwd: root, stdio: 'inherit' });
+  if (setup.status !== 0) {
+    process.stdout.write('set-up failed (scripts/ensure-tools.sh)\n0 passed, 1 failed\n');
+    process.exit(1);
+  }
+}
 
 if (!e2eOnly) {
   countCheck(step('type-check (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']));
