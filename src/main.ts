@@ -6,6 +6,8 @@ import { createRealDeps } from './platform/deps.ts';
 import { errorMessage } from './platform/errors.ts';
 
 async function main(): Promise<number> {
+  // A reader that goes away early (`| head`) is not an error of ours: stop writing, keep the exit code.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => stream.destroy());
   let deps;
   try {
     deps = createRealDeps();

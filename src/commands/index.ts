@@ -1,6 +1,8 @@
 // The command table. Adding a subcommand = one file in commands/ plus one line here.
 import type { AnyCommand } from './command.ts';
 import { checkHotfixCommand } from './check-hotfix.ts';
+import { configSchemaCommand } from './config-schema.ts';
+import { configValidateCommand } from './config-validate.ts';
 import { downloadHotfixCommand } from './download-hotfix.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
@@ -12,4 +14,6 @@ export const COMMANDS: readonly AnyCommand[] = [
   versionCommand,
   downloadHotfixCommand,
   checkHotfixCommand,
+  configValidateCommand,
+  configSchemaCommand,
 ];

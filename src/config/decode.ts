@@ -1,0 +1,211 @@
+// protojson decoding rules (config-contract 2.2-2.5) applied to the scanned JSON tree, with the D7
+// twist: a bad value drops only itself (the field, or the one array element / map entry) and is
+// reported; every sibling is kept. Both spellings of each field are accepted; a field given twice (in
+// either spelling) is an error and the FIRST value is kept.
+import { ENUMS, MESSAGES } from './generated/catalog.ts';
+import type { FieldInfo } from './generated/catalog.ts';
+import type { EnumName, MessageName } from './generated/types.ts';
+import { childPath, clip, describeFound, indexPath } from './issues.ts';
+import type { ConfigIssue } from './issues.ts';
+import type { JsonNode, JsonObject } from './json-scan.ts';
+
+export interface DecodeContext {
+  issues: ConfigIssue[];
+  /** ` (line L, column C)` for an offset in the input. */
+  where(at: number): string;
+}
+
+type Decoded = { ok: true; value: unknown } | { ok: false; expected: string } | { ok: 'drop'; warning: string };
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+const NUMERIC = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+const INT_PARTS = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+
+export const EXPECTED = {
+  string: 'a JSON string',
+  wellFormed: 'a well-formed string (no lone surrogate escape)',
+  bool: 'true or false (JSON boolean, not a string or number)',
+  int32: `an integer from ${INT32_MIN} to ${INT32_MAX} (JSON number or numeric string)`,
+  double: 'a finite number (JSON number or numeric string) or one of "NaN", "Infinity", "-Infinity"',
+  repeated: 'a JSON array of strings',
+  map: 'a JSON object',
+} as const;
+
+const indexes = new Map<MessageName, Map<string, FieldInfo>>();
+
+/** Field lookup by JSON name first, then proto name (exact, case-sensitive). */
+export function fieldByKey(message: MessageName, key: string): FieldInfo | undefined {
+  let index = indexes.get(message);
+  if (!index) {
+    index = new Map();
+    for (const f of MESSAGES[message].fields) index.set(f.proto, f);
+    for (const f of MESSAGES[message].fields) index.set(f.json, f);
+    indexes.set(message, index);
+  }
+  return index.get(key);
+}
+
+/** Exact int32 from a JSON number text: integral (exponent/fraction allowed) and in range. */
+export function parseInt32(raw: string): number | undefined {
+  if (!NUMERIC.test(raw)) return undefined;
+  const m = INT_PARTS.exec(raw);
+  if (!m) return undefined;
+  const intDigits = m[1] ?? '';
+  const digits = intDigits + (m[2] ?? '');
+  const point = intDigits.length + Number(m[3] ?? 0);
+  if (point < digits.length && /[1-9]/.test(digits.slice(Math.max(point, 0)))) return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < INT32_MIN || value > INT32_MAX) return undefined;
+  return value === 0 ? 0 : value;
+}
+
+/** protojson double: numbers, numeric strings, "NaN", "Infinity", "-Infinity"; finite otherwise. */
+export function parseDouble(node: JsonNode): number | undefined {
+  if (node.t === 'number') {
+    const v = Number(node.raw);
+    return Number.isFinite(v) ? v : undefined;
+  }
+  if (node.t !== 'string') return undefined;
+  if (node.value === 'NaN') return NaN;
+  if (node.value === 'Infinity') return Infinity;
+  if (node.value === '-Infinity') return -Infinity;
+  if (!NUMERIC.test(node.value)) return undefined;
+  const v = Number(node.value);
+  return Number.isFinite(v) ? v : undefined;
+}
+
+function enumExpected(e: EnumName): string {
+  return `an enum ${e} value name (${Object.keys(ENUMS[e]).join(', ')}) or an int32 number`;
+}
+
+function decodeEnum(node: JsonNode, e: EnumName): Decoded {
+  const values = ENUMS[e];
+  if (node.t === 'string') {
+    if (Object.hasOwn(values, node.value)) return { ok: true, value: node.value };
+    return { ok: 'drop', warning: `unknown ${e} value name ${clip(JSON.stringify(node.value))} (field left unset)` };
+  }
+  if (node.t === 'number') {
+    const n = parseInt32(node.raw);
+    if (n === undefined) return { ok: false, expected: enumExpected(e) };
+    const name = Object.keys(values).find((k) => values[k] === n);
+    return { ok: true, value: name ?? n };
+  }
+  return { ok: false, expected: enumExpected(e) };
+}
+
+/** Decodes a scalar (string, bool, int32, double) or enum value. */
+export function decodeScalar(node: JsonNode, type: string): Decoded {
+  switch (type) {
+    case 'string':
+      if (node.t !== 'string') return { ok: false, expected: EXPECTED.string };
+      return node.wellFormed ? { ok: true, value: node.value } : { ok: false, expected: EXPECTED.wellFormed };
+    case 'bool':
+      return node.t === 'bool' ? { ok: true, value: node.value } : { ok: false, expected: EXPECTED.bool };
+    case 'int32': {
+      const raw = node.t === 'number' ? node.raw : node.t === 'string' ? node.value : undefined;
+      const n = raw === undefined ? undefined : parseInt32(raw);
+      return n === undefined ? { ok: false, expected: EXPECTED.int32 } : { ok: true, value: n };
+    }
+    case 'double': {
+      const n = parseDouble(node);
+      return n === undefined ? { ok: false, expected: EXPECTED.double } : { ok: true, value: n };
+    }
+    default:
+      if (Object.hasOwn(ENUMS, type)) return decodeEnum(node, type as EnumName);
+      return { ok: false, expected: `a value of type ${type}` };
+  }
+}
+
+function badValue(ctx: DecodeContext, path: string, node: JsonNode, field: FieldInfo, expected: string, what: string): void {
+  const found = describeFound(node, field);
+  ctx.issues.push({
+    path,
+    severity: 'error',
+    kind: 'bad-value',
+    message: `invalid ${what}: expected ${expected}, found ${found}; ignored${ctx.where(node.at)}`,
+    expected,
+    found,
+  });
+}
+
+/** Applies a Decoded result: the value, or an issue. */
+function settle(ctx: DecodeContext, path: string, node: JsonNode, field: FieldInfo, d: Decoded, what: string): unknown {
+  if (d.ok === true) return d.value;
+  if (d.ok === false) badValue(ctx, path, node, field, d.expected, what);
+  else ctx.issues.push({ path, severity: 'warning', kind: 'bad-value', message: `${d.warning}${ctx.where(node.at)}`, expected: enumExpected(field.enum as EnumName) });
+  return undefined;
+}
+
+function decodeRepeated(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: string): unknown {
+  if (node.t !== 'array') return settle(ctx, path, node, field, { ok: false, expected: EXPECTED.repeated }, `value for repeated ${field.type} field ${field.json}`);
+  const out: unknown[] = [];
+  node.items.forEach((item, i) => {
+    const v = settle(ctx, indexPath(path, i), item, field, decodeScalar(item, field.type), `element of repeated ${field.type} field ${field.json}`);
+    if (v !== undefined) out.push(v);
+  });
+  return out.length > 0 ? out : undefined;
+}
+
+function decodeMap(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: string): unknown {
+  if (node.t !== 'object') return settle(ctx, path, node, field, { ok: false, expected: EXPECTED.map }, `value for map field ${field.json}`);
+  const out: Record<string, unknown> = {};
+  const seen = new Set<string>();
+  for (const entry of node.entries) {
+    const entryPath = childPath(path, entry.key);
+    if (seen.has(entry.key)) {
+      const message = `duplicate map key ${clip(JSON.stringify(entry.key))} in ${field.json}; the first entry is kept${ctx.where(entry.at)}`;
+      ctx.issues.push({ path: entryPath, severity: 'error', kind: 'duplicate-field', message });
+      continue;
+    }
+    seen.add(entry.key);
+    const what = `value for map field ${field.json}`;
+    let v: unknown;
+    if (field.mapValueMessage) {
+      v = entry.value.t === 'object'
+        ? decodeMessage(ctx, entry.value, field.mapValueMessage, entryPath)
+        : settle(ctx, entryPath, entry.value, field, { ok: false, expected: `a JSON object (${field.mapValueMessage})` }, what);
+    } else {
+      v = settle(ctx, entryPath, entry.value, field, decodeScalar(entry.value, field.mapValue ?? 'string'), what);
+    }
+    if (v !== undefined) out[entry.key] = v;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function decodeField(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: string): unknown {
+  if (field.map) return decodeMap(ctx, node, field, path);
+  if (field.repeated) return decodeRepeated(ctx, node, field, path);
+  if (field.message) {
+    if (node.t === 'object') return decodeMessage(ctx, node, field.message, path);
+    return settle(ctx, path, node, field, { ok: false, expected: `a JSON object (${field.message})` }, `value for message field ${field.json}`);
+  }
+  const kind = field.kind === 'enum' ? 'enum' : field.type;
+  return settle(ctx, path, node, field, decodeScalar(node, field.type), `value for ${kind} field ${field.json}`);
+}
+
+/** Decodes one object as the given message. Never throws on any input tree. */
+export function decodeMessage(ctx: DecodeContext, node: JsonObject, message: MessageName, path: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const seen = new Map<string, string>();
+  for (const entry of node.entries) {
+    const keyPath = childPath(path, entry.key);
+    const field = fieldByKey(message, entry.key);
+    if (!field) {
+      const message_ = `unknown field ${clip(JSON.stringify(entry.key))} in ${MESSAGES[message].name} (ignored)${ctx.where(entry.at)}`;
+      ctx.issues.push({ path: keyPath, severity: 'warning', kind: 'unknown-field', message: message_ });
+      continue;
+    }
+    const first = seen.get(field.proto);
+    if (first !== undefined) {
+      const message_ = `duplicate field ${JSON.stringify(entry.key)} (already given as ${JSON.stringify(first)}); the first value is kept${ctx.where(entry.at)}`;
+      ctx.issues.push({ path: keyPath, severity: 'error', kind: 'duplicate-field', message: message_ });
+      continue;
+    }
+    seen.set(field.proto, entry.key);
+    if (entry.value.t === 'null') continue;
+    const value = decodeField(ctx, entry.value, field, keyPath);
+    if (value !== undefined) out[field.json] = value;
+  }
+  return out;
+}

@@ -1,0 +1,2 @@
+export declare const SYSROOT: string;
+export declare function ensureArm64Sysroot(): string;
