@@ -1,12 +1,19 @@
-import { AgentError } from '../platform/errors.ts';
+// check-hotfix: stage the fleet's hotfix pointer from the cluster's anc-hotfix-version ConfigMap (spec 6.6,
+// D1-D3). Always exit 0: hotfix/check.ts holds the one fail-open wrapper; this file only wires the
+// apiserver fetch (kube/) into it. Both modules load lazily (node:https is the expensive part).
 import type { Command } from './command.ts';
 
 export const checkHotfixCommand = {
   name: 'check-hotfix',
   args: '[...args]',
-  description: 'Read the hotfix pointer from the cluster ConfigMap and stage it (fail-open)',
+  description: 'Read the hotfix pointer from the cluster ConfigMap and stage it (fail-open, always exits 0)',
   options: [],
-  async run() {
-    throw new AgentError('ANC_NOT_BUILT', 'check-hotfix is not built yet');
+  async run({ args }, deps) {
+    const { runCheckHotfix } = await import('../hotfix/check.ts');
+    const fetchConfigMap = async (): Promise<string> => {
+      const { fetchHotfixConfigMap } = await import('../kube/client.ts');
+      return fetchHotfixConfigMap(deps);
+    };
+    return { exitCode: await runCheckHotfix(deps, { args, fetchConfigMap }) };
   },
 } satisfies Command<{}>;

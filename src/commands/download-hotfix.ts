@@ -1,12 +1,22 @@
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
 
+const DEFAULT_TIMEOUT_SECONDS = 240; // D4; mirrored by hotfix/download.ts DEFAULT_TIMEOUT_SECONDS (test-checked)
+
 export const downloadHotfixCommand = {
   name: 'download-hotfix',
   args: '[...args]',
   description: 'Download the requested hotfix binary',
-  options: [],
-  async run() {
-    throw new AgentError('ANC_NOT_BUILT', 'download-hotfix is not built yet');
+  options: [
+    { flag: '--timeout <seconds>', description: `Overall deadline for the whole download (default ${DEFAULT_TIMEOUT_SECONDS})` },
+  ],
+  async run({ args, options }, deps) {
+    if (args.length > 0) throw new AgentError('ANC_USAGE', `unexpected download-hotfix arguments: ${args.join(' ')}`);
+    const timeoutSeconds = options.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(options.timeout);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
+      throw new AgentError('ANC_USAGE', `invalid --timeout ${JSON.stringify(String(options.timeout))}: expected a positive number of seconds`);
+    }
+    const { downloadHotfix } = await import('../hotfix/download.ts');
+    return { exitCode: await downloadHotfix(deps, { timeoutSeconds }) };
   },
-} satisfies Command<{}>;
+} satisfies Command<{ timeout?: string | number }>;

@@ -1,9 +1,13 @@
 // The command table. Adding a subcommand = one file in commands/ plus one line here.
 import type { AnyCommand } from './command.ts';
 import { checkHotfixCommand } from './check-hotfix.ts';
+import { configDiffCommand } from './config-diff.ts';
+import { configHashCommand } from './config-hash.ts';
 import { configSchemaCommand } from './config-schema.ts';
 import { configValidateCommand } from './config-validate.ts';
+import { customDataCommand } from './custom-data.ts';
 import { downloadHotfixCommand } from './download-hotfix.ts';
+import { hotfixExplainCommand } from './hotfix-explain.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
 import { versionCommand } from './version.ts';
@@ -14,6 +18,10 @@ export const COMMANDS: readonly AnyCommand[] = [
   versionCommand,
   downloadHotfixCommand,
   checkHotfixCommand,
+  hotfixExplainCommand,
   configValidateCommand,
   configSchemaCommand,
+  configHashCommand,
+  configDiffCommand,
+  customDataCommand,
 ];

@@ -1,12 +1,51 @@
+// provision-wait (spec 5, D10): block until provisioning finished, print provision.json, exit 0/1.
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
+
+interface ProvisionWaitOptions {
+  timeout?: string | number;
+}
+
+/** `--timeout <seconds>` (D10): a positive number; absent means wait forever like the reference. */
+function parseTimeout(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  const seconds = Number(text);
+  if (text === '' || !Number.isFinite(seconds) || seconds <= 0) {
+    throw new AgentError('ANC_USAGE', `invalid --timeout value "${String(value)}": want a positive number of seconds`);
+  }
+  return Math.round(seconds * 1000);
+}
 
 export const provisionWaitCommand = {
   name: 'provision-wait',
   args: '[...args]',
   description: 'Wait for provisioning to complete',
-  options: [],
-  async run() {
-    throw new AgentError('ANC_NOT_BUILT', 'provision-wait is not built yet');
+  options: [{ flag: '--timeout <seconds>', description: 'give up after this many seconds (default: wait forever)' }],
+  async run(input, deps) {
+    const timeoutMs = parseTimeout(input.options.timeout);
+    const { waitForProvision } = await import('../provision/wait.ts');
+    const start = deps.clock.now();
+    deps.log.info('aks-node-controller started', { task: 'ProvisionWait' });
+    deps.events.emit({ task: 'ProvisionWait', message: 'Starting', level: 'Informational', start, end: start });
+    const outcome = await waitForProvision(deps, { timeoutMs });
+    const end = deps.clock.now();
+    // Spec 5: the raw provision.json is printed on every path, an empty line when there is none.
+    const stdout = `${outcome.output}\n`;
+    deps.log.info('provision-wait finished', { provisionOutput: outcome.output });
+    if (outcome.error === undefined) {
+      deps.events.emit({ task: 'ProvisionWait', message: 'Completed', level: 'Informational', start, end });
+      deps.log.info('aks-node-controller finished successfully.');
+      return { exitCode: 0, stdout };
+    }
+    deps.events.emit({
+      task: 'ProvisionWait',
+      message: `aks-node-controller exited with error ${outcome.error}`,
+      level: 'Error',
+      start,
+      end,
+    });
+    deps.log.error('aks-node-controller failed', { error: outcome.error });
+    return { exitCode: 1, stdout };
   },
-} satisfies Command<{}>;
+} satisfies Command<ProvisionWaitOptions>;

@@ -1,12 +1,43 @@
+// provision (spec 4, D6, D9): run the provisioning scripts from a node configuration or an NBC command file.
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
+
+interface ProvisionOptions {
+  provisionConfig?: string | number;
+  nbcCmd?: string | number;
+  dryRun?: boolean;
+  showSecrets?: boolean;
+}
+
+/** A path flag: cac hands a value-less `--flag` over as `true`, which is a usage error (spec 1.1). */
+function asPath(value: unknown, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  throw new AgentError('ANC_USAGE', `flag needs an argument: -${flag}`);
+}
 
 export const provisionCommand = {
   name: 'provision',
   args: '[...args]',
   description: 'Run node provisioning',
-  options: [],
-  async run() {
-    throw new AgentError('ANC_NOT_BUILT', 'provision is not built yet');
+  options: [
+    { flag: '--provision-config <file>', description: 'path to the provision config file' },
+    { flag: '--nbc-cmd <file>', description: 'path to the NBC command file' },
+    { flag: '--dry-run', description: 'print the command that would be run without executing it', boolean: true },
+    { flag: '--show-secrets', description: 'with --dry-run: print secret values instead of <redacted>', boolean: true },
+  ],
+  async run(input, deps) {
+    const provisionConfig = asPath(input.options.provisionConfig, 'provision-config');
+    const nbcCmd = asPath(input.options.nbcCmd, 'nbc-cmd');
+    const { provision } = await import('../provision/run.ts');
+    return provision(
+      {
+        provisionConfig,
+        nbcCmd,
+        dryRun: input.options.dryRun === true,
+        showSecrets: input.options.showSecrets === true,
+      },
+      deps,
+    );
   },
-} satisfies Command<{}>;
+} satisfies Command<ProvisionOptions>;

@@ -1,0 +1,62 @@
+// custom-data (D11): renders the custom data that carries a node configuration to the VM, or (--decode)
+// turns custom data back into the configuration for debugging.
+import { AgentError } from '../platform/errors.ts';
+import type { Deps } from '../platform/deps.ts';
+import type { Command } from './command.ts';
+
+interface CustomDataOptions {
+  format?: string;
+  raw?: boolean;
+  decode?: boolean;
+}
+
+function readInput(file: string | undefined, deps: Deps): string {
+  if (!file) throw new AgentError('ANC_USAGE', 'custom-data needs a file: custom-data [--format mime|cloud-config|ignition] [--raw] <config-file>');
+  const path = file.startsWith('/') ? file : `${deps.cwd}/${file}`;
+  try {
+    return deps.fs.readText(path);
+  } catch (cause) {
+    throw new AgentError('ANC_CONFIG_UNREADABLE', `read ${file}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+export const customDataCommand = {
+  name: 'custom-data',
+  args: '[file]',
+  description: 'Render the custom data (base64) that makes a VM provision itself from a node configuration',
+  options: [
+    { flag: '--format <format>', description: 'mime (default: boothook + cloud-config), cloud-config (write_files) or ignition (Flatcar)' },
+    { flag: '--raw', description: 'Print the decoded document instead of base64', boolean: true },
+    { flag: '--decode', description: 'Read custom data (base64 or decoded, any format) and print the embedded configuration', boolean: true },
+  ],
+  async run(input, deps) {
+    const text = readInput(input.args[0], deps);
+    const cd = await import('../provision/custom-data.ts');
+    if (input.options.decode) {
+      const decoded = cd.decodeCustomData(text);
+      return { exitCode: 0, stdout: decoded.configJson.endsWith('\n') ? decoded.configJson : `${decoded.configJson}\n` };
+    }
+    const format = input.options.format ?? 'mime';
+    if (!(cd.CUSTOM_DATA_FORMATS as readonly string[]).includes(format)) {
+      throw new AgentError('ANC_USAGE', `unknown --format "${format}"; use one of ${cd.CUSTOM_DATA_FORMATS.join(', ')}`);
+    }
+    const [{ loadConfiguration }, { marshalConfiguration }, { sha256Hex }] = await Promise.all([
+      import('../config/load.ts'),
+      import('../config/marshal.ts'),
+      import('../platform/hash.ts'),
+    ]);
+    const loaded = loadConfiguration(text);
+    const errors = loaded.issues.filter((i) => i.severity === 'error');
+    const warnings = loaded.issues.filter((i) => i.severity !== 'error').map((i) => `warning: ${i.path}: ${i.message}\n`);
+    if (errors.length > 0) {
+      const list = errors.map((i) => `${i.path}: ${i.message}`).join('; ');
+      throw new AgentError('ANC_CONFIG_INVALID', `${input.args[0]} is not a usable configuration: ${list}`);
+    }
+    // omitImplicitZero: an explicit "" / false / 0 means the same as absent, so it must not change the bytes.
+    const configJson = marshalConfiguration(loaded.config, { omitImplicitZero: true });
+    const data = { configJson, enabledFeatures: loaded.config.enabledFeatures, sha256Hex };
+    const fmt = format as (typeof cd.CUSTOM_DATA_FORMATS)[number];
+    const stdout = input.options.raw ? cd.renderCustomDataDocument(fmt, data) : `${cd.renderCustomData(fmt, data)}\n`;
+    return { exitCode: 0, stdout, ...(warnings.length > 0 ? { stderr: warnings.join('') } : {}) };
+  },
+} satisfies Command<CustomDataOptions>;

@@ -1,0 +1,169 @@
+// download-hotfix (spec 6.3-6.5, D4, D5): read the pointer, decide, install the package, prove the
+// installed binary is the requested version, stage it beside the baked one. Every step throws normally;
+// ONE catch-all in downloadHotfix turns whatever happened into an outcome from a closed set, one log
+// line, one `DownloadHotfix` guest-agent event and the exit code (spec 1.4).
+import type { Deps } from '../platform/deps.ts';
+import { definedEnv } from '../platform/deps.ts';
+import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './install.ts';
+import { readPointerFile } from './pointer-file.ts';
+import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.ts';
+import { deadlineFrom, retryCommand, type Deadline } from './retry.ts';
+import { copyBinaryAlongside, verifyInstalledBinary } from './stage.ts';
+import { expectedBinaryVersion } from './version.ts';
+
+/** Closed outcome set. `exit` null = the failing package manager's exit code (spec 1.4). */
+export const DOWNLOAD_OUTCOMES = {
+  staged: { exit: 0, failure: false, doc: 'hotfix installed, verified and staged' },
+  noHotfix: { exit: 0, failure: false, doc: 'no pointer, or it requests nothing for this base' },
+  notTargeted: { exit: 0, failure: false, doc: 'requested version is not a higher patch of our base' },
+  invalidVersion: { exit: 0, failure: false, doc: 'requested version unparseable or not YYYYMM.DD.PATCH[-REV]' },
+  pointerUnreadable: { exit: 0, failure: false, doc: 'pointer file unreadable or not valid JSON' },
+  installFailed: { exit: null, failure: true, doc: 'OS detection, apt source or package manager failed' },
+  verifyFailed: { exit: 1, failure: true, doc: 'installed binary missing, not runnable or wrong version' },
+  stageFailed: { exit: 1, failure: true, doc: 'copying the binary beside the baked one failed' },
+  failed: { exit: 0, failure: true, doc: 'unexpected error (fail-open: baked binary stays)' },
+} as const;
+
+export type DownloadOutcome = keyof typeof DOWNLOAD_OUTCOMES;
+
+export const DEFAULT_TIMEOUT_SECONDS = 240;
+
+export interface DownloadOptions {
+  timeoutSeconds: number;
+}
+
+interface Report {
+  outcome: DownloadOutcome;
+  exitCode: number;
+  error?: string;
+}
+
+const OUTCOME_FOR_REASON: Record<HotfixReason, DownloadOutcome> = {
+  'no-request': 'noHotfix',
+  'not-listed': 'noHotfix',
+  'base-unknown': 'noHotfix',
+  'compare-failed': 'invalidVersion',
+  'unsafe-version': 'invalidVersion',
+  'not-newer': 'notTargeted',
+  upgrade: 'staged',
+};
+
+export async function downloadHotfix(deps: Deps, options: DownloadOptions): Promise<number> {
+  const start = deps.clock.now();
+  const seen = { target: '' };
+  deps.log.info('aks-node-controller hotfix download started');
+  let report: Report;
+  try {
+    report = await download(deps, options, seen);
+  } catch (error) {
+    // The one catch-all: expected failures carry their outcome in `step`, anything else is `failed`.
+    report = reportFor(error);
+  }
+  finish(deps, report, seen.target, start);
+  return report.exitCode;
+}
+
+async function download(deps: Deps, options: DownloadOptions, seen: { target: string }): Promise<Report> {
+  const deadline = deadlineFrom(() => deps.clock.now(), options.timeoutSeconds);
+  const pointer = readPointerFile(deps.fs, deps.paths.hotfixPointer);
+  const decision = decideHotfix(pointer, deps.version);
+  seen.target = decision.resolved;
+  logDecision(deps, decision);
+  if (!decision.upgrade) return { outcome: OUTCOME_FOR_REASON[decision.reason], exitCode: 0 };
+  await installHotfix(deps, decision.resolved, deadline);
+  const { packageBinary, hotfixBinary, bakedBinary } = deps.paths;
+  await verifyInstalledBinary(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline);
+  copyBinaryAlongside(deps, packageBinary, hotfixBinary, bakedBinary);
+  deps.log.info('downloaded ANC hotfix', { target: decision.resolved, path: hotfixBinary });
+  return { outcome: 'staged', exitCode: 0 };
+}
+
+async function installHotfix(deps: Deps, version: string, deadline: Deadline): Promise<void> {
+  const wrap = (message: string, exitCode = 1, cause?: unknown) =>
+    new AgentError('ANC_HOTFIX', `install hotfix version ${version}: ${message}`, { exitCode, step: 'installFailed', cause });
+  let osRelease: string;
+  try {
+    osRelease = deps.fs.readText(deps.paths.osRelease);
+  } catch (error) {
+    throw wrap(`reading /etc/os-release: ${errorMessage(error)}`, 1, error);
+  }
+  const hasDnf = deps.proc.which('dnf', deps.env.PATH) !== undefined;
+  const pm = guard(() => packageManagerFor(osRelease, hasDnf), wrap);
+  const source = pm === 'apt-get' ? guard(() => chooseAptSource(deps.paths.aptSourcesDir, (p) => deps.fs.stat(p) !== undefined), wrap) : '';
+  const extra = sandboxEnv(pm, deps.paths.root, deps.env.APT_CONFIG);
+  if (extra.APT_CONFIG !== undefined && !deps.fs.exists(extra.APT_CONFIG)) {
+    throw wrap(`sandboxed apt (AKS_NODE_ROOT=${deps.paths.root}) needs an APT_CONFIG file; ${extra.APT_CONFIG} does not exist`);
+  }
+  const env = { ...definedEnv(deps.env), ...extra };
+  for (const command of installPlan(pm, version, source, deps.paths.root)) {
+    const failure = await retryCommand(deps, command, env, deadline);
+    if (failure) throw wrap(command.step ? `${command.step}: ${failure.message}` : failure.message, failure.exitCode);
+  }
+}
+
+/** Re-labels the install step's own AgentErrors with the `install hotfix version <v>:` prefix. */
+function guard<T>(step: () => T, wrap: (message: string) => AgentError): T {
+  try {
+    return step();
+  } catch (error) {
+    if (!isAgentError(error) || error.step !== 'installFailed') throw error;
+    throw wrap(error.message);
+  }
+}
+
+function logDecision(deps: Deps, d: HotfixDecision): void {
+  const attrs = { current: d.current, target: d.resolved };
+  switch (d.reason) {
+    case 'base-unknown':
+      deps.log.warn('cannot derive hotfix base from current version, skipping hotfix', { version: d.current, error: d.detail });
+      deps.log.info('hotfix config does not request a version for this base, skipping download', { current: d.current });
+      return;
+    case 'no-request':
+    case 'not-listed':
+      deps.log.info('hotfix config does not request a version for this base, skipping download', { current: d.current, base: d.base });
+      return;
+    case 'compare-failed':
+      deps.log.warn('failed to compare versions, skipping hotfix download', { ...attrs, error: d.detail });
+      return;
+    case 'unsafe-version':
+      deps.log.warn('hotfix version is not YYYYMM.DD.PATCH[-REV], skipping hotfix download', attrs);
+      return;
+    case 'not-newer':
+      deps.log.info('ANC version not targeted by hotfix, skipping download', attrs);
+      return;
+    case 'upgrade':
+      deps.log.info('downloading ANC hotfix', attrs);
+  }
+}
+
+function reportFor(error: unknown): Report {
+  const step = isAgentError(error) ? error.step : undefined;
+  if (step !== undefined && Object.prototype.hasOwnProperty.call(DOWNLOAD_OUTCOMES, step)) {
+    const outcome = step as DownloadOutcome;
+    const exit = DOWNLOAD_OUTCOMES[outcome].exit;
+    return { outcome, exitCode: exit ?? (error as AgentError).exitCode, error: errorMessage(error) };
+  }
+  return { outcome: 'failed', exitCode: 0, error: `unexpected error: ${errorMessage(error)}` };
+}
+
+function finish(deps: Deps, report: Report, target: string, start: Date): void {
+  const { outcome, error } = report;
+  if (outcome === 'pointerUnreadable') {
+    deps.log.warn('failed to read hotfix config, skipping hotfix download', { path: deps.paths.hotfixPointer, error });
+  }
+  if (DOWNLOAD_OUTCOMES[outcome].failure) {
+    deps.log.error('aks-node-controller hotfix download failed', { outcome, error });
+  } else {
+    deps.log.info('aks-node-controller hotfix download finished', { outcome });
+  }
+  const parts = [`outcome=${outcome}`, `current=${deps.version}`, `target=${target}`];
+  if (error !== undefined) parts.push(`error=${error}`);
+  deps.events.emit({
+    task: 'DownloadHotfix',
+    message: parts.join(' '),
+    level: DOWNLOAD_OUTCOMES[outcome].failure ? 'Error' : 'Informational',
+    start,
+    end: deps.clock.now(),
+  });
+}

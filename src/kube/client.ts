@@ -1,0 +1,128 @@
+// The apiserver HTTPS client check-hotfix needs (spec 6.6, D1): one GET with Node's own TLS (BoringSSL in
+// the compiled binary, OpenSSL under node), trusting only the cluster CA when one is given, verifying the
+// host name, presenting a client certificate when both halves exist. Never a proxy: a bare
+// https.request with `agent: false` ignores HTTP(S)_PROXY (checked against a live proxy in the e2e
+// tests). ONE deadline bounds everything: DNS, connect, TLS, headers and the body (a server that accepts
+// and never answers, or drips the body, is cut off at the deadline). node:https loads lazily: it is the
+// most expensive import of the whole binary and only this command needs it.
+import type { Deps } from '../platform/deps.ts';
+import { AgentError, errorMessage } from '../platform/errors.ts';
+import { isIpLiteral, splitHostPort } from './address.ts';
+import { resolveCredentials, type ApiCredentials } from './credentials.ts';
+
+export const HOTFIX_CONFIGMAP_PATH = '/api/v1/namespaces/kube-system/configmaps/anc-hotfix-version';
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface GetOptions {
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+  userAgent?: string;
+}
+
+function kubeError(message: string, cause?: unknown): AgentError {
+  return new AgentError('ANC_KUBE', message, cause === undefined ? {} : { cause });
+}
+
+/** A transport error as text: the message plus the code when the message does not already carry it. */
+function describe(error: unknown): string {
+  const message = errorMessage(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code !== '' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/** Credentials (node config, then kubeconfigs) and one GET of the anc-hotfix-version ConfigMap. */
+export async function fetchHotfixConfigMap(deps: Pick<Deps, 'fs' | 'paths' | 'log' | 'version'>, options: GetOptions = {}): Promise<string> {
+  const creds = resolveCredentials(deps);
+  deps.log.info('reading anc-hotfix-version ConfigMap', { server: creds.server, credentials: creds.source });
+  return apiGet(creds, HOTFIX_CONFIGMAP_PATH, { userAgent: `aks-node-controller/${deps.version}`, ...options });
+}
+
+/** GET https://<server><path>; resolves with the body of a 2xx answer, rejects with an AgentError. */
+export async function apiGet(creds: ApiCredentials, path: string, options: GetOptions = {}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const maxBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const url = `https://${creds.server}${path}`;
+  const target = splitHostPort(creds.server);
+  if (!target) throw kubeError(`invalid apiserver address ${JSON.stringify(creds.server)} (expected host:port)`);
+  if (creds.ca && !creds.ca.toString('latin1').includes('-----BEGIN CERTIFICATE-----')) throw kubeError('failed to parse cluster CA PEM');
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (options.userAgent) headers['User-Agent'] = options.userAgent;
+  if (creds.token) headers.Authorization = `Bearer ${creds.token.reveal()}`;
+  const mtls = creds.clientCert !== undefined && creds.clientKey !== undefined;
+  const https = await import('node:https');
+  return new Promise<string>((resolve, reject) => {
+    let request: import('node:http').ClientRequest | undefined;
+    let settled = false;
+    const finish = (error: AgentError | undefined, body?: string): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request?.destroy();
+      if (error) reject(error);
+      else resolve(body ?? '');
+    };
+    const seconds = Math.round((options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 100) / 10;
+    const timer = setTimeout(() => finish(kubeError(`GET ${url}: no complete answer within ${seconds} s`)), Math.max(0, deadline - Date.now()));
+    try {
+      request = https.request(
+        {
+          host: target.host,
+          port: target.port,
+          path,
+          method: 'GET',
+          headers,
+          agent: false,
+          minVersion: 'TLSv1.2',
+          rejectUnauthorized: true,
+          ...(isIpLiteral(target.host) ? {} : { servername: target.host }),
+          ...(creds.ca ? { ca: creds.ca } : {}),
+          ...(mtls ? { cert: creds.clientCert, key: creds.clientKey!.reveal() } : {}),
+        },
+        (response) => readResponse(response, url, maxBytes, finish),
+      );
+    } catch (error) {
+      finish(kubeError(mtls ? `loading client key pair: ${describe(error)}` : `building apiserver client: ${describe(error)}`, error));
+      return;
+    }
+    request.on('error', (error) => finish(kubeError(`GET ${url}: ${describe(error)}`, error)));
+    request.end();
+  });
+}
+
+function readResponse(
+  response: import('node:http').IncomingMessage,
+  url: string,
+  maxBytes: number,
+  finish: (error: AgentError | undefined, body?: string) => void,
+): void {
+  const status = response.statusCode ?? 0;
+  if (status < 200 || status > 299) {
+    response.resume();
+    finish(kubeError(`apiserver returned status ${status} for ${url}`));
+    return;
+  }
+  const tooLarge = () => kubeError(`apiserver response for ${url} exceeds ${maxBytes} bytes`);
+  const declared = Number(response.headers['content-length'] ?? NaN);
+  if (declared > maxBytes) {
+    finish(tooLarge());
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  response.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) finish(tooLarge());
+    else chunks.push(chunk);
+  });
+  const truncated = () => finish(kubeError(`apiserver response for ${url} was cut off after ${size} bytes`));
+  response.on('aborted', truncated);
+  response.on('error', truncated);
+  response.on('end', () => {
+    if (!response.complete) truncated();
+    else finish(undefined, Buffer.concat(chunks).toString('utf8'));
+  });
+  response.on('close', () => {
+    if (!response.complete) truncated();
+  });
+}

@@ -1,0 +1,71 @@
+// Guards in front of the configuration loader: the provision config must be a regular, readable,
+// non-empty UTF-8 text file of at most MAX_CONFIG_BYTES that parses as JSON. Each failure is one clear
+// AgentError naming the file; nothing larger than the limit is ever read into memory.
+import type { Deps } from '../platform/deps.ts';
+import { AgentError } from '../platform/errors.ts';
+import { pathError } from './path-error.ts';
+
+/**
+ * 4 MiB. A real node configuration is tens of kilobytes; everything it carries ends up in the scripts'
+ * environment, which Linux caps far below this (E2BIG), so a larger file can never provision anyway.
+ */
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+function unreadable(path: string, op: string, error: unknown): AgentError {
+  return new AgentError('ANC_CONFIG_UNREADABLE', `open provision file ${path}: ${pathError(op, path, error)}`, { cause: error });
+}
+
+/** Reads the config text after the size/type checks; throws AgentError with the file named. */
+export function readConfigText(deps: Pick<Deps, 'fs'>, path: string): string {
+  let stat;
+  try {
+    stat = deps.fs.stat(path);
+  } catch (error) {
+    throw unreadable(path, 'stat', error);
+  }
+  if (stat === undefined) throw unreadable(path, 'open', { code: 'ENOENT' });
+  if (!stat.isFile) throw new AgentError('ANC_CONFIG_UNREADABLE', `provision config ${path} must be a regular file`);
+  if (stat.size > MAX_CONFIG_BYTES) {
+    throw new AgentError(
+      'ANC_CONFIG_INVALID',
+      `provision config ${path} is too large: ${stat.size} bytes (limit ${MAX_CONFIG_BYTES} bytes)`,
+    );
+  }
+  let data: Uint8Array;
+  try {
+    data = deps.fs.readFile(path);
+  } catch (error) {
+    throw unreadable(path, 'open', error);
+  }
+  return decodeConfigText(path, data);
+}
+
+/** Rejects empty and binary content (NUL bytes, invalid UTF-8) with the byte offset. */
+export function decodeConfigText(path: string, data: Uint8Array): string {
+  if (data.length > MAX_CONFIG_BYTES) {
+    throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is too large: ${data.length} bytes (limit ${MAX_CONFIG_BYTES} bytes)`);
+  }
+  const nul = data.indexOf(0);
+  if (nul >= 0) throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not a text file (NUL byte at offset ${nul})`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not valid UTF-8 text`);
+  }
+  if (text.trim() === '') throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is empty`);
+  return text;
+}
+
+/**
+ * The guarded pipeline: file checks, a strict syntax check (a truncated file must fail, not provision
+ * with whatever was read before the cut), then the env builder's prepare (load, gate, facts, build).
+ */
+export async function prepareConfig(deps: Deps, path: string) {
+  const text = readConfigText(deps, path);
+  const { loadConfiguration } = await import('../config/load.ts');
+  const syntax = loadConfiguration(text).issues.find((i) => i.kind === 'syntax' && i.severity === 'error');
+  if (syntax) throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not valid JSON: ${syntax.message}`);
+  const { prepareFromConfigFile } = await import('./prepare.ts');
+  return prepareFromConfigFile(path, deps);
+}

@@ -1,0 +1,69 @@
+// Cloud / target environment and custom cloud (config-contract 3.2.12, 3.3.1).
+import type { Configuration } from '../../config/types.ts';
+import type { NodePaths } from '../../platform/paths.ts';
+import type { MachineFacts } from '../facts.ts';
+import { GO_SPACE_RUN, bool, type EnvPart } from './format.ts';
+
+const CUSTOM_CLOUD = 'akscustom';
+const ARM_ENDPOINTS = new Map([
+  ['AzureUSGovernmentCloud', 'https://management.usgovcloudapi.net/'],
+  ['AzureChinaCloud', 'https://management.chinacloudapi.cn/'],
+]);
+const ARM_PUBLIC = 'https://management.azure.com/';
+
+/** Go strings.EqualFold against `akscustom` (simple case folding: Kelvin sign U+212A ~ k, long s U+017F ~ s). */
+export function isCustomCloud(config: Configuration): boolean {
+  const name = config.customCloudConfig?.customCloudEnvName ?? '';
+  return name.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase() === CUSTOM_CLOUD;
+}
+
+/** Cloud by location: whitespace removed, lowercased, then prefix rules. */
+export function cloudFromLocation(location: string): string {
+  const loc = location.split(GO_SPACE_RUN).join('').toLowerCase();
+  if (loc.startsWith('china')) return 'AzureChinaCloud';
+  if (loc === 'germanynortheast' || loc === 'germanycentral') return 'AzureGermanCloud';
+  if (loc.startsWith('usgov') || loc.startsWith('usdod')) return 'AzureUSGovernmentCloud';
+  return 'AzurePublicCloud';
+}
+
+/**
+ * `resourceManagerEndpoint` of custom_env_json_content decoded as raw JSON the way Go encoding/json
+ * fills a one-field struct: keys matched case-insensitively, last match wins, null -> '', any decode
+ * error (not JSON, non-object top level, non-string value) -> ''.
+ */
+export function resourceManagerEndpoint(content: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return '';
+  }
+  if (parsed === null) return '';
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) return '';
+  let endpoint = '';
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    if (key.toLowerCase() !== 'resourcemanagerendpoint') continue;
+    if (value === null) continue;
+    if (typeof value !== 'string') return '';
+    endpoint = value;
+  }
+  return endpoint;
+}
+
+export function cloudEnv(config: Configuration, _facts: MachineFacts, paths: NodePaths): EnvPart {
+  const custom = isCustomCloud(config);
+  const cc = config.customCloudConfig ?? {};
+  const byLocation = cloudFromLocation(config.clusterConfig?.location ?? '');
+  return {
+    TARGET_ENVIRONMENT: custom ? CUSTOM_CLOUD : byLocation,
+    TARGET_CLOUD: custom ? 'AzureStackCloud' : byLocation,
+    ARM_RESOURCE_ENDPOINT: custom
+      ? resourceManagerEndpoint(cc.customEnvJsonContent ?? '')
+      : (ARM_ENDPOINTS.get(byLocation) ?? ARM_PUBLIC),
+    CUSTOM_ENV_JSON: cc.customEnvJsonContent ?? '',
+    IS_CUSTOM_CLOUD: bool(custom),
+    AKS_CUSTOM_CLOUD_CONTAINER_REGISTRY_DNS_SUFFIX: cc.containerRegistryDnsSuffix ?? '',
+    AZURE_ENVIRONMENT_FILEPATH: custom ? paths.azureEnvironmentJson : '',
+    REPO_DEPOT_ENDPOINT: custom ? (cc.repoDepotEndpoint ?? '') : '',
+  };
+}

@@ -1,0 +1,125 @@
+// `provision` (spec 4.1): the whole flow from flags to exit code. Every failure ends in one place that
+// writes the status-file fallback (spec 4.5) so provision-wait can never hang, and every unexpected
+// exception is caught there too (D6: ExitCode "240", exit 1). Secrets never reach logs, events, stdout
+// or provision.json (D14): values are Secret objects until the child's environment is built, and the
+// child's captured output is redacted before it is logged or stored.
+import { definedEnv, type Deps } from '../platform/deps.ts';
+import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { isSecret, redactText, type Secret } from '../platform/secret.ts';
+import { prepareConfig } from './config-file.ts';
+import { execute } from './execute.ts';
+import { nbcCommand } from './nbc.ts';
+import { CONFIG_ERROR_EXIT_CODE, writeCompleteFileOnError, type ProvisionResult } from './status.ts';
+
+export interface ProvisionRequest {
+  provisionConfig?: string;
+  nbcCmd?: string;
+  dryRun: boolean;
+  showSecrets: boolean;
+}
+
+export interface ProvisionOutcome {
+  exitCode: number;
+  stdout?: string;
+  stderr?: string;
+}
+
+interface StepOutcome {
+  exitCode: number;
+  /** Set when provisioning failed: what the fallback provision.json records. */
+  failure?: ProvisionResult;
+  stdout?: string;
+  /** Appended to the Completed event (D7: configuration warnings). */
+  note?: string;
+}
+
+const NAME = 'aks-node-controller';
+
+function secretValues(env: Record<string, string | Secret>): Secret[] {
+  return Object.values(env).filter(isSecret);
+}
+
+async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps): Promise<StepOutcome> {
+  const prepared = await prepareConfig(deps, path);
+  const { dryRunView, mergeEnv } = await import('./command.ts');
+  const command = prepared.command;
+  // prepare.ts logs every issue (D7); the Completed event lists their paths too.
+  const issues = prepared.issues.map((i) => `${i.kind} ${i.path}`);
+  const note = issues.length === 0 ? undefined : `config issues (${issues.length}): ${issues.slice(0, 20).join('; ')}`;
+  if (req.dryRun) {
+    deps.log.info('dry-run', { cmd: [command.program, ...command.args].join(' ') });
+    const view = dryRunView(command, { showSecrets: req.showSecrets });
+    return { exitCode: 0, stdout: JSON.stringify(view) + '\n', note };
+  }
+  const env = mergeEnv(definedEnv(deps.env), command.cseEnv);
+  const run = await execute(deps, { program: command.program, args: command.args, env, secrets: secretValues(command.cseEnv) });
+  return { exitCode: run.exitCode, failure: run.failed ? run.result : undefined, note };
+}
+
+async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps): Promise<StepOutcome> {
+  if (req.dryRun) {
+    deps.log.info('dry-run: node custom data not applied', { path: deps.paths.nodeCustomData });
+  } else {
+    const { applyNodeCustomData } = await import('./node-custom-data.ts');
+    const written = applyNodeCustomData(deps);
+    if (written.length > 0) deps.log.info('applied node custom data', { path: deps.paths.nodeCustomData, files: written });
+  }
+  const command = nbcCommand(deps, file);
+  deps.log.info('Using NBC command for scriptless phase 2', { NBCCmdFile: file });
+  if (req.dryRun) {
+    deps.log.info('dry-run', { cmd: [command.program, ...command.args].join(' ') });
+    return { exitCode: 0, stdout: JSON.stringify({ command: [command.program, ...command.args], env: {} }) + '\n' };
+  }
+  const run = await execute(deps, { ...command, env: definedEnv(deps.env), secrets: [] });
+  if (req.provisionConfig !== undefined) {
+    const { compareEnvsStep } = await import('./compare-step.ts');
+    await compareEnvsStep(deps, req.provisionConfig, file);
+  }
+  return { exitCode: run.exitCode, failure: run.failed ? run.result : undefined };
+}
+
+async function steps(req: ProvisionRequest, deps: Deps): Promise<StepOutcome> {
+  if (!req.provisionConfig && !req.nbcCmd) {
+    throw new AgentError('ANC_CONFIG_MISSING_FLAGS', '--provision-config or --nbc-cmd is required');
+  }
+  // --nbc-cmd takes priority over --provision-config (spec 4.1 step 4).
+  if (req.nbcCmd) return runWithNbc(req, req.nbcCmd, deps);
+  return runWithConfig(req, req.provisionConfig!, deps);
+}
+
+/** A thrown error as a step outcome: expected faults keep their text, anything else is a crash (D6). */
+function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } {
+  if (isAgentError(error)) {
+    return { exitCode: error.exitCode, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: error.message, Output: '' }, hint: error.hint };
+  }
+  deps.log.error('panic recovered in runProvision', { panic: errorMessage(error) });
+  const message = `panic during provisioning: ${errorMessage(error)}`;
+  return { exitCode: 1, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: message, Output: '' }, hint: new AgentError('ANC_INTERNAL', '').hint };
+}
+
+export async function provision(req: ProvisionRequest, deps: Deps): Promise<ProvisionOutcome> {
+  const start = deps.clock.now();
+  deps.log.info('aks-node-controller started', { task: 'Provision' });
+  deps.events.emit({ task: 'Provision', message: 'Starting', level: 'Informational', start, end: start });
+  if (req.showSecrets && !req.dryRun) deps.log.warn('--show-secrets has no effect without --dry-run');
+  let outcome: StepOutcome & { hint?: string };
+  try {
+    outcome = await steps(req, deps);
+  } catch (error) {
+    outcome = fromThrown(error, deps);
+  }
+  const end = deps.clock.now();
+  if (!outcome.failure) {
+    const message = outcome.note ? `Completed; ${outcome.note}` : 'Completed';
+    deps.events.emit({ task: 'Provision', message, level: 'Informational', start, end });
+    deps.log.info('aks-node-controller finished successfully.');
+    return { exitCode: outcome.exitCode, stdout: outcome.stdout };
+  }
+  // D9: a dry run writes nothing, not even the failure fallback.
+  if (!req.dryRun) writeCompleteFileOnError(deps, outcome.failure);
+  const error = redactText(outcome.failure.Error, []);
+  deps.events.emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });
+  deps.log.error('aks-node-controller failed', { error });
+  const stderr = outcome.hint ? `${NAME}: ${error}\nhint: ${outcome.hint}\n` : undefined;
+  return { exitCode: outcome.exitCode, stdout: outcome.stdout, stderr };
+}

@@ -1,0 +1,115 @@
+// `provision --dry-run` on the compiled binary (D9): the command and CSE env printed as JSON, secrets
+// redacted unless --show-secrets, machine facts from a fake `containerd` on PATH and a components.json
+// under the sandbox root, and the sandbox rule: stripping the root gives the unsandboxed build.
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfiguration } from '../../../src/config/load.ts';
+import { resolveNodePaths } from '../../../src/platform/paths.ts';
+import { buildProvisionCommand, dryRunView } from '../../../src/provision/command.ts';
+import { makeSandbox, runAnc, type Sandbox } from '../harness.ts';
+
+const SECRETS = ['abcdef.CANARYTOKEN0123', 'CANARY-SP-SECRET', 'CANARYCLIENTKEY', 'CANARY-REALM-PW'];
+const CONFIG = {
+  version: 'v1',
+  kubernetesVersion: '1.30.1',
+  vmSize: 'Standard_NV36ads_A10_v5',
+  gpuConfig: { enableNvidia: true },
+  customCloudConfig: { customCloudEnvName: 'akscustom' },
+  bootstrappingConfig: { tlsBootstrappingToken: SECRETS[0] },
+  authConfig: { servicePrincipalSecret: SECRETS[1] },
+  kubeletConfig: { kubeletClientKey: SECRETS[2] },
+  customSearchDomainConfig: { domainName: 'corp', realmUser: 'u', realmPassword: SECRETS[3] },
+  customCaCerts: ['ca-zero'],
+};
+const COMPONENTS = {
+  GPUContainerImages: [
+    { downloadURL: 'mcr.microsoft.com/aks/aks-gpu-grid:*', gpuVersion: { latestVersion: '570.211.01-20260522192315' } },
+    { downloadURL: 'mcr.microsoft.com/aks/aks-gpu-cuda-lts:*', gpuVersion: { latestVersion: '580.159.04-20260629214430' } },
+  ],
+};
+
+interface DryRun {
+  command: string[];
+  env: Record<string, string>;
+}
+
+function setup(containerdOutput: string | undefined): { box: Sandbox; file: string; path: string } {
+  const box = makeSandbox('anc-dryrun-');
+  box.write('/opt/azure/components.json', JSON.stringify(COMPONENTS));
+  const file = box.write('/opt/azure/containers/aks-node-controller-config.json', JSON.stringify(CONFIG));
+  // The fake containerd lives in the sandbox too (not an on-node path; only reached through PATH).
+  const binDir = join(box.root, 'fake-bin');
+  mkdirSync(binDir, { recursive: true });
+  if (containerdOutput !== undefined) {
+    writeFileSync(join(binDir, 'containerd'), `#!/bin/sh\necho "${containerdOutput}"\n`);
+    chmodSync(join(binDir, 'containerd'), 0o755);
+  }
+  return { box, file, path: `${binDir}:/usr/bin:/bin` };
+}
+
+async function dryRun(showSecrets: boolean, containerdOutput?: string): Promise<{ out: DryRun; box: Sandbox; all: string }> {
+  const { box, file, path } = setup(containerdOutput);
+  const args = ['provision', `--provision-config=${file}`, '--dry-run', ...(showSecrets ? ['--show-secrets'] : [])];
+  const run = await runAnc(args, { root: box.root, env: { PATH: path } });
+  assert.is(run.exitCode, 0, run.stderr);
+  let log = '';
+  try {
+    log = box.read('/var/log/azure/aks-node-controller.log');
+  } catch {
+    log = '';
+  }
+  const events = JSON.stringify(box.events());
+  return { out: JSON.parse(run.stdout) as DryRun, box, all: [run.stderr, log, events].join('\n') };
+}
+
+test('dry-run prints the command and the full env, secrets redacted, no secret anywhere (D9, D14)', async () => {
+  const { out, box, all } = await dryRun(false, 'containerd containerd.io 1.7.22 c814c75');
+  assert.equal(out.command.slice(0, 2), ['/bin/bash', '-c']);
+  assert.ok(out.command[2]!.includes(`${box.root}/opt/azure/containers/provision_start.sh`));
+  assert.is(Object.keys(out.env).length, 165);
+  for (const key of ['TLS_BOOTSTRAP_TOKEN', 'SERVICE_PRINCIPAL_FILE_CONTENT', 'KUBELET_CLIENT_CONTENT', 'CUSTOM_SEARCH_REALM_PASSWORD']) {
+    assert.is(out.env[key], '<redacted>', key);
+  }
+  const everything = JSON.stringify(out) + all;
+  for (const canary of SECRETS) assert.not.ok(everything.includes(canary), `leaked ${canary}`);
+  assert.equal([out.env.GPU_DRIVER_TYPE, out.env.GPU_DRIVER_VERSION, out.env.GPU_IMAGE_SHA], ['grid', '570.211.01', '20260522192315']);
+  assert.ok(Buffer.from(out.env.CONTAINERD_CONFIG_CONTENT!, 'base64').toString().includes('io.containerd.grpc.v1.cri'));
+  assert.is(out.env.PROVISION_OUTPUT, `${box.root}/var/log/azure/cluster-provision-cse-output.log`);
+  assert.not.ok(existsSync(box.path('/var/log/azure/aks/provision.json')), 'dry-run wrote provision.json');
+  assert.not.ok(existsSync(box.path('/opt/azure/containers/provision.complete')), 'dry-run wrote provision.complete');
+  box.cleanup();
+});
+
+test('--show-secrets reveals them; containerd 2.x on PATH selects the v2 templates', async () => {
+  const { out, box } = await dryRun(true, 'containerd github.com/containerd/containerd/v2 2.3.2-1 fff');
+  assert.equal([out.env.TLS_BOOTSTRAP_TOKEN, out.env.SERVICE_PRINCIPAL_FILE_CONTENT, out.env.KUBELET_CLIENT_CONTENT, out.env.CUSTOM_SEARCH_REALM_PASSWORD], SECRETS);
+  const toml = Buffer.from(out.env.CONTAINERD_CONFIG_CONTENT!, 'base64').toString();
+  assert.ok(toml.includes('[plugins."io.containerd.cri.v1.images"]'));
+  assert.ok(toml.includes('default_runtime_name = "nvidia-container-runtime"'));
+  box.cleanup();
+});
+
+test('stripping the sandbox root equals the unsandboxed in-process build', async () => {
+  const { out, box } = await dryRun(true);
+  const strip = (s: string) => s.split(box.root).join('');
+  const config = loadConfiguration(JSON.stringify(CONFIG)).config;
+  const expected = dryRunView(buildProvisionCommand(config, { containerdVersion: undefined, components: COMPONENTS }, resolveNodePaths('')), { showSecrets: true });
+  assert.equal(out.command.map(strip), expected.command);
+  assert.equal(Object.fromEntries(Object.entries(out.env).map(([k, v]) => [k, strip(v)])), expected.env);
+  assert.ok(Object.values(out.env).some((v) => v.startsWith(box.root)));
+  box.cleanup();
+});
+
+test('missing components.json fails with the reference message (exit 1)', async () => {
+  const box = makeSandbox('anc-dryrun-');
+  const cfg = box.write('/cfg.json', JSON.stringify({ version: 'v1' }));
+  const run = await runAnc(['provision', `--provision-config=${cfg}`, '--dry-run'], { root: box.root });
+  assert.is(run.exitCode, 1);
+  const missing = `${box.root}/opt/azure/components.json`;
+  assert.ok(run.stderr.includes(`failed to load GPU config: read ${missing}: open ${missing}: no such file or directory`), run.stderr);
+  box.cleanup();
+});
+
+test.run();

@@ -1,0 +1,202 @@
+// A loopback stand-in for the Kubernetes apiserver: a real HTTPS server (node:https) with the test PKI of
+// apiserver-pki.ts, serving ConfigMaps the way the API does (object shape, `Status` error bodies, 401
+// without valid credentials, 403 for a user without rights, 404 for a missing object), bearer tokens and
+// client certificates, plus the discovery documents kubectl fetches first (/version, /api, /apis,
+// /api/v1). Tests can inject faults (a hang, a dripping or cut body, any status) with `override`.
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { makeTestPki, type TestPki } from './apiserver-pki.ts';
+
+export type ServerCert = 'good' | 'wrong-name' | 'expired';
+
+export interface Identity {
+  user: string;
+  /** May get ConfigMaps in kube-system (RBAC stand-in). */
+  canRead: boolean;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  accept: string;
+  userAgent: string;
+  /** The authenticated user, or '' when the request was unauthenticated. */
+  user: string;
+  bearer: boolean;
+  clientCert: boolean;
+}
+
+export interface FakeApiServerOptions {
+  pki?: TestPki;
+  cert?: ServerCert;
+  /** Speak plain HTTP on the port (a misconfigured endpoint). */
+  plainHttp?: boolean;
+  /** Bearer token -> identity. Default: one bootstrap token that may read. */
+  tokens?: Record<string, Identity>;
+  /** Client-certificate CN -> may read. Default: the PKI's client certificate may read. */
+  certUsers?: Record<string, boolean>;
+  /** `namespace/name` -> the ConfigMap's `data` (any JSON value, so tests can serve malformed shapes). */
+  configMaps?: Record<string, unknown>;
+  /** Called first for every request; return true when it answered (or deliberately never will). */
+  override?: (req: IncomingMessage, res: ServerResponse) => boolean;
+}
+
+export interface FakeApiServer {
+  port: number;
+  /** `127.0.0.1:<port>` (node-config apiServerName form). */
+  address: string;
+  url: string;
+  pki: TestPki;
+  requests: RecordedRequest[];
+  configMaps: Map<string, unknown>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TOKEN = 'abcdef.0123456789abcdef';
+
+export function status(res: ServerResponse, code: number, reason: string, message: string, details?: Record<string, string>): void {
+  const body = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
+  res.writeHead(code, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function json(res: ServerResponse, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function authenticate(req: IncomingMessage, options: Required<Pick<FakeApiServerOptions, 'tokens' | 'certUsers'>>): Identity | 'invalid' | undefined {
+  const header = req.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer (.+)$/.exec(header);
+    const identity = match ? options.tokens[match[1]!] : undefined;
+    return identity ?? 'invalid';
+  }
+  const socket = req.socket as Partial<TLSSocket>;
+  if (socket.authorized && typeof socket.getPeerCertificate === 'function') {
+    const cn = socket.getPeerCertificate().subject?.CN;
+    const name = Array.isArray(cn) ? cn[0] : cn;
+    if (name) return { user: name, canRead: options.certUsers[name] ?? false };
+  }
+  return undefined;
+}
+
+function discovery(path: string, address: string): unknown {
+  if (path === '/api') {
+    return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: address }] };
+  }
+  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: [] };
+  if (path === '/api/v1') {
+    return {
+      kind: 'APIResourceList',
+      groupVersion: 'v1',
+      resources: [{ name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list'], shortNames: ['cm'] }],
+    };
+  }
+  return undefined;
+}
+
+const VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.4-anc-fake', platform: 'linux/amd64' };
+
+export async function startFakeApiServer(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
+  const pki = options.pki ?? makeTestPki();
+  const auth = {
+    tokens: options.tokens ?? { [DEFAULT_TOKEN]: { user: 'system:bootstrap:abcdef', canRead: true } },
+    certUsers: options.certUsers ?? { [pki.clientUser]: true },
+  };
+  const configMaps = new Map(Object.entries(options.configMaps ?? {}));
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let address = '';
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const identity = authenticate(req, auth);
+    const tls = req.socket as Partial<TLSSocket>;
+    requests.push({
+      method: req.method ?? '',
+      path,
+      accept: String(req.headers.accept ?? ''),
+      userAgent: String(req.headers['user-agent'] ?? ''),
+      user: typeof identity === 'object' ? identity.user : '',
+      bearer: req.headers.authorization !== undefined,
+      clientCert: Boolean(tls.authorized),
+    });
+    if (options.override?.(req, res)) return;
+    if (path === '/version') return json(res, VERSION);
+    if (identity === undefined || identity === 'invalid') return status(res, 401, 'Unauthorized', 'Unauthorized');
+    const doc = discovery(path, address);
+    if (doc) return json(res, doc);
+    const match = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(path);
+    if (!match || req.method !== 'GET') return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+    const [, namespace, name] = match as unknown as [string, string, string];
+    if (!identity.canRead) {
+      const message = `configmaps "${name}" is forbidden: User "${identity.user}" cannot get resource "configmaps" in API group "" in the namespace "${namespace}"`;
+      return status(res, 403, 'Forbidden', message, { name, kind: 'configmaps' });
+    }
+    const key = `${namespace}/${name}`;
+    if (!configMaps.has(key)) return status(res, 404, 'NotFound', `configmaps "${name}" not found`, { name, kind: 'configmaps' });
+    json(res, {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name, namespace, uid: '6f1c3a52-0d4e-4f8e-9d1a-0c8f7b2e5a11', resourceVersion: '4242', creationTimestamp: '2026-04-01T00:00:00Z' },
+      data: configMaps.get(key),
+    });
+  };
+  const cert = options.cert === 'wrong-name' ? pki.wrongName : options.cert === 'expired' ? pki.expired : pki.server;
+  const server: Server = options.plainHttp
+    ? createHttpServer(handler)
+    : createHttpsServer({ key: cert.key, cert: cert.cert, ca: pki.ca.cert, requestCert: true, rejectUnauthorized: false }, handler);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  address = `127.0.0.1:${port}`;
+  return {
+    port,
+    address,
+    url: `https://${address}`,
+    pki,
+    requests,
+    configMaps,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A kubeconfig the way kubectl writes it (block style), for the stand-in; secrets inline as *-data. */
+export function kubeconfigFor(api: FakeApiServer, user: { token?: string; clientCert?: boolean }, caData = api.pki.ca.cert): string {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const userLines = [
+    ...(user.token ? [`    token: ${user.token}`] : []),
+    ...(user.clientCert ? [`    client-certificate-data: ${b64(api.pki.client.cert)}`, `    client-key-data: ${b64(api.pki.client.key)}`] : []),
+  ];
+  return [
+    'apiVersion: v1',
+    'clusters:',
+    '- cluster:',
+    `    certificate-authority-data: ${b64(caData)}`,
+    `    server: ${api.url}`,
+    '  name: anc-fake',
+    'contexts:',
+    '- context:',
+    '    cluster: anc-fake',
+    '    user: anc-user',
+    '  name: anc-fake',
+    'current-context: anc-fake',
+    'kind: Config',
+    'preferences: {}',
+    'users:',
+    '- name: anc-user',
+    ...(userLines.length ? ['  user:', ...userLines] : ['  user: {}']),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,22 @@
+// Types for build-packages.mjs (imported by test/fakes/repos.ts and bench/hotfix.mjs).
+export interface BuiltPackage {
+  format: 'deb' | 'rpm';
+  arch: 'amd64' | 'arm64';
+  version: string;
+  file: string;
+  size: number;
+  rawSize: number;
+  sha256: string;
+}
+export interface BuildPackagesOptions {
+  bins: { amd64?: string; arm64?: string };
+  outDir: string;
+  version?: string;
+  fast?: boolean;
+  formats?: Array<'deb' | 'rpm'>;
+  epoch?: string;
+}
+export function buildPackages(options: BuildPackagesOptions): BuiltPackage[];
+export function binaryVersion(binary: string): string;
+export function defaultEpoch(version: string): string;
+export function lintianErrors(debFile: string): string[];

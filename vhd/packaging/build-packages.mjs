@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Builds the aks-node-controller .deb and .rpm packages from the compiled executables.
+//
+//   node vhd/packaging/build-packages.mjs [--fast] [--arch amd64|arm64|all] [--bin-dir DIR | --bin FILE]
+//        [--out-dir DIR] [--version V] [--formats deb,rpm] [--lintian]
+//
+// Inputs: DIR/aks-node-controller-linux-<arch> (node build.mjs --all), or one --bin FILE for one --arch.
+// The package version is the stamped version (the amd64 binary's `version` output) unless --version says
+// otherwise (tests use that to build a deliberately broken package). Release mode compresses with xz,
+// --fast with zstd (tests). SOURCE_DATE_EPOCH (default: midnight UTC of the version's date) makes builds
+// byte-reproducible. Each package's /usr/bin/aks-node-controller is checked to be byte-identical to the
+// input (a stripped bun executable silently becomes plain bun). Never run a strip step on these files.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ARCHES = {
+  amd64: { deb: 'amd64', rpm: 'x86_64' },
+  arm64: { deb: 'arm64', rpm: 'aarch64' },
+};
+const MAINTAINER = process.env.PACKAGE_MAINTAINER ?? 'AKS node controller maintainers <aks-node-controller@example.invalid>';
+const HOMEPAGE = 'https://github.com/Azure/AgentBaker';
+const VERSION_RE = /^\d{6}\.\d{2}\.\d+$/;
+
+const sha256 = (data) => createHash('sha256').update(data).digest('hex');
+const run = (program, args, options = {}) => execFileSync(program, args, { maxBuffer: 512 * 1024 * 1024, ...options });
+
+/** Runs the binary's `version` in a throwaway root so nothing is written to the host's /var/log. */
+export function binaryVersion(binary) {
+  const root = mkdtempSync(join(tmpdir(), 'anc-pkg-version-'));
+  try {
+    return run(binary, ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, cwd: root }).toString().trim();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Midnight UTC of the version's YYYYMM.DD, so a version always builds to the same bytes. */
+export function defaultEpoch(version) {
+  const m = /^(\d{4})(\d{2})\.(\d{2})\./.exec(version);
+  return m ? String(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 1000) : '1775000000';
+}
+
+function buildDeb({ bin, arch, version, outDir, fast, epoch, work }) {
+  const root = join(work, `deb-${arch}`);
+  const put = (rel, data, mode) => {
+    const path = join(root, rel);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+    if (typeof data === 'string' && data.startsWith('copy:')) copyFileSync(data.slice(5), path);
+    else writeFileSync(path, data);
+    chmodSync(path, mode);
+  };
+  const fill = (text) => text.replaceAll('@HOMEPAGE@', HOMEPAGE);
+  put('usr/bin/aks-node-controller', `copy:${bin}`, 0o755);
+  put('usr/share/doc/aks-node-controller/copyright', fill(readFileSync(join(here, 'copyright'), 'utf8')), 0o644);
+  const changelog = `aks-node-controller (${version}) stable; urgency=medium\n\n  * Release ${version}.\n\n -- ${MAINTAINER}  ${new Date(Number(epoch) * 1000).toUTCString().replace('GMT', '+0000')}\n`;
+  put('usr/share/doc/aks-node-controller/changelog.gz', gzipSync(changelog, { level: 9 }).fill(0, 4, 8), 0o644);
+  put('usr/share/lintian/overrides/aks-node-controller', readFileSync(join(here, 'lintian-overrides')), 0o644);
+  const installedKb = Math.ceil(statSync(bin).size / 1024) + 8;
+  const control = readFileSync(join(here, 'control.in'), 'utf8')
+    .replaceAll('@VERSION@', version).replaceAll('@ARCH@', ARCHES[arch].deb).replaceAll('@MAINTAINER@', MAINTAINER)
+    .replaceAll('@INSTALLED_SIZE@', String(installedKb)).replaceAll('@HOMEPAGE@', HOMEPAGE);
+  put('DEBIAN/control', control, 0o644);
+  run('find', [root, '-type', 'd', '-exec', 'chmod', '0755', '{}', '+']);
+  run('find', [root, '-exec', 'touch', '-h', '-d', `@${epoch}`, '{}', '+']);
+  const out = join(outDir, `aks-node-controller_${version}_${ARCHES[arch].deb}.deb`);
+  const compression = fast ? ['-Zzstd', '-z3'] : ['-Zxz', '-z9'];
+  run('dpkg-deb', ['--root-owner-group', ...compression, '--build', root, out], {
+    env: { ...process.env, SOURCE_DATE_EPOCH: epoch }, stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const payload = run('sh', ['-c', 'dpkg-deb --fsys-tarfile "$1" | tar -xOf - ./usr/bin/aks-node-controller', 'sh', out]);
+  return { file: out, payloadSha256: sha256(payload) };
+}
+
+function buildRpm({ bin, arch, version, outDir, fast, epoch, work }) {
+  const top = join(work, `rpm-${arch}`);
+  const defines = {
+    _topdir: top, pkg_version: version, pkg_release: '1', bin_src: bin, pkg_maintainer: MAINTAINER, pkg_homepage: HOMEPAGE,
+    _binary_payload: fast ? 'w3.zstdio' : 'w9.xzdio', use_source_date_epoch_as_buildtime: '1',
+    clamp_mtime_to_source_date_epoch: '1', _buildhost: 'reproducible', _rpmdir: outDir, _build_name_fmt: '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
+  };
+  const args = ['-bb', '--quiet', '--target', ARCHES[arch].rpm];
+  for (const [k, v] of Object.entries(defines)) args.push('--define', `${k} ${v}`);
+  args.push(join(here, 'aks-node-controller.spec'));
+  run('rpmbuild', args, { env: { ...process.env, SOURCE_DATE_EPOCH: epoch }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const out = join(outDir, `aks-node-controller-${version}-1.${ARCHES[arch].rpm}.rpm`);
+  const payload = run('sh', ['-c', 'rpm2cpio "$1" | cpio --quiet -i --to-stdout ./usr/bin/aks-node-controller', 'sh', out]);
+  return { file: out, payloadSha256: sha256(payload) };
+}
+
+/**
+ * Builds packages and verifies their payload. Returns [{format, arch, file, size, rawSize, sha256}].
+ * options: {bins: {amd64?: file, arm64?: file}, outDir, version?, fast?, formats?: ['deb','rpm'], epoch?}
+ */
+export function buildPackages(options) {
+  const bins = Object.entries(options.bins).filter(([, file]) => file);
+  if (bins.length === 0) throw new Error('no input binaries');
+  const version = options.version ?? binaryVersion(options.bins.amd64 ?? bins[0][1]);
+  if (!VERSION_RE.test(version)) throw new Error(`package version "${version}" is not YYYYMM.DD.PATCH`);
+  const epoch = options.epoch ?? process.env.SOURCE_DATE_EPOCH ?? defaultEpoch(version);
+  const formats = options.formats ?? ['deb', 'rpm'];
+  const outDir = resolve(options.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'anc-pkg-'));
+  const results = [];
+  try {
+    for (const [arch, binFile] of bins) {
+      if (!ARCHES[arch]) throw new Error(`unknown arch ${arch}`);
+      const bin = resolve(binFile);
+      const input = { bin, arch, version, outDir, fast: Boolean(options.fast), epoch, work };
+      const expected = sha256(readFileSync(bin));
+      for (const format of formats) {
+        const built = format === 'deb' ? buildDeb(input) : buildRpm(input);
+        if (built.payloadSha256 !== expected) throw new Error(`${built.file}: packaged binary sha256 ${built.payloadSha256} != build output ${expected}`);
+        results.push({ format, arch, version, file: built.file, size: statSync(built.file).size, rawSize: statSync(bin).size, sha256: expected });
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return results;
+}
+
+/** lintian on a .deb; returns the E: lines (empty = clean). */
+export function lintianErrors(debFile) {
+  let text = '';
+  try {
+    text = run('lintian', ['--no-cfg', '--fail-on', 'none', debFile], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+  } catch (error) {
+    text = `${error.stdout ?? ''}${error.stderr ?? ''}` || `E: lintian failed: ${error.message}`;
+  }
+  return text.split('\n').filter((l) => l.startsWith('E:'));
+}
+
+function parseArgs(argv) {
+  const root = resolve(here, '..', '..');
+  const a = { fast: false, arch: 'all', binDir: join(root, 'dist'), bin: undefined, outDir: join(root, 'dist', 'packages'), version: undefined, formats: ['deb', 'rpm'], lintian: false };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
+    if (flag === '--fast') a.fast = true;
+    else if (flag === '--lintian') a.lintian = true;
+    else if (flag === '--arch') a.arch = value();
+    else if (flag === '--bin-dir') a.binDir = resolve(value());
+    else if (flag === '--bin') a.bin = resolve(value());
+    else if (flag === '--out-dir') a.outDir = resolve(value());
+    else if (flag === '--version') a.version = value();
+    else if (flag === '--formats') a.formats = value().split(',');
+    else fail(`unknown argument ${argv[i]}`);
+  }
+  return a;
+}
+
+function fail(message) {
+  process.stderr.write(`build-packages: ${message}\n`);
+  process.exit(1);
+}
+
+function main() {
+  const a = parseArgs(process.argv.slice(2));
+  const arches = a.arch === 'all' ? ['amd64', 'arm64'] : [a.arch];
+  if (a.bin && arches.length !== 1) throw new Error('--bin needs a single --arch');
+  if (a.lintian && a.fast) throw new Error('--lintian needs the release (xz) format: lintian rejects zstd members');
+  const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
+  const started = Date.now();
+  const results = buildPackages({ bins, outDir: a.outDir, version: a.version, fast: a.fast, formats: a.formats });
+  for (const r of results) {
+    process.stdout.write(`${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${(r.size / r.rawSize * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK\n`);
+  }
+  if (a.lintian) {
+    for (const r of results.filter((x) => x.format === 'deb')) {
+      const errors = lintianErrors(r.file);
+      if (errors.length) throw new Error(`lintian errors in ${r.file}:\n${errors.join('\n')}`);
+      process.stdout.write(`lintian ${r.file}: no errors\n`);
+    }
+  }
+  process.stdout.write(`built ${results.length} packages in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    main();
+  } catch (error) {
+    process.stderr.write(`build-packages: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
