@@ -40,9 +40,10 @@ export const customDataCommand = {
     if (!(cd.CUSTOM_DATA_FORMATS as readonly string[]).includes(format)) {
       throw new AgentError('ANC_USAGE', `unknown --format "${format}"; use one of ${cd.CUSTOM_DATA_FORMATS.join(', ')}`);
     }
-    const [{ loadConfiguration }, { marshalConfiguration }, { sha256Hex }] = await Promise.all([
+    const [{ loadConfiguration }, { marshalConfiguration }, { canonicalConfiguration }, { sha256Hex }] = await Promise.all([
       import('../config/load.ts'),
       import('../config/marshal.ts'),
+      import('../config/canonical.ts'),
       import('../platform/hash.ts'),
     ]);
     const loaded = loadConfiguration(text);
@@ -52,9 +53,11 @@ export const customDataCommand = {
       const list = errors.map((i) => `${i.path}: ${i.message}`).join('; ');
       throw new AgentError('ANC_CONFIG_INVALID', `${input.args[0]} is not a usable configuration: ${list}`);
     }
-    // omitImplicitZero: an explicit "" / false / 0 means the same as absent, so it must not change the bytes.
-    const configJson = marshalConfiguration(loaded.config, { omitImplicitZero: true });
-    const data = { configJson, enabledFeatures: loaded.config.enabledFeatures, sha256Hex };
+    // D11/D12: the canonical form (defaults resolved, zero = absent) so two configurations with the same
+    // payload hash give the same bytes and an unchanged configuration never looks changed to the VM model.
+    const canonical = canonicalConfiguration(loaded.config);
+    const configJson = marshalConfiguration(canonical, { omitImplicitZero: true });
+    const data = { configJson, enabledFeatures: canonical.enabledFeatures, sha256Hex };
     const fmt = format as (typeof cd.CUSTOM_DATA_FORMATS)[number];
     const stdout = input.options.raw ? cd.renderCustomDataDocument(fmt, data) : `${cd.renderCustomData(fmt, data)}\n`;
     return { exitCode: 0, stdout, ...(warnings.length > 0 ? { stderr: warnings.join('') } : {}) };

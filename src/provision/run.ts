@@ -4,8 +4,8 @@
 // or provision.json (D14): values are Secret objects until the child's environment is built, and the
 // child's captured output is redacted before it is logged or stored.
 import { definedEnv, type Deps } from '../platform/deps.ts';
-import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
-import { isSecret, redactText, type Secret } from '../platform/secret.ts';
+import { AgentError, ERROR_CODES, errorMessage, isAgentError } from '../platform/errors.ts';
+import { isSecret, type Secret } from '../platform/secret.ts';
 import { prepareConfig } from './config-file.ts';
 import { execute } from './execute.ts';
 import { nbcCommand } from './nbc.ts';
@@ -71,7 +71,7 @@ async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps): Prom
     return { exitCode: 0, stdout: JSON.stringify({ command: [command.program, ...command.args], env: {} }) + '\n' };
   }
   const run = await execute(deps, { ...command, env: definedEnv(deps.env), secrets: [] });
-  if (req.provisionConfig !== undefined) {
+  if (req.provisionConfig) {
     const { compareEnvsStep } = await import('./compare-step.ts');
     await compareEnvsStep(deps, req.provisionConfig, file);
   }
@@ -94,7 +94,7 @@ function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } 
   }
   deps.log.error('panic recovered in runProvision', { panic: errorMessage(error) });
   const message = `panic during provisioning: ${errorMessage(error)}`;
-  return { exitCode: 1, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: message, Output: '' }, hint: new AgentError('ANC_INTERNAL', '').hint };
+  return { exitCode: 1, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: message, Output: '' }, hint: ERROR_CODES.ANC_INTERNAL.hint };
 }
 
 export async function provision(req: ProvisionRequest, deps: Deps): Promise<ProvisionOutcome> {
@@ -117,7 +117,7 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   }
   // D9: a dry run writes nothing, not even the failure fallback.
   if (!req.dryRun) writeCompleteFileOnError(deps, outcome.failure);
-  const error = redactText(outcome.failure.Error, []);
+  const error = outcome.failure.Error;
   deps.events.emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });
   deps.log.error('aks-node-controller failed', { error });
   const stderr = outcome.hint ? `${NAME}: ${error}\nhint: ${outcome.hint}\n` : undefined;

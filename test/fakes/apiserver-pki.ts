@@ -70,7 +70,7 @@ export function makeTestPki(nodeName = 'aks-test-node'): TestPki {
   const dir = mkdtempSync(join(tmpdir(), 'anc-pki-'));
   makeCa(dir, 'ca', 'anc-test-cluster-ca');
   makeCa(dir, 'other-ca', 'anc-unrelated-ca');
-  makeLeaf(dir, 'server', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=IP:127.0.0.1,DNS:localhost\n`, '2');
+  makeLeaf(dir, 'server', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\n`, '2');
   makeLeaf(dir, 'wrong-name', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=DNS:wrong-name.example.invalid\n`, '2');
   makeLeaf(dir, 'expired', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=IP:127.0.0.1,DNS:localhost\n`, '-1');
   makeLeaf(dir, 'client', 'ca', `/O=system:nodes/CN=system:node:${nodeName}`, CLIENT_EXT, '2');

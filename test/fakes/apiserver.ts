@@ -31,6 +31,8 @@ export interface RecordedRequest {
 export interface FakeApiServerOptions {
   pki?: TestPki;
   cert?: ServerCert;
+  /** Address to listen on: 127.0.0.1 (default) or ::1 (the certificate covers both). */
+  listenHost?: '127.0.0.1' | '::1';
   /** Speak plain HTTP on the port (a misconfigured endpoint). */
   plainHttp?: boolean;
   /** Bearer token -> identity. Default: one bootstrap token that may read. */
@@ -45,7 +47,7 @@ export interface FakeApiServerOptions {
 
 export interface FakeApiServer {
   port: number;
-  /** `127.0.0.1:<port>` (node-config apiServerName form). */
+  /** `127.0.0.1:<port>` or `[::1]:<port>` (node-config apiServerName form). */
   address: string;
   url: string;
   pki: TestPki;
@@ -93,12 +95,16 @@ function discovery(path: string, address: string): unknown {
     return {
       kind: 'APIResourceList',
       groupVersion: 'v1',
-      resources: [{ name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list'], shortNames: ['cm'] }],
+      resources: [
+        { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
+        { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list'], shortNames: ['cm'] },
+      ],
     };
   }
   return undefined;
 }
 
+const NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.4-anc-fake', platform: 'linux/amd64' };
 
 export async function startFakeApiServer(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
@@ -129,6 +135,12 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     if (identity === undefined || identity === 'invalid') return status(res, 401, 'Unauthorized', 'Unauthorized');
     const doc = discovery(path, address);
     if (doc) return json(res, doc);
+    const ns = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path)?.[1];
+    if (ns !== undefined) {
+      // kubectl looks the namespace up after a 404 to word its error message.
+      if (!NAMESPACES.includes(ns)) return status(res, 404, 'NotFound', `namespaces "${ns}" not found`, { name: ns, kind: 'namespaces' });
+      return json(res, { kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+    }
     const match = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(path);
     if (!match || req.method !== 'GET') return status(res, 404, 'NotFound', 'the server could not find the requested resource');
     const [, namespace, name] = match as unknown as [string, string, string];
@@ -154,9 +166,10 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     socket.on('close', () => sockets.delete(socket));
   });
   server.on('tlsClientError', () => {});
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.listenHost ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
-  address = `127.0.0.1:${port}`;
+  address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   return {
     port,
     address,

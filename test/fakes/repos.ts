@@ -140,6 +140,7 @@ export function prepareAptRoot(root: string, repo: ServedRepo, options: { source
   }
   write(root, '/var/lib/dpkg/status', DPKG_STATUS_STUB);
   write(root, '/var/lib/dpkg/available', '');
+  write(root, '/var/lib/dpkg/info/libc6:amd64.list', '');
   write(root, '/etc/apt/apt.conf', [
     `Dir "${root}/";`,
     `Dir::State::status "${root}/var/lib/dpkg/status";`,

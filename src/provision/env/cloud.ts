@@ -2,7 +2,7 @@
 import type { Configuration } from '../../config/types.ts';
 import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
-import { GO_SPACE_RUN, bool, type EnvPart } from './format.ts';
+import { GO_SPACE_RUN, bool, goEqualFold, type EnvPart } from './format.ts';
 
 const CUSTOM_CLOUD = 'akscustom';
 const ARM_ENDPOINTS = new Map([
@@ -14,7 +14,7 @@ const ARM_PUBLIC = 'https://management.azure.com/';
 /** Go strings.EqualFold against `akscustom` (simple case folding: Kelvin sign U+212A ~ k, long s U+017F ~ s). */
 export function isCustomCloud(config: Configuration): boolean {
   const name = config.customCloudConfig?.customCloudEnvName ?? '';
-  return name.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase() === CUSTOM_CLOUD;
+  return goEqualFold(name, CUSTOM_CLOUD);
 }
 
 /** Cloud by location: whitespace removed, lowercased, then prefix rules. */
@@ -42,7 +42,7 @@ export function resourceManagerEndpoint(content: string): string {
   if (typeof parsed !== 'object' || Array.isArray(parsed)) return '';
   let endpoint = '';
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    if (key.toLowerCase() !== 'resourcemanagerendpoint') continue;
+    if (!goEqualFold(key, 'resourceManagerEndpoint')) continue;
     if (value === null) continue;
     if (typeof value !== 'string') return '';
     endpoint = value;

@@ -2,6 +2,7 @@
 // encoding/json fills the upstream structs: keys matched case-insensitively (last match wins), null
 // leaves a field unset, unknown keys are ignored, a value of the wrong JSON type is an error.
 import { AgentError } from '../../platform/errors.ts';
+import { goEqualFold } from './format.ts';
 
 export interface GpuDriver {
   driver: string;
@@ -32,8 +33,7 @@ const jsonKind = (v: unknown): string =>
 /** The value of `field` in a decoded JSON object, matched like Go (case-insensitive, last wins). */
 function field(obj: Record<string, unknown>, name: string): unknown {
   let found: unknown;
-  const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(obj)) if (key.toLowerCase() === lower && value !== null) found = value;
+  for (const [key, value] of Object.entries(obj)) if (goEqualFold(key, name) && value !== null) found = value;
   return found;
 }
 

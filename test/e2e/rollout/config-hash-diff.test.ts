@@ -112,5 +112,18 @@ test('custom data is byte-identical for two documents with the same payload hash
   }
 });
 
+test('custom data is byte-identical when the only difference is explicit default values', async () => {
+  const withDefaults = { ...BASE, isVhd: true, cseTimeout: 900, linuxAdminUsername: 'azureuser' };
+  const a = file('base.json', BASE);
+  const b = file('explicit-defaults.json', JSON.stringify(withDefaults));
+  assert.equal(JSON.parse((await anc(['config', 'hash', b])).stdout), JSON.parse((await anc(['config', 'hash', a])).stdout));
+  for (const format of ['mime', 'cloud-config', 'ignition']) {
+    const ca = await anc(['custom-data', '--format', format, a]);
+    const cb = await anc(['custom-data', '--format', format, b]);
+    assert.is(cb.exitCode, 0, cb.stderr);
+    assert.is(cb.stdout, ca.stdout, format);
+  }
+});
+
 test.after(() => sandbox.cleanup());
 test.run();

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isSecret } from '../../../src/platform/secret.ts';
 import { ENV_AREAS, buildCseEnv, composeEnv } from '../../../src/provision/env/index.ts';
+import { hasUserInfo } from '../../../src/provision/env/proxy.ts';
 import { NO_FACTS, PATHS, SPEC, cfg, env, envOf } from './support.ts';
 
 const FIXED = Object.keys(SPEC.envVars).filter((k) => !SPEC.envVars[k]!.dynamic);
@@ -55,6 +56,11 @@ test('proxy URLs with user info become Secret values, PROXY_VARS too', () => {
   assert.not.ok(isSecret(raw.HTTPS_PROXY_URLS));
   assert.ok(isSecret(raw.PROXY_VARS));
   assert.is(String(raw.PROXY_VARS), '<redacted>');
+});
+
+test('user info detection in proxy URLs', () => {
+  for (const url of ['http://u:p@proxy:3128', 'https://user@proxy', 'u:p@proxy:80', 'socks5://a:b@h:1080/x']) assert.ok(hasUserInfo(url), url);
+  for (const url of ['http://proxy:3128', 'http://proxy:3128/path@x', 'http://proxy/?q=a@b', '', 'proxy.example:3128']) assert.not.ok(hasUserInfo(url), url);
 });
 
 test('building the env does not mutate the configuration', () => {

@@ -1,0 +1,142 @@
+// The sandboxed first boot (README "main job", issue: on the node): an image root with the agent baked
+// in at 202604.01.0, a loopback apiserver stand-in serving the hotfix pointer ConfigMap, a loopback apt
+// repository holding the agent at 202604.01.1, custom data applied by its boothook, then the launcher
+// end to end (check-hotfix -> download-hotfix -> hotfix binary -> provision with stand-in scripts) with
+// provision-wait beside it. Returns what happened; the demo prints it, the boot test asserts it.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runAnc, type RunOutcome } from '../e2e/harness.ts';
+import { DEFAULT_TOKEN, startFakeApiServer } from './apiserver.ts';
+import { demoConfiguration } from './demo-config.ts';
+import { imagePaths, installImage, runBoothook, runLauncher, writeHostname, writeStandInProvisionScripts, type LauncherOutcome } from './node-image.ts';
+import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo } from './repos.ts';
+
+export const BAKED_VERSION = '202604.01.0';
+export const HOTFIX_VERSION = '202604.01.1';
+const EVENTS_DIR = 'var/log/azure/Microsoft.Azure.Extensions.CustomScript/events';
+
+export interface BootStep {
+  name: string;
+  atMs: number;
+  durationMs: number;
+  outcome: string;
+}
+
+export interface BootResult {
+  root: string;
+  steps: BootStep[];
+  launcher: LauncherOutcome;
+  provisionWait: RunOutcome;
+  events: Array<Record<string, string>>;
+  stagedPointer: string;
+  hotfixVersion: string;
+  logFile: string;
+  eventsDir: string;
+  cleanup(): void;
+}
+
+function eventsOf(root: string): Array<Record<string, string>> {
+  const dir = join(root, EVENTS_DIR);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort((a, b) => (BigInt(a.slice(0, -5)) < BigInt(b.slice(0, -5)) ? -1 : 1))
+    .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')));
+}
+
+/** Duration and outcome of an agent step, read back from its guest-agent event (spec 3). */
+function fromEvent(events: Array<Record<string, string>>, task: string, t0: number): BootStep | undefined {
+  const matching = events.filter((e) => e.TaskName === `AKS.AKSNodeController.${task}`);
+  const last = matching[matching.length - 1];
+  if (!last) return undefined;
+  const first = matching[0]!;
+  const start = Date.parse(first.Timestamp!.replace(' ', 'T') + 'Z');
+  const end = Date.parse(last.OperationId!.replace(' ', 'T') + 'Z');
+  const message = last.Message!.split(' | ')[0]!;
+  return { name: task, atMs: start - t0, durationMs: end - start, outcome: `${last.EventLevel}: ${message}` };
+}
+
+export async function sandboxedFirstBoot(options: { workDir?: string; onStep?: (step: BootStep) => void } = {}): Promise<BootResult> {
+  const work = options.workDir ?? mkdtempSync(join(tmpdir(), 'anc-boot-work-'));
+  const root = mkdtempSync(join(tmpdir(), 'anc-boot-root-'));
+  const steps: BootStep[] = [];
+  const t0 = Date.now();
+  const step = async <T>(name: string, body: () => Promise<T> | T, outcome: (value: T) => string): Promise<T> => {
+    const started = Date.now();
+    const value = await body();
+    const s = { name, atMs: started - t0, durationMs: Date.now() - started, outcome: outcome(value) };
+    steps.push(s);
+    options.onStep?.(s);
+    return value;
+  };
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const baked = await step(`build the image's agent ${BAKED_VERSION}`, () => buildAgent(BAKED_VERSION, join(work, 'baked')), (p) => p);
+    const packages = await step(`build hotfix ${HOTFIX_VERSION} and its .deb/.rpm`, () => buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix')), (p) => p.deb);
+    await step('install the image (vhd/install.sh)', () => {
+      installImage(root, baked);
+      writeHostname(root);
+      writeStandInProvisionScripts(root, { sleepSeconds: 1 });
+    }, () => imagePaths(root).launcher);
+    const api = await step('start the apiserver stand-in (HTTPS, test CA)', async () => {
+      const server = await startFakeApiServer({
+        configMaps: { 'kube-system/anc-hotfix-version': { 'hotfixes.json': JSON.stringify({ hotfixes: { '202604.01': HOTFIX_VERSION } }) } },
+      });
+      closers.push(() => server.close());
+      mkdirSync(join(root, 'etc/kubernetes/certs'), { recursive: true });
+      writeFileSync(join(root, 'etc/kubernetes/certs/ca.crt'), server.pki.ca.cert);
+      return server;
+    }, (s) => `${s.url} serves kube-system/anc-hotfix-version {"202604.01": "${HOTFIX_VERSION}"}`);
+    await step('serve the package repository on loopback', async () => {
+      const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb]);
+      closers.push(() => repo.close());
+      prepareAptRoot(root, repo);
+      return repo;
+    }, (r) => `${r.url} (signed apt repo) holds aks-node-controller ${HOTFIX_VERSION}`);
+    await step('custom data: boothook writes the configuration', async () => {
+      const configFile = join(work, 'node-config.json');
+      writeFileSync(configFile, JSON.stringify(demoConfiguration(api.address, DEFAULT_TOKEN), null, 2));
+      // The control plane renders custom data on its own machine: a separate sandbox root for that run.
+      const producerRoot = mkdtempSync(join(work, 'producer-root-'));
+      const rendered = await runAnc(['custom-data', '--raw', configFile], { root: producerRoot, bin: baked });
+      if (rendered.exitCode !== 0) throw new Error(`custom-data failed: ${rendered.stderr}`);
+      const boothook = runBoothook(root, rendered.stdout);
+      if (boothook.exitCode !== 0) throw new Error(`boothook failed: ${boothook.stderr}`);
+      return boothook;
+    }, (b) => `config + enabled_features.sh written; systemctl ${b.systemctl.join('; ')}`);
+    const waiting = runAnc(['provision-wait', '--timeout', '120'], { root, bin: baked, timeoutMs: 150_000 });
+    const launcher = await step('launcher (aks-node-controller.service)', () => runLauncher(root, {}, 150_000), (l) => `exit ${l.exitCode}`);
+    const provisionWait = await step('provision-wait (CustomScript extension)', () => waiting, (w) => `exit ${w.exitCode}`);
+    const events = eventsOf(root);
+    for (const task of ['CheckHotfix', 'DownloadHotfix', 'Provision']) {
+      const s = fromEvent(events, task, t0);
+      if (s) {
+        steps.push(s);
+        options.onStep?.(s);
+      }
+    }
+    const paths = imagePaths(root);
+    const hotfixRun = existsSync(paths.hotfixBinary)
+      ? spawnSync(paths.hotfixBinary, ['version'], { env: { PATH: process.env.PATH ?? '', AKS_NODE_ROOT: root }, encoding: 'utf8' }).stdout.trim()
+      : '';
+    return {
+      root,
+      steps,
+      launcher,
+      provisionWait,
+      events,
+      stagedPointer: existsSync(paths.hotfixPointer) ? readFileSync(paths.hotfixPointer, 'utf8') : '',
+      hotfixVersion: hotfixRun,
+      logFile: join(root, 'var/log/azure/aks-node-controller.log'),
+      eventsDir: join(root, EVENTS_DIR),
+      cleanup: () => {
+        rmSync(root, { recursive: true, force: true });
+        if (!options.workDir) rmSync(work, { recursive: true, force: true });
+      },
+    };
+  } finally {
+    for (const close of closers) await close();
+  }
+}
