@@ -2,35 +2,12 @@
 // fields), only drift the managed payload (`management-drift` + the ConfigUpdatePending condition), or
 // change nothing (`none`)? Paths only, never values: a rotated token must not be printed.
 import type { ConfigDiff } from '../config/rollout.ts';
-import type { ConfigIssue } from '../config/load.ts';
-import type { Configuration } from '../config/types.ts';
-import type { Deps } from '../platform/deps.ts';
-import { AgentError, errorMessage } from '../platform/errors.ts';
+import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
+import { loadConfigFile } from './config-input.ts';
 
 interface DiffOptions {
   human?: boolean;
-}
-
-interface Loaded {
-  config: Configuration;
-  warnings: string;
-}
-
-/** Reads and parses one configuration file; unreadable or not JSON -> an error naming the file. */
-async function loadFile(deps: Deps, file: string): Promise<Loaded> {
-  let text: string;
-  try {
-    text = deps.fs.readText(file);
-  } catch (error) {
-    throw new AgentError('ANC_CONFIG_UNREADABLE', `cannot read configuration file ${file}: ${errorMessage(error)}`, { cause: error });
-  }
-  const { loadConfiguration } = await import('../config/load.ts');
-  const { config, issues } = loadConfiguration(text);
-  const fatal = issues.find((i: ConfigIssue) => i.severity === 'error' && (i.kind === 'syntax' || i.path === '$'));
-  if (fatal) throw new AgentError('ANC_CONFIG_INVALID', `${file} is not a usable configuration: ${fatal.message}`);
-  const warnings = issues.map((i) => `warning: ${file}: ${i.path}: ${i.message}\n`).join('');
-  return { config, warnings };
 }
 
 const SUMMARY: Record<ConfigDiff['decision'], string> = {
@@ -60,8 +37,8 @@ export const configDiffCommand = {
   async run({ args, options }, deps) {
     const [oldFile, newFile] = args;
     if (!oldFile || !newFile) throw new AgentError('ANC_USAGE', 'config diff needs two configuration files: config diff <old> <new>');
-    const before = await loadFile(deps, oldFile);
-    const after = await loadFile(deps, newFile);
+    const before = await loadConfigFile(deps, oldFile);
+    const after = await loadConfigFile(deps, newFile);
     const { diffConfigurations } = await import('../config/rollout.ts');
     const diff = diffConfigurations(before.config, after.config);
     const stdout = options.human === true ? human(diff) : `${JSON.stringify(diff, null, 2)}\n`;

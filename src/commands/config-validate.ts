@@ -1,7 +1,8 @@
 // `config validate <file> [--strict] [--json]`: every problem of a node configuration file at once,
 // each with its JSON path, what was found and what was expected. Exit 0 valid, 1 invalid/unreadable.
-import { AgentError, errorMessage } from '../platform/errors.ts';
+import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
+import { readConfigFile } from './config-input.ts';
 
 interface ValidateOptions {
   strict?: boolean;
@@ -19,12 +20,7 @@ export const configValidateCommand = {
   async run({ args, options }, deps) {
     const file = args[0];
     if (!file) throw new AgentError('ANC_USAGE', 'config validate needs the configuration file: config validate <file>');
-    let text: string;
-    try {
-      text = deps.fs.readText(file);
-    } catch (error) {
-      throw new AgentError('ANC_CONFIG_UNREADABLE', `cannot read configuration file ${file}: ${errorMessage(error)}`, { cause: error });
-    }
+    const text = readConfigFile(deps, file);
     const { validateConfigurationText, formatReport, jsonReport } = await import('../config/validate.ts');
     const report = validateConfigurationText(text, { strict: options.strict === true });
     const stdout = options.json === true ? jsonReport(file, report) : formatReport(file, report);

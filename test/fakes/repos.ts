@@ -185,7 +185,7 @@ export function buildBaseStubRpm(outDir: string): string {
  */
 export function prepareRpmRoot(root: string, repo: ServedRepo, stubRpm: string): void {
   write(root, '/etc/os-release', 'NAME="Microsoft Azure Linux"\nVERSION_ID="3.0"\nID=azurelinux\n');
-  write(root, '/etc/dnf/dnf.conf', `[main]\ngpgcheck=0\ninstall_weak_deps=False\nkeepcache=False\nreleasever=3.0\ncachedir=${root}/var/cache/dnf\n`);
+  write(root, '/etc/dnf/dnf.conf', `[main]\ngpgcheck=0\ninstall_weak_deps=False\nkeepcache=False\ncachedir=${root}/var/cache/dnf\n`);
   write(root, '/etc/yum.repos.d/microsoft-prod.repo', `[microsoft-prod]\nname=loopback test repo\nbaseurl=${repo.url}/\nenabled=1\ngpgcheck=0\nmetadata_expire=0\n`);
   mkdirSync(join(root, 'var/lib/rpm'), { recursive: true });
   run('rpm', ['--root', root, '--initdb']);

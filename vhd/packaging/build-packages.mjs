@@ -66,6 +66,8 @@ function buildDeb({ bin, arch, version, outDir, fast, epoch, work }) {
     .replaceAll('@VERSION@', version).replaceAll('@ARCH@', ARCHES[arch].deb).replaceAll('@MAINTAINER@', MAINTAINER)
     .replaceAll('@INSTALLED_SIZE@', String(installedKb)).replaceAll('@HOMEPAGE@', HOMEPAGE);
   put('DEBIAN/control', control, 0o644);
+  const md5 = run('sh', ['-c', 'cd "$1" && find usr -type f | LC_ALL=C sort | xargs md5sum', 'sh', root]);
+  put('DEBIAN/md5sums', md5, 0o644);
   run('find', [root, '-type', 'd', '-exec', 'chmod', '0755', '{}', '+']);
   run('find', [root, '-exec', 'touch', '-h', '-d', `@${epoch}`, '{}', '+']);
   const out = join(outDir, `aks-node-controller_${version}_${ARCHES[arch].deb}.deb`);

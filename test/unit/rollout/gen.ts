@@ -3,22 +3,12 @@
 // explicit defaults, implicit zeros and real changes all occur often.
 import { ENUMS, MESSAGES } from '../../../src/config/types.ts';
 import type { Configuration, FieldInfo, MessageName } from '../../../src/config/types.ts';
+import { mulberry32, pick, type Rng } from '../config/gen.ts';
 
-export type Rng = () => number;
+export { mulberry32, type Rng };
+
 type Obj = Record<string, unknown>;
 
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)] as T;
 const STRINGS = ['', 'a', 'b', 'azureuser', 'v2', '10.0.0.10', '1.34.0', '1.30.0', '32768 65400', 'akscustom', 'x"y'];
 const INTS = [0, 1, -1, 5, 6, 100, 128, 148, 900, 2000, 4096, 8192, 16384, 21600, 21601];
 const DOUBLES = [0, -0, 10, 1.5, NaN, Infinity];
