@@ -6,6 +6,7 @@ import { createRealFileSystem, type FileSystem } from './fs.ts';
 import { openLogger, type Logger } from './log.ts';
 import { resolveNodePaths, type NodePaths } from './paths.ts';
 import { createRealProcessRunner, type ProcessRunner } from './proc.ts';
+import { forwardingTerminationSignals } from './signals.ts';
 export interface OutputStream {
   write(text: string | Uint8Array): void;
 }
@@ -26,6 +27,8 @@ export interface Deps {
   events: EventSink;
   stdout: OutputStream;
   stderr: OutputStream;
+  /** Runs `body` with SIGTERM/SIGINT/SIGHUP turned into an abort of its signal (provision forwards them). */
+  withTerminationSignals: typeof forwardingTerminationSignals;
 }
 
 /** The environment as a plain map without unset entries, for handing to a child process. */
@@ -67,5 +70,6 @@ export function createRealDeps(): Deps {
     events: createEventSink(paths.eventsDir, clock, log),
     stdout,
     stderr,
+    withTerminationSignals: forwardingTerminationSignals,
   };
 }

@@ -5,7 +5,6 @@ import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { RunResult } from '../platform/proc.ts';
 import { redactText, type Secret } from '../platform/secret.ts';
-import { forwardingTerminationSignals } from './signals.ts';
 import type { ProvisionResult } from './status.ts';
 
 /** Tail kept of each child stream for the log and provision.json (the live pass-through is complete). */
@@ -47,10 +46,10 @@ export interface ExecuteSpec {
   secrets: readonly (string | Secret)[];
 }
 
-export async function execute(deps: Pick<Deps, 'proc' | 'log'>, spec: ExecuteSpec): Promise<Execution> {
+export async function execute(deps: Pick<Deps, 'proc' | 'log' | 'withTerminationSignals'>, spec: ExecuteSpec): Promise<Execution> {
   let run: RunResult;
   try {
-    run = await forwardingTerminationSignals(
+    run = await deps.withTerminationSignals(
       (signal) => deps.log.warn('received signal; stopping the provisioning scripts', { signal }),
       (abort) => deps.proc.run({ program: spec.program, args: spec.args, env: spec.env, passthrough: true, captureLimit: CAPTURE_LIMIT, signal: abort }),
     );

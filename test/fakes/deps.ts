@@ -73,6 +73,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     events: { emit: (e) => void emitted.push(e) },
     stdout: { write: (t) => void out.push(String(t)) },
     stderr: { write: (t) => void err.push(String(t)) },
+    withTerminationSignals: (_onSignal, body) => body(new AbortController().signal),
     logs,
     emitted,
     out,

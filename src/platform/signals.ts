@@ -2,8 +2,7 @@
 // scripts' whole process group (through the runner's abort signal: SIGTERM, then SIGKILL after the
 // runner's grace period) instead of killing the agent and orphaning the group. The agent then records
 // the signalled child like any other (provision.json ExitCode "-1", exit 255), so provision-wait
-// never hangs. Uses the global `process` only to subscribe; nothing is imported from node.
-// (Candidate for platform/: a `deps.signals` seam; kept here while provision is its only user.)
+// never hangs. Reached through Deps (`deps.withTerminationSignals`), so tests can run without it.
 
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
