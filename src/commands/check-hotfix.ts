@@ -8,6 +8,7 @@ export const checkHotfixCommand = {
   args: '[...args]',
   description: 'Read the hotfix pointer from the cluster ConfigMap and stage it (fail-open, always exits 0)',
   options: [],
+  allowUnknownOptions: true,
   async run({ args }, deps) {
     const { runCheckHotfix } = await import('../hotfix/check.ts');
     const fetchConfigMap = async (): Promise<string> => {

@@ -73,7 +73,12 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   let parsed: { args: readonly string[]; options: Record<string, unknown> };
   try {
     parsed = cli.parse(['node', NAME, ...argv], { run: false });
-    cli.matchedCommand?.checkUnknownOptions();
+    if (command.allowUnknownOptions) {
+      // Everything after the command that is not one of its own flags is handed over as written.
+      parsed = { args: argv.slice(1).filter((a) => !(a.startsWith('-') && isKnownFlag(command, a))), options: parsed.options };
+    } else {
+      cli.matchedCommand?.checkUnknownOptions();
+    }
   } catch (error) {
     const unknown = argv.slice(1).find((a) => a.startsWith('-') && !isKnownFlag(command, a));
     deps.stderr.write(`Incorrect Usage: ${unknown ? `flag provided but not defined: ${unknown.split('=')[0]}` : errorMessage(error)}\n`);

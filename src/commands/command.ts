@@ -30,6 +30,8 @@ export interface Command<O = Record<string, unknown>> {
   args?: string;
   description: string;
   options: readonly OptionSpec[];
+  /** Unknown flags become extra positional arguments instead of a usage error (fail-open commands, D3). */
+  allowUnknownOptions?: boolean;
   /** Hidden commands are callable but not listed in the help. */
   hidden?: boolean;
   run(input: CommandInput<O>, deps: Deps): Promise<CommandResult>;

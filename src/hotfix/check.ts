@@ -32,7 +32,7 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
   let report: CheckHotfixReport = { outcome: 'failed', error: 'check-hotfix did not finish' };
   try {
     deps.log.info('aks-node-controller check-hotfix started');
-    if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: [...run.args] });
+    if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: run.args.join(' ') });
     report = await checkHotfix(deps, run.fetchConfigMap);
   } catch (error) {
     report = { outcome: 'failed', error: isAgentError(error) ? error.message : `unexpected error: ${errorMessage(error)}` };

@@ -7,7 +7,7 @@
 // most expensive import of the whole binary and only this command needs it.
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
-import { isIpLiteral, splitHostPort } from './address.ts';
+import { ensurePort, isIpLiteral, splitHostPort, type HostPort } from './address.ts';
 import { resolveCredentials, type ApiCredentials } from './credentials.ts';
 
 export const HOTFIX_CONFIGMAP_PATH = '/api/v1/namespaces/kube-system/configmaps/anc-hotfix-version';
@@ -34,6 +34,7 @@ function describe(error: unknown): string {
 /** Credentials (node config, then kubeconfigs) and one GET of the anc-hotfix-version ConfigMap. */
 export async function fetchHotfixConfigMap(deps: Pick<Deps, 'fs' | 'paths' | 'log' | 'version'>, options: GetOptions = {}): Promise<string> {
   const creds = resolveCredentials(deps);
+  targetOf(creds.server); // validate before the address is logged
   deps.log.info('reading anc-hotfix-version ConfigMap', { server: creds.server, credentials: creds.source });
   return apiGet(creds, HOTFIX_CONFIGMAP_PATH, { userAgent: `aks-node-controller/${deps.version}`, ...options });
 }
@@ -43,9 +44,8 @@ export async function apiGet(creds: ApiCredentials, path: string, options: GetOp
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const maxBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const url = `https://${creds.server}${path}`;
-  const target = splitHostPort(creds.server);
-  if (!target) throw kubeError(`invalid apiserver address ${JSON.stringify(creds.server)} (expected host:port)`);
-  if (creds.ca && !creds.ca.toString('latin1').includes('-----BEGIN CERTIFICATE-----')) throw kubeError('failed to parse cluster CA PEM');
+  const target = targetOf(creds.server);
+  if (creds.ca && !hasPemCertificate(creds.ca)) throw kubeError('failed to parse cluster CA PEM');
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.userAgent) headers['User-Agent'] = options.userAgent;
   if (creds.token) headers.Authorization = `Bearer ${creds.token.reveal()}`;
@@ -88,6 +88,28 @@ export async function apiGet(creds: ApiCredentials, path: string, options: GetOp
     request.on('error', (error) => finish(kubeError(`GET ${url}: ${describe(error)}`, error)));
     request.end();
   });
+}
+
+/**
+ * At least one well-formed `CERTIFICATE` PEM block (base64 of a DER SEQUENCE), like Go's
+ * AppendCertsFromPEM succeeding. Without one, TLS would silently trust nothing.
+ */
+export function hasPemCertificate(pem: Buffer): boolean {
+  const blocks = pem.toString('latin1').matchAll(/-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g);
+  for (const [, body] of blocks) {
+    const der = Buffer.from(body!.replace(/\s+/g, ''), 'base64');
+    if (der.length > 64 && der[0] === 0x30) return true;
+  }
+  return false;
+}
+
+/** Host and port to dial; a kubeconfig `server` without a port means 443, as for any https URL. */
+export function targetOf(server: string): HostPort {
+  // `user:password@host` would put a password into logs and messages (D14): refuse it without echoing.
+  if (server.includes('@')) throw kubeError('invalid apiserver address (user info in the server address is not supported)');
+  const target = splitHostPort(ensurePort(server, '443'));
+  if (!target) throw kubeError(`invalid apiserver address ${JSON.stringify(server)} (expected host[:port])`);
+  return target;
 }
 
 function readResponse(

@@ -2,7 +2,7 @@
 // server certificate for 127.0.0.1 + localhost, the same server name under a wrong name, an expired server
 // certificate, a client certificate (CN system:node:<name>, O system:nodes) and an unrelated "wrong" CA.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -68,6 +68,7 @@ export function makeTestPki(nodeName = 'aks-test-node'): TestPki {
   const cached = cache.get(nodeName);
   if (cached) return cached;
   const dir = mkdtempSync(join(tmpdir(), 'anc-pki-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   makeCa(dir, 'ca', 'anc-test-cluster-ca');
   makeCa(dir, 'other-ca', 'anc-unrelated-ca');
   makeLeaf(dir, 'server', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\n`, '2');

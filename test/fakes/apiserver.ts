@@ -107,6 +107,31 @@ function discovery(path: string, address: string): unknown {
 const NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.4-anc-fake', platform: 'linux/amd64' };
 
+/** The resource part of the API for an authenticated user: namespaces and ConfigMaps (RBAC stand-in). */
+function serveResource(req: IncomingMessage, res: ServerResponse, path: string, identity: Identity, configMaps: Map<string, unknown>): void {
+  const ns = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path)?.[1];
+  if (ns !== undefined) {
+    // kubectl looks the namespace up after a 404 to word its error message.
+    if (!NAMESPACES.includes(ns)) return status(res, 404, 'NotFound', `namespaces "${ns}" not found`, { name: ns, kind: 'namespaces' });
+    return json(res, { kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+  }
+  const match = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(path);
+  if (!match || req.method !== 'GET') return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+  const [, namespace, name] = match as unknown as [string, string, string];
+  if (!identity.canRead) {
+    const message = `configmaps "${name}" is forbidden: User "${identity.user}" cannot get resource "configmaps" in API group "" in the namespace "${namespace}"`;
+    return status(res, 403, 'Forbidden', message, { name, kind: 'configmaps' });
+  }
+  const key = `${namespace}/${name}`;
+  if (!configMaps.has(key)) return status(res, 404, 'NotFound', `configmaps "${name}" not found`, { name, kind: 'configmaps' });
+  json(res, {
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name, namespace, uid: '6f1c3a52-0d4e-4f8e-9d1a-0c8f7b2e5a11', resourceVersion: '4242', creationTimestamp: '2026-04-01T00:00:00Z' },
+    data: configMaps.get(key),
+  });
+}
+
 export async function startFakeApiServer(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
   const pki = options.pki ?? makeTestPki();
   const auth = {
@@ -135,27 +160,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     if (identity === undefined || identity === 'invalid') return status(res, 401, 'Unauthorized', 'Unauthorized');
     const doc = discovery(path, address);
     if (doc) return json(res, doc);
-    const ns = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path)?.[1];
-    if (ns !== undefined) {
-      // kubectl looks the namespace up after a 404 to word its error message.
-      if (!NAMESPACES.includes(ns)) return status(res, 404, 'NotFound', `namespaces "${ns}" not found`, { name: ns, kind: 'namespaces' });
-      return json(res, { kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
-    }
-    const match = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(path);
-    if (!match || req.method !== 'GET') return status(res, 404, 'NotFound', 'the server could not find the requested resource');
-    const [, namespace, name] = match as unknown as [string, string, string];
-    if (!identity.canRead) {
-      const message = `configmaps "${name}" is forbidden: User "${identity.user}" cannot get resource "configmaps" in API group "" in the namespace "${namespace}"`;
-      return status(res, 403, 'Forbidden', message, { name, kind: 'configmaps' });
-    }
-    const key = `${namespace}/${name}`;
-    if (!configMaps.has(key)) return status(res, 404, 'NotFound', `configmaps "${name}" not found`, { name, kind: 'configmaps' });
-    json(res, {
-      kind: 'ConfigMap',
-      apiVersion: 'v1',
-      metadata: { name, namespace, uid: '6f1c3a52-0d4e-4f8e-9d1a-0c8f7b2e5a11', resourceVersion: '4242', creationTimestamp: '2026-04-01T00:00:00Z' },
-      data: configMaps.get(key),
-    });
+    serveResource(req, res, path, identity, configMaps);
   };
   const cert = options.cert === 'wrong-name' ? pki.wrongName : options.cert === 'expired' ? pki.expired : pki.server;
   const server: Server = options.plainHttp

@@ -6,7 +6,8 @@ import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decideHotfix } from '../../../src/hotfix/resolve.ts';
-import { parsePointer } from '../../../src/hotfix/pointer.ts';
+import { readPointerFile } from '../../../src/hotfix/pointer-file.ts';
+import { createRealFileSystem } from '../../../src/platform/fs.ts';
 import { DEFAULT_TOKEN, kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
 import {
   ANC_VERSION, CLUSTER_CA, CM_KEY, EXISTING_POINTER, NODE_CONFIG, POINTER,
@@ -149,7 +150,8 @@ test('download-hotfix reads what check-hotfix staged and picks the served target
   await withApi(async (api) => {
     const run = await runCheck(nodeFor(api));
     assertRun(run, 'configMapRead');
-    const pointer = parsePointer(run.pointer, POINTER);
+    // The very reader download-hotfix uses (src/hotfix/download.ts), on the staged file.
+    const pointer = readPointerFile(createRealFileSystem(), run.sb.path(POINTER));
     const decision = decideHotfix(pointer, ANC_VERSION.full);
     assert.is(decision.resolved, ANC_VERSION.target);
     assert.is(decision.upgrade, true);

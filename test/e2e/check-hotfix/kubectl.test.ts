@@ -3,7 +3,7 @@
 // its refusals (401, 403, 404) the way it reports a real apiserver's. The same kubeconfig then drives the
 // compiled check-hotfix, which must stage exactly what kubectl saw.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -28,7 +28,10 @@ function kubectl(kubeconfig: string, args: string[]): Promise<{ code: number | n
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

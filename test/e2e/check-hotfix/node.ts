@@ -20,7 +20,9 @@ export const EXISTING_POINTER = '{"version":"202401.01.1","scripts_version":"s-1
 
 /** The binary's own version and base: served maps are built around them, whatever the build date. */
 export const ANC_VERSION = (() => {
-  const out = spawnSync(BIN, ['--version'], { encoding: 'utf8', env: baseEnv(makeSandbox('anc-ver-').root) });
+  const sb = makeSandbox('anc-ver-');
+  const out = spawnSync(BIN, ['--version'], { encoding: 'utf8', env: baseEnv(sb.root) });
+  sb.cleanup();
   const match = /version (\d{6}\.\d{2})\.(\d+)/.exec(out.stdout ?? '');
   if (!match) throw new Error(`cannot read the version of ${BIN}: ${out.stdout}${out.stderr}`);
   return { full: `${match[1]}.${match[2]}`, base: match[1]!, target: `${match[1]}.${Number(match[2]) + 1}` };
@@ -58,8 +60,14 @@ export interface NodeSetup {
   kubeconfig?: string;
 }
 
+const SANDBOXES: Sandbox[] = [];
+process.on('exit', () => {
+  for (const sb of SANDBOXES) sb.cleanup();
+});
+
 export function prepareNode(setup: NodeSetup): Sandbox {
   const sb = makeSandbox('anc-check-');
+  SANDBOXES.push(sb);
   const pki = makeTestPki();
   if (setup.server !== undefined) {
     const config = {

@@ -61,6 +61,12 @@ test('an undefined flag is a usage error (exit 1) naming the flag', async () => 
   assert.match(root.stderr, /flag provided but not defined: --bogus/);
 });
 
+test('check-hotfix is fail-open even for unknown flags: a WARN, exit 0 (D3)', async () => {
+  const r = await run(['check-hotfix', '--foo', 'extra']);
+  assert.is(r.exitCode, 0);
+  assert.match(r.stderr, /"msg":"ignoring unexpected check-hotfix arguments","args":"--foo extra"/);
+});
+
 test('Go-style single-dash long flags are accepted like the reference CLI', async () => {
   const r = await run(['provision', '-bogus-flag=1']);
   assert.is(r.exitCode, 1);

@@ -4,11 +4,12 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { apiGet, DEFAULT_TIMEOUT_MS, HOTFIX_CONFIGMAP_PATH, MAX_BODY_BYTES } from '../../../src/kube/client.ts';
+import { apiGet, DEFAULT_TIMEOUT_MS, hasPemCertificate, HOTFIX_CONFIGMAP_PATH, MAX_BODY_BYTES, targetOf } from '../../../src/kube/client.ts';
 import type { ApiCredentials } from '../../../src/kube/credentials.ts';
 import { errorMessage } from '../../../src/platform/errors.ts';
 import { Secret } from '../../../src/platform/secret.ts';
 import { DEFAULT_TOKEN, startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../fakes/apiserver.ts';
+import { makeTestPki } from '../../fakes/apiserver-pki.ts';
 
 const CM = 'kube-system/anc-hotfix-version';
 
@@ -71,6 +72,15 @@ test('trust: only the given CA; no CA = system roots (which do not know the test
   });
 });
 
+test('hasPemCertificate: needs one complete CERTIFICATE block holding DER', () => {
+  const pki = makeTestPki();
+  assert.ok(hasPemCertificate(Buffer.from(pki.ca.cert)));
+  assert.ok(hasPemCertificate(Buffer.from(`junk\n${pki.client.key}${pki.ca.cert}`)));
+  assert.not.ok(hasPemCertificate(Buffer.from(pki.client.key)));
+  assert.not.ok(hasPemCertificate(Buffer.from('-----BEGIN CERTIFICATE-----\n')));
+  assert.not.ok(hasPemCertificate(Buffer.from('-----BEGIN CERTIFICATE-----\nZ2FyYmFnZQ==\n-----END CERTIFICATE-----\n')));
+});
+
 test('host name verification: a certificate for another name is refused; `localhost` matches by DNS name', async () => {
   await withApi({ cert: 'wrong-name' }, async (_api, creds) => {
     assert.match(await failure(apiGet(creds, HOTFIX_CONFIGMAP_PATH)), /^GET https:/);
@@ -81,16 +91,20 @@ test('host name verification: a certificate for another name is refused; `localh
   });
 });
 
-test('an invalid address is refused before any I/O', async () => {
+test('an invalid address is refused before any I/O; no port means 443', async () => {
   const creds: ApiCredentials = { source: 't', server: 'h.example/path' };
-  assert.is(await failure(apiGet(creds, '/x')), 'invalid apiserver address "h.example/path" (expected host:port)');
+  assert.is(await failure(apiGet(creds, '/x')), 'invalid apiserver address "h.example/path" (expected host[:port])');
+  assert.equal(targetOf('myapi.example.com'), { host: 'myapi.example.com', port: 443 });
+  assert.throws(() => targetOf('admin:hunter22@h:443'), (e: unknown) => !errorMessage(e).includes('hunter22') && /user info/.test(errorMessage(e)));
+  assert.equal(targetOf('[fd00::1]'), { host: 'fd00::1', port: 443 });
+  assert.equal(targetOf('10.0.0.1:6443'), { host: '10.0.0.1', port: 6443 });
 });
 
 test('the deadline covers a TCP peer that never speaks TLS and a server that never answers', async () => {
   const held: Socket[] = [];
   const silent = createServer((s) => void held.push(s));
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  const creds: ApiCredentials = { source: 't', server: `127.0.0.1:${(silent.address() as AddressInfo).port}`, ca: Buffer.from('-----BEGIN CERTIFICATE-----\n') };
+  const creds: ApiCredentials = { source: 't', server: `127.0.0.1:${(silent.address() as AddressInfo).port}`, ca: Buffer.from(makeTestPki().ca.cert) };
   let started = Date.now();
   assert.match(await failure(apiGet(creds, '/x', { timeoutMs: 300 })), /no complete answer within 0\.3 s$/);
   assert.ok(Date.now() - started < 2_000);

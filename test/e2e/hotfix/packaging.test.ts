@@ -1,0 +1,91 @@
+// vhd/packaging: .deb/.rpm metadata, file mode, no auto-dependencies, lintian clean, byte-reproducible,
+// and the packaged executable byte-identical to the build output (never stripped).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { buildPackages, lintianErrors } from '../../../vhd/packaging/build-packages.mjs';
+import { BIN } from '../harness.ts';
+
+const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+const sh = (cmd: string, ...args: string[]) => execFileSync('sh', ['-c', cmd, 'sh', ...args], { maxBuffer: 512 * 1024 * 1024 });
+const work = mkdtempSync(join(tmpdir(), 'anc-pkg-e2e-'));
+// A small real ELF executable stands in for the 110 MB agent where only the package layout matters.
+const small = join(work, 'stand-in');
+copyFileSync('/usr/bin/true', small);
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+test('release .deb: control fields, 0755 root-owned binary, lintian without errors', () => {
+  const [deb] = buildPackages({ bins: { amd64: small }, outDir: join(work, 'rel'), version: '202604.01.3', formats: ['deb'] });
+  assert.is(deb!.file, join(work, 'rel', 'aks-node-controller_202604.01.3_amd64.deb'));
+  const field = (f: string) => execFileSync('dpkg-deb', ['-f', deb!.file, f]).toString().trim();
+  assert.is(field('Package'), 'aks-node-controller');
+  assert.is(field('Version'), '202604.01.3');
+  assert.is(field('Architecture'), 'amd64');
+  assert.is(field('Depends'), 'libc6 (>= 2.17)');
+  assert.match(field('Maintainer'), /<.+@.+>/);
+  assert.match(field('Description'), 'AKS node controller');
+  const listing = execFileSync('dpkg-deb', ['-c', deb!.file]).toString();
+  assert.match(listing, /-rwxr-xr-x root\/root .* \.\/usr\/bin\/aks-node-controller\n/);
+  assert.match(sh('ar t "$1"', deb!.file).toString(), 'data.tar.xz', 'release mode compresses with xz');
+  assert.equal(lintianErrors(deb!.file), []);
+});
+
+test('.rpm: rpm -qip metadata, only glibc required (AutoReqProv no), 0755 root-owned binary', () => {
+  const [rpm] = buildPackages({ bins: { amd64: small }, outDir: join(work, 'rpm'), version: '202604.01.3', formats: ['rpm'], fast: true });
+  const info = execFileSync('rpm', ['-qip', rpm!.file]).toString();
+  assert.match(info, /Name\s+: aks-node-controller\n/);
+  assert.match(info, /Version\s+: 202604\.01\.3\n/);
+  assert.match(info, /Release\s+: 1\n/);
+  assert.match(info, /Architecture: x86_64\n/);
+  assert.match(info, /License\s+: MIT\n/);
+  const requires = execFileSync('rpm', ['-qpR', rpm!.file]).toString().split('\n').filter((l) => l && !l.startsWith('rpmlib('));
+  assert.equal(requires, ['glibc >= 2.17']);
+  assert.match(execFileSync('rpm', ['-qplv', rpm!.file]).toString(), /-rwxr-xr-x\s+1 root\s+root\s+.*\/usr\/bin\/aks-node-controller/);
+});
+
+test('arm64 packages carry arm64 / aarch64 metadata', () => {
+  const out = buildPackages({ bins: { arm64: small }, outDir: join(work, 'arm'), version: '202604.01.3', fast: true });
+  assert.equal(out.map((p) => p.file.split('/').pop()), ['aks-node-controller_202604.01.3_arm64.deb', 'aks-node-controller-202604.01.3-1.aarch64.rpm']);
+  assert.is(execFileSync('dpkg-deb', ['-f', out[0]!.file, 'Architecture']).toString().trim(), 'arm64');
+  assert.is(execFileSync('rpm', ['-qp', '--qf', '%{ARCH}', out[1]!.file]).toString(), 'aarch64');
+});
+
+test('two builds are byte-identical (SOURCE_DATE_EPOCH from the version)', () => {
+  const a = buildPackages({ bins: { amd64: small }, outDir: join(work, 'a'), version: '202604.01.3', fast: true });
+  const b = buildPackages({ bins: { amd64: small }, outDir: join(work, 'b'), version: '202604.01.3', fast: true });
+  for (let i = 0; i < a.length; i++) assert.is(sha(readFileSync(a[i]!.file)), sha(readFileSync(b[i]!.file)), a[i]!.file);
+});
+
+test('the real agent: version read from the binary, packaged bytes identical, extracted binary runs', () => {
+  const out = buildPackages({ bins: { amd64: BIN }, outDir: join(work, 'real'), fast: true });
+  const version = execFileSync(BIN, ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } }).toString().trim();
+  const input = sha(readFileSync(BIN));
+  for (const p of out) {
+    assert.is(p.version, version);
+    assert.is(p.sha256, input);
+  }
+  const x = join(work, 'extracted');
+  sh('mkdir -p "$2" && dpkg-deb -x "$1" "$2"', out[0]!.file, x);
+  assert.is(sha(readFileSync(join(x, 'usr/bin/aks-node-controller'))), input);
+  assert.is(execFileSync(join(x, 'usr/bin/aks-node-controller'), ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } }).toString().trim(), version);
+});
+
+test('CLI: builds with flags, refuses --lintian with --fast and a bad version', () => {
+  const script = resolve('vhd/packaging/build-packages.mjs');
+  const ok = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'cli'), '--version', '202604.01.4', '--formats', 'deb'], { encoding: 'utf8' });
+  assert.is(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /aks-node-controller_202604\.01\.4_amd64\.deb .* payload sha256 [0-9a-f]{64} OK/);
+  const lint = spawnSync(process.execPath, [script, '--fast', '--lintian', '--arch', 'amd64', '--bin', small, '--version', '202604.01.4'], { encoding: 'utf8' });
+  assert.is(lint.status, 1);
+  assert.match(lint.stderr, 'lintian rejects zstd');
+  const bad = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'cli'), '--version', '1.2'], { encoding: 'utf8' });
+  assert.is(bad.status, 1);
+  assert.match(bad.stderr, 'is not YYYYMM.DD.PATCH');
+});
+
+test.run();
