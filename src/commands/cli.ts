@@ -4,37 +4,12 @@ import { cac } from 'cac';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
 import type { AnyCommand } from './command.ts';
+import { coerceBooleans, isKnownFlag, joinCommandWords, normaliseFlag, rawOptionValues } from './argv.ts';
 
 const NAME = 'aks-node-controller';
 
-/** The reference accepts Go-style single-dash long flags (`-provision-config=x`); cac wants two dashes. */
-function normaliseFlag(arg: string): string {
-  return /^-[a-zA-Z][\w-]+(=.*)?$/.test(arg) && !/^-[a-zA-Z]$/.test(arg.split('=')[0]!) ? '-' + arg : arg;
-}
-
-/** Multi-word commands (`config validate`) become one argv word, which is how cac names them. */
-function joinCommandWords(argv: string[], commands: readonly AnyCommand[]): string[] {
-  const twoWords = argv.length >= 2 ? `${argv[0]} ${argv[1]}` : '';
-  if (commands.some((c) => c.name === twoWords)) return [twoWords, ...argv.slice(2)];
-  return argv;
-}
-
 function validNames(commands: readonly AnyCommand[]): string {
   return commands.filter((c) => !c.hidden).map((c) => c.name).join(', ');
-}
-
-function coerceBooleans(command: AnyCommand, options: Record<string, unknown>): Record<string, unknown> {
-  for (const spec of command.options) {
-    if (!spec.boolean) continue;
-    const key = spec.flag.replace(/^--/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
-    const value = options[key];
-    if (value === 'true') options[key] = true;
-    else if (value === 'false') options[key] = false;
-    else if (value !== undefined && typeof value !== 'boolean') {
-      throw new AgentError('ANC_USAGE', `invalid boolean value "${String(value)}" for flag --${spec.flag.slice(2)}`);
-    }
-  }
-  return options;
 }
 
 export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyCommand[]): Promise<number> {
@@ -86,18 +61,14 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   }
   try {
     const { '--': _rest, ...options } = parsed.options;
-    const result = await command.run({ args: parsed.args.slice(0), options: coerceBooleans(command, options) }, deps);
+    const typed = coerceBooleans(command, rawOptionValues(command, argv, options));
+    const result = await command.run({ args: parsed.args.slice(0), options: typed }, deps);
     if (result.stdout) deps.stdout.write(result.stdout);
     if (result.stderr) deps.stderr.write(result.stderr);
     return result.exitCode;
   } catch (error) {
     return reportError(error, deps);
   }
-}
-
-function isKnownFlag(command: AnyCommand, arg: string): boolean {
-  const name = arg.replace(/^-+/, '').split('=')[0];
-  return name === 'help' || name === 'h' || command.options.some((o) => o.flag.replace(/^--/, '').split(' ')[0] === name);
 }
 
 function printHelp(cli: ReturnType<typeof cac>, argv: string[]): number {

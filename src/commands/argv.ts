@@ -1,0 +1,54 @@
+// Turning argv into what cac parses and back into what commands get: Go-style flags, two-word command
+// names, raw option values, `--flag=true|false` booleans.
+import { AgentError } from '../platform/errors.ts';
+import type { AnyCommand } from './command.ts';
+
+/** The reference accepts Go-style single-dash long flags (`-provision-config=x`); cac wants two dashes. */
+export function normaliseFlag(arg: string): string {
+  return /^-[a-zA-Z][\w-]+(=.*)?$/.test(arg) && !/^-[a-zA-Z]$/.test(arg.split('=')[0]!) ? '-' + arg : arg;
+}
+
+/** Multi-word commands (`config validate`) become one argv word, which is how cac names them. */
+export function joinCommandWords(argv: string[], commands: readonly AnyCommand[]): string[] {
+  const twoWords = argv.length >= 2 ? `${argv[0]} ${argv[1]}` : '';
+  if (commands.some((c) => c.name === twoWords)) return [twoWords, ...argv.slice(2)];
+  return argv;
+}
+
+const optionKey = (flag: string) => flag.replace(/^--/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * Values of flags that take one, exactly as typed: the parser turns number-like text into numbers
+ * (`202604.10` would become 202604.1), and versions and paths must stay text.
+ */
+export function rawOptionValues(command: AnyCommand, argv: string[], options: Record<string, unknown>): Record<string, unknown> {
+  for (const spec of command.options) {
+    if (!spec.flag.includes('<')) continue;
+    const name = spec.flag.replace(/^--/, '').split(' ')[0]!;
+    for (let i = 1; i < argv.length; i++) {
+      const arg = argv[i]!;
+      if (arg === `--${name}` && i + 1 < argv.length) options[optionKey(spec.flag)] = argv[i + 1];
+      else if (arg.startsWith(`--${name}=`)) options[optionKey(spec.flag)] = arg.slice(name.length + 3);
+    }
+  }
+  return options;
+}
+
+export function coerceBooleans(command: AnyCommand, options: Record<string, unknown>): Record<string, unknown> {
+  for (const spec of command.options) {
+    if (!spec.boolean) continue;
+    const key = optionKey(spec.flag);
+    const value = options[key];
+    if (value === 'true') options[key] = true;
+    else if (value === 'false') options[key] = false;
+    else if (value !== undefined && typeof value !== 'boolean') {
+      throw new AgentError('ANC_USAGE', `invalid boolean value "${String(value)}" for flag --${spec.flag.slice(2)}`);
+    }
+  }
+  return options;
+}
+
+export function isKnownFlag(command: AnyCommand, arg: string): boolean {
+  const name = arg.replace(/^-+/, '').split('=')[0];
+  return name === 'help' || name === 'h' || command.options.some((o) => o.flag.replace(/^--/, '').split(' ')[0] === name);
+}
