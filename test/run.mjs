@@ -17,7 +17,7 @@ const pattern = args.filter((a) => !a.startsWith('--'))[0];
 let passed = 0;
 let failed = 0;
 
-function step(name, command, commandArgs, env = {}) {
+function step(name, command, commandArgs, env = {}, timeoutMin = 15) {
   process.stdout.write(`\n== ${name}\n`);
   const started = Date.now();
   const result = spawnSync(command, commandArgs, {
@@ -26,7 +26,11 @@ function step(name, command, commandArgs, env = {}) {
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
+    // A hung test must fail the run, not stall CI: the whole phase has a bound.
+    timeout: timeoutMin * 60_000,
+    killSignal: 'SIGKILL',
   });
+  if (result.error) process.stdout.write(`${name}: ${result.error.message}\n`);
   process.stdout.write(result.stdout ?? '');
   process.stdout.write(`(${name}: ${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
   return result;
@@ -71,7 +75,7 @@ countCheck(build);
 if (build.status === 0) {
   countUvu('e2e', step('end-to-end tests (dist/aks-node-controller)', process.execPath, uvu('test/e2e'), {
     ANC_BIN: join(root, 'dist', 'aks-node-controller'),
-  }));
+  }, 45));
 } else {
   failed += 1;
 }

@@ -4,7 +4,7 @@
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { Secret } from '../platform/secret.ts';
 import { stripScheme } from './address.ts';
-import { parseYaml, type YamlValue } from './yaml.ts';
+import { parseYaml, type YamlValue } from './kubeconfig-yaml.ts';
 
 export interface KubeconfigFields {
   /** `server` with the scheme and trailing slashes removed. */

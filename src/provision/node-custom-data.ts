@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { dirname, posix } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
-import { parseWriteFiles, type YamlEntry } from './cloud-config-yaml.ts';
+import { parseWriteFiles, type YamlEntry } from './cloud-config.ts';
 import { isNotFound, pathError } from './path-error.ts';
 
 export interface WriteFile {

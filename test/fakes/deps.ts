@@ -12,6 +12,7 @@ import { createRealFileSystem } from '../../src/platform/fs.ts';
 import type { LogAttrs, Logger, LogLevel } from '../../src/platform/log.ts';
 import { resolveNodePaths } from '../../src/platform/paths.ts';
 import type { ProcessRunner, RunResult, RunSpec } from '../../src/platform/proc.ts';
+import { forwardingTerminationSignals } from '../../src/platform/signals.ts';
 
 export interface LogRecord {
   level: LogLevel;
@@ -73,7 +74,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     events: { emit: (e) => void emitted.push(e) },
     stdout: { write: (t) => void out.push(String(t)) },
     stderr: { write: (t) => void err.push(String(t)) },
-    withTerminationSignals: (_onSignal, body) => body(new AbortController().signal),
+    withTerminationSignals: forwardingTerminationSignals,
     logs,
     emitted,
     out,

@@ -44,7 +44,7 @@ for (const [name, text, expected] of [
   ['no clusters', 'users: []\n', 'kubeconfig has no clusters'],
   ['empty document', '', 'kubeconfig has no clusters'],
   ['cluster without server', 'clusters:\n- cluster:\n    server: "  "\n', 'kubeconfig cluster has no server'],
-  ['invalid yaml', 'clusters: [\n', 'parsing kubeconfig YAML: line 1: unterminated flow collection'],
+  ['invalid yaml', 'clusters: [\n', 'parsing kubeconfig YAML: line 1: Flow sequence in block collection must be sufficiently indented and end with a ] (BAD_INDENT)'],
   ['clusters not a list', 'clusters: x\n', 'parsing kubeconfig YAML: clusters is not a list'],
   ['server not a string', 'clusters:\n- cluster:\n    server: [a]\n', 'parsing kubeconfig YAML: cluster.server is not a string'],
   ['document not a mapping', '- a\n', 'parsing kubeconfig YAML: the document is not a mapping'],

@@ -1,10 +1,10 @@
-// The cloud-config subset parser and node custom data application (spec 10.1).
+// The cloud-config reader (the `yaml` library behind a small wrapper) and node custom data application (spec 10.1).
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseWriteFiles } from '../../../src/provision/cloud-config-yaml.ts';
+import { parseWriteFiles } from '../../../src/provision/cloud-config.ts';
 import { applyNodeCustomData, toWriteFile } from '../../../src/provision/node-custom-data.ts';
 import { errorMessage } from '../../../src/platform/errors.ts';
 import { fakeDeps } from '../../fakes/deps.ts';
@@ -63,19 +63,43 @@ runcmd: [a, b]
   assert.is(text(entries[2]!.content), 'hello');
 });
 
-test('parse errors carry line numbers', () => {
-  for (const [doc, line] of [
-    ['write_files:\n- path: "unterminated\n', 2],
-    ['write_files:\n  - path: /x\n     bad: indent\n', 3],
-    ['write_files: {a: 1}\n', 1],
+test('parse errors carry line numbers and never the source text', () => {
+  for (const [doc, line, problem] of [
+    ['write_files:\n- path: "unterminated\n', 2, 'Missing closing "quote (MISSING_CHAR)'],
+    ['write_files:\n  - path: /x\n     bad: indent\n', 2, 'Nested mappings are not allowed in compact mappings (BLOCK_AS_IMPLICIT_KEY)'],
+    ['write_files: {a: 1}\n', 1, 'write_files must be a list'],
+    ['write_files:\n- /just/a/path\n', 2, 'write_files entries must be mappings'],
+    ['write_files:\n- path: /a\n  path: /b\n', 3, 'Map keys must be unique (DUPLICATE_KEY)'],
+    ['write_files:\n- path: /a\n  content: !!binary |\n    c2VjcmV0*==\n', 3, 'invalid base64 in a !!binary scalar (TAG_RESOLVE_FAILED)'],
+    ['runcmd:\n\t- secretcmd\n', 2, 'Tabs are not allowed as indentation (TAB_AS_INDENT)'],
+    ['- secretitem\n', 1, 'the document is not a mapping'],
   ] as const) {
     try {
       parseWriteFiles(doc);
       assert.unreachable(doc);
     } catch (error) {
-      assert.match(errorMessage(error), new RegExp(`^yaml: line ${line}: `), doc);
+      assert.is(errorMessage(error), `yaml: line ${line}: ${problem}`, doc);
+      assert.not.match(errorMessage(error), /secret|unterminated|bad: indent/, doc);
     }
   }
+});
+
+test('flow lists, null entries, non-scalar values marked with their line; only the first document counts', () => {
+  assert.equal(parseWriteFiles('write_files: [{path: /y, permissions: 0644, content: ~}]\n---\nwrite_files: [{path: /z}]\n'), [{ path: '/y', permissions: '0644', content: null }]);
+  assert.equal(parseWriteFiles('write_files:\n- path: /x\n  content:\n    - a\n'), [{ path: '/x', content: { unsupported: 4 } }]);
+  assert.equal(parseWriteFiles('write_files:\n'), []);
+  assert.equal(parseWriteFiles('# only a comment\n'), []);
+  assert.equal(parseWriteFiles(''), []);
+});
+
+test('aliases outside write_files are never expanded (billion laughs is cheap); inside they are not scalars', () => {
+  const names = 'abcdefghij';
+  const lines = ['bootcmd:', '  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  for (let i = 1; i < 10; i++) lines.push(`  ${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(',')}]`);
+  lines.push('write_files:', '- path: /p', '  content: *j');
+  const started = Date.now();
+  assert.equal(parseWriteFiles(lines.join('\n')), [{ path: '/p', content: { unsupported: 14 } }]);
+  assert.ok(Date.now() - started < 2000);
 });
 
 test('toWriteFile: the spec 10.1 checks and messages', () => {
