@@ -2,7 +2,7 @@
 // an existing pointer file) in front of the apiserver stand-in, and one run of the compiled binary with
 // everything it printed or wrote collected (for the D14 secret grep).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { DEFAULT_TOKEN, type FakeApiServer } from '../../fakes/apiserver.ts';
@@ -110,11 +110,21 @@ export interface RunCheckOptions {
   uid?: number;
 }
 
+function copyForUser(bin: string, dir: string, uid: number): string {
+  const copy = join(dir, '.unprivileged-aks-node-controller');
+  copyFileSync(bin, copy);
+  chmodSync(copy, 0o755);
+  chownSync(copy, uid, uid);
+  return copy;
+}
+
 function spawnAnc(args: string[], env: Record<string, string>, cwd: string, uid?: number): Promise<RunOutcome> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const ids = uid === undefined ? {} : { uid, gid: uid };
-    const child = spawn(BIN, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], ...ids });
+    // An unprivileged run cannot reach a binary below a private (0700) checkout: give it its own copy.
+    const bin = uid === undefined ? BIN : copyForUser(BIN, cwd, uid);
+    const child = spawn(bin, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], ...ids });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
