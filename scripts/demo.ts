@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sandboxedFirstBoot, type BootStep } from '../test/fakes/boot.ts';
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`.padStart(6);
+const seconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`).padStart(6);
 const line = (s: BootStep, indent = '') => `${seconds(s.atMs)}  ${indent}${s.name.padEnd(48 - indent.length)} ${seconds(s.durationMs)}  ${s.outcome}`;
 
 async function main(): Promise<void> {

@@ -106,9 +106,14 @@ export async function sandboxedFirstBoot(options: { workDir?: string; onStep?: (
       if (boothook.exitCode !== 0) throw new Error(`boothook failed: ${boothook.stderr}`);
       return boothook;
     }, (b) => `config + enabled_features.sh written; systemctl ${b.systemctl.join('; ')}`);
+    // provision-wait starts first and runs beside the launcher, as the CustomScript extension does.
+    const waitStarted = Date.now();
     const waiting = runAnc(['provision-wait', '--timeout', '120'], { root, bin: baked, timeoutMs: 150_000 });
     const launcher = await step('launcher (aks-node-controller.service)', () => runLauncher(root, {}, 150_000), (l) => `exit ${l.exitCode}`);
-    const provisionWait = await step('provision-wait (CustomScript extension)', () => waiting, (w) => `exit ${w.exitCode}`);
+    const provisionWait = await waiting;
+    const waitStep = { name: 'provision-wait (beside it, as the extension)', atMs: waitStarted - t0, durationMs: provisionWait.durationMs, outcome: `exit ${provisionWait.exitCode}` };
+    steps.push(waitStep);
+    options.onStep?.(waitStep);
     const events = eventsOf(root);
     for (const task of ['CheckHotfix', 'DownloadHotfix', 'Provision']) {
       const s = fromEvent(events, task, t0);
