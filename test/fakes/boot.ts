@@ -136,12 +136,11 @@ export async function sandboxedFirstBoot(options: { workDir?: string; onStep?: (
       hotfixVersion: hotfixRun,
       logFile: join(root, 'var/log/azure/aks-node-controller.log'),
       eventsDir: join(root, EVENTS_DIR),
-      cleanup: () => {
-        rmSync(root, { recursive: true, force: true });
-        if (!options.workDir) rmSync(work, { recursive: true, force: true });
-      },
+      cleanup: () => rmSync(root, { recursive: true, force: true }),
     };
   } finally {
     for (const close of closers) await close();
+    // The builds and the repository are only inputs; the sandbox root is what people look at.
+    if (!options.workDir) rmSync(work, { recursive: true, force: true });
   }
 }
