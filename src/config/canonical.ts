@@ -25,6 +25,15 @@
 // maps in code-point order, no whitespace; doubles keep NaN/Infinity as protojson strings and -0 as -0.
 import { enumName, MESSAGES } from './types.ts';
 import type { Configuration, FieldInfo, MessageName } from './types.ts';
+import {
+  CLOUD_PROVIDER_DEFAULTS,
+  CORE_DNS_SERVICE_IP_DEFAULT,
+  CSE_TIMEOUT_DEFAULTS,
+  LOAD_BALANCER_DEFAULTS,
+  LOCALDNS_DEFAULTS,
+  NODE_DEFAULTS,
+  SYSCTL_DEFAULTS,
+} from './defaults.ts';
 
 type Obj = Record<string, unknown>;
 /** Maps a present value to its canonical value, or undefined when it is equivalent to absence. */
@@ -39,30 +48,31 @@ const emptyString: Rule = (v) => (v === '' ? undefined : v);
 /** Defaults the environment builder applies (config-contract section 3), keyed `Message.proto_field`. */
 export const DEFAULTS: Readonly<Record<string, Rule>> = {
   // 3.2.9: IS_VHD presence-aware, unset -> true; DISABLE_SSH unset -> false, i.e. enable_ssh unset == true.
-  'Configuration.is_vhd': dflt(true),
-  'Configuration.enable_ssh': dflt(true),
+  'Configuration.is_vhd': dflt(NODE_DEFAULTS.isVhd),
+  'Configuration.enable_ssh': dflt(NODE_DEFAULTS.enableSsh),
   // 3.2.8 / 3.2.9: read through the getter, unset == false.
   'Configuration.needs_cgroupv2': getterFalse,
   'Configuration.disable_pubkey_auth': getterFalse,
   // 3.3.13: CSE_TIMEOUT = value when 1..21600, else 900.
-  'Configuration.cse_timeout': (v) => (typeof v === 'number' && v >= 1 && v <= 21600 && v !== 900 ? v : undefined),
+  'Configuration.cse_timeout': (v) =>
+    typeof v === 'number' && v >= 1 && v <= CSE_TIMEOUT_DEFAULTS.maxSeconds && v !== CSE_TIMEOUT_DEFAULTS.defaultSeconds ? v : undefined,
   // 3.2.2: ADMINUSER = value, or "azureuser" when empty.
-  'Configuration.linux_admin_username': (v) => (v === 'azureuser' || v === '' ? undefined : v),
+  'Configuration.linux_admin_username': (v) => (v === NODE_DEFAULTS.linuxAdminUsername || v === '' ? undefined : v),
   // 3.3.2: exclude-master unset -> true; rule count unset -> 148.
-  'LoadBalancerConfig.exclude_master_from_standard_load_balancer': dflt(true),
-  'LoadBalancerConfig.max_load_balancer_rule_count': dflt(148),
+  'LoadBalancerConfig.exclude_master_from_standard_load_balancer': dflt(LOAD_BALANCER_DEFAULTS.excludeMasterFromStandardLoadBalancer),
+  'LoadBalancerConfig.max_load_balancer_rule_count': dflt(LOAD_BALANCER_DEFAULTS.maxLoadBalancerRuleCount),
   // 3.3.2: cloud-provider defaults; backoff_mode (not optional) overrides only when non-empty.
-  'CloudProviderConfig.backoff': dflt(true),
-  'CloudProviderConfig.backoff_mode': (v) => (v === 'v2' || v === '' ? undefined : v),
-  'CloudProviderConfig.backoff_retries': dflt(6),
-  'CloudProviderConfig.backoff_exponent': dflt(0),
-  'CloudProviderConfig.backoff_duration': dflt(5),
-  'CloudProviderConfig.backoff_jitter': dflt(0),
-  'CloudProviderConfig.rate_limit': dflt(true),
-  'CloudProviderConfig.rate_limit_qps': dflt(10),
-  'CloudProviderConfig.rate_limit_qps_write': dflt(10),
-  'CloudProviderConfig.rate_limit_bucket': dflt(100),
-  'CloudProviderConfig.rate_limit_bucket_write': dflt(100),
+  'CloudProviderConfig.backoff': dflt(CLOUD_PROVIDER_DEFAULTS.backoff),
+  'CloudProviderConfig.backoff_mode': (v) => (v === CLOUD_PROVIDER_DEFAULTS.backoffMode || v === '' ? undefined : v),
+  'CloudProviderConfig.backoff_retries': dflt(CLOUD_PROVIDER_DEFAULTS.backoffRetries),
+  'CloudProviderConfig.backoff_exponent': dflt(CLOUD_PROVIDER_DEFAULTS.backoffExponent),
+  'CloudProviderConfig.backoff_duration': dflt(CLOUD_PROVIDER_DEFAULTS.backoffDuration),
+  'CloudProviderConfig.backoff_jitter': dflt(CLOUD_PROVIDER_DEFAULTS.backoffJitter),
+  'CloudProviderConfig.rate_limit': dflt(CLOUD_PROVIDER_DEFAULTS.rateLimit),
+  'CloudProviderConfig.rate_limit_qps': dflt(CLOUD_PROVIDER_DEFAULTS.rateLimitQps),
+  'CloudProviderConfig.rate_limit_qps_write': dflt(CLOUD_PROVIDER_DEFAULTS.rateLimitQpsWrite),
+  'CloudProviderConfig.rate_limit_bucket': dflt(CLOUD_PROVIDER_DEFAULTS.rateLimitBucket),
+  'CloudProviderConfig.rate_limit_bucket_write': dflt(CLOUD_PROVIDER_DEFAULTS.rateLimitBucketWrite),
   // 3.2.14: every optional bootstrapping string is "passthrough, '' when unset".
   'BootstrappingConfig.tls_bootstrapping_token': emptyString,
   'BootstrappingConfig.secure_tls_bootstrapping_aad_resource': emptyString,
@@ -75,22 +85,22 @@ export const DEFAULTS: Readonly<Record<string, Rule>> = {
   'BootstrappingConfig.secure_tls_bootstrapping_get_attested_data_timeout': emptyString,
   'BootstrappingConfig.secure_tls_bootstrapping_get_credential_timeout': emptyString,
   // 3.3.3: sysctls with a default line; ip_local_port_range "" counts as absent.
-  'SysctlConfig.net_core_somaxconn': dflt(16384),
-  'SysctlConfig.net_ipv4_tcp_max_syn_backlog': dflt(16384),
-  'SysctlConfig.net_ipv4_neigh_default_gc_thresh1': dflt(4096),
-  'SysctlConfig.net_ipv4_neigh_default_gc_thresh2': dflt(8192),
-  'SysctlConfig.net_ipv4_neigh_default_gc_thresh3': dflt(16384),
+  'SysctlConfig.net_core_somaxconn': dflt(SYSCTL_DEFAULTS.netCoreSomaxconn),
+  'SysctlConfig.net_ipv4_tcp_max_syn_backlog': dflt(SYSCTL_DEFAULTS.netIpv4TcpMaxSynBacklog),
+  'SysctlConfig.net_ipv4_neigh_default_gc_thresh1': dflt(SYSCTL_DEFAULTS.netIpv4NeighDefaultGcThresh1),
+  'SysctlConfig.net_ipv4_neigh_default_gc_thresh2': dflt(SYSCTL_DEFAULTS.netIpv4NeighDefaultGcThresh2),
+  'SysctlConfig.net_ipv4_neigh_default_gc_thresh3': dflt(SYSCTL_DEFAULTS.netIpv4NeighDefaultGcThresh3),
   'SysctlConfig.net_ipv4_ip_local_port_range': emptyString,
   // 3.2.16 / 3.3.10: GPU_NODE and the nvidia runtime need enable_nvidia present AND true; enable_amd_gpu
   // is never read, so only its getter value can matter.
   'GpuConfig.enable_nvidia': getterFalse,
   'GpuConfig.enable_amd_gpu': getterFalse,
   // 3.2.18: 0 (or unset) -> 200.0% / 128M, which is what 2000 milli-cores / 128 MB print as well.
-  'LocalDnsProfile.cpu_limit_in_milli_cores': (v) => (v === 0 || v === 2000 ? undefined : v),
-  'LocalDnsProfile.memory_limit_in_mb': (v) => (v === 0 || v === 128 ? undefined : v),
+  'LocalDnsProfile.cpu_limit_in_milli_cores': (v) => (v === 0 || v === LOCALDNS_DEFAULTS.cpuLimitInMilliCores ? undefined : v),
+  'LocalDnsProfile.memory_limit_in_mb': (v) => (v === 0 || v === LOCALDNS_DEFAULTS.memoryLimitInMb ? undefined : v),
   'LocalDnsProfile.hosts_plugin_refresh_interval_in_seconds': (v) => (typeof v === 'number' && v > 0 ? v : undefined),
   // 3.3.11: core DNS IP "" -> 10.0.0.10; failfast / no_rec need present AND true; duration / domain non-empty.
-  'ClusterNetworkConfig.core_dns_service_ip': (v) => (v === '10.0.0.10' || v === '' ? undefined : v),
+  'ClusterNetworkConfig.core_dns_service_ip': (v) => (v === CORE_DNS_SERVICE_IP_DEFAULT || v === '' ? undefined : v),
   'LocalDnsOverrides.failfast_all_unhealthy_upstreams': getterFalse,
   'LocalDnsHealthCheck.no_rec': getterFalse,
   'LocalDnsHealthCheck.duration': emptyString,

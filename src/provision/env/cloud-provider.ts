@@ -4,7 +4,9 @@ import { enumNumber, type Configuration } from '../../config/types.ts';
 import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
 import { bool, goFloat, int, type EnvPart } from './format.ts';
+import { CLOUD_PROVIDER_DEFAULTS, LOAD_BALANCER_DEFAULTS } from '../../config/defaults.ts';
 
+const D = CLOUD_PROVIDER_DEFAULTS;
 const LB_SKUS = new Map([[1, 'basic'], [2, 'standard']]);
 
 export function loadBalancerEnv(config: Configuration, _facts: MachineFacts, _paths: NodePaths): EnvPart {
@@ -12,24 +14,24 @@ export function loadBalancerEnv(config: Configuration, _facts: MachineFacts, _pa
   return {
     LOAD_BALANCER_SKU: LB_SKUS.get(enumNumber('LoadBalancerSku', lb.loadBalancerSku)) ?? '',
     LOAD_BALANCER_DISABLE_OUTBOUND_SNAT: bool(lb.disableOutboundSnat),
-    EXCLUDE_MASTER_FROM_STANDARD_LB: bool(lb.excludeMasterFromStandardLoadBalancer ?? true),
-    MAXIMUM_LOADBALANCER_RULE_COUNT: int(lb.maxLoadBalancerRuleCount ?? 148),
+    EXCLUDE_MASTER_FROM_STANDARD_LB: bool(lb.excludeMasterFromStandardLoadBalancer ?? LOAD_BALANCER_DEFAULTS.excludeMasterFromStandardLoadBalancer),
+    MAXIMUM_LOADBALANCER_RULE_COUNT: int(lb.maxLoadBalancerRuleCount ?? LOAD_BALANCER_DEFAULTS.maxLoadBalancerRuleCount),
   };
 }
 
 export function cloudProviderEnv(config: Configuration, _facts: MachineFacts, _paths: NodePaths): EnvPart {
   const cp = config.clusterConfig?.cloudProviderConfig ?? {};
   return {
-    CLOUDPROVIDER_BACKOFF: bool(cp.backoff ?? true),
-    CLOUDPROVIDER_BACKOFF_MODE: cp.backoffMode || 'v2',
-    CLOUDPROVIDER_BACKOFF_RETRIES: int(cp.backoffRetries ?? 6),
-    CLOUDPROVIDER_BACKOFF_EXPONENT: goFloat(cp.backoffExponent ?? 0),
-    CLOUDPROVIDER_BACKOFF_DURATION: int(cp.backoffDuration ?? 5),
-    CLOUDPROVIDER_BACKOFF_JITTER: goFloat(cp.backoffJitter ?? 0),
-    CLOUDPROVIDER_RATELIMIT: bool(cp.rateLimit ?? true),
-    CLOUDPROVIDER_RATELIMIT_QPS: goFloat(cp.rateLimitQps ?? 10),
-    CLOUDPROVIDER_RATELIMIT_QPS_WRITE: goFloat(cp.rateLimitQpsWrite ?? 10),
-    CLOUDPROVIDER_RATELIMIT_BUCKET: int(cp.rateLimitBucket ?? 100),
-    CLOUDPROVIDER_RATELIMIT_BUCKET_WRITE: int(cp.rateLimitBucketWrite ?? 100),
+    CLOUDPROVIDER_BACKOFF: bool(cp.backoff ?? D.backoff),
+    CLOUDPROVIDER_BACKOFF_MODE: cp.backoffMode || D.backoffMode,
+    CLOUDPROVIDER_BACKOFF_RETRIES: int(cp.backoffRetries ?? D.backoffRetries),
+    CLOUDPROVIDER_BACKOFF_EXPONENT: goFloat(cp.backoffExponent ?? D.backoffExponent),
+    CLOUDPROVIDER_BACKOFF_DURATION: int(cp.backoffDuration ?? D.backoffDuration),
+    CLOUDPROVIDER_BACKOFF_JITTER: goFloat(cp.backoffJitter ?? D.backoffJitter),
+    CLOUDPROVIDER_RATELIMIT: bool(cp.rateLimit ?? D.rateLimit),
+    CLOUDPROVIDER_RATELIMIT_QPS: goFloat(cp.rateLimitQps ?? D.rateLimitQps),
+    CLOUDPROVIDER_RATELIMIT_QPS_WRITE: goFloat(cp.rateLimitQpsWrite ?? D.rateLimitQpsWrite),
+    CLOUDPROVIDER_RATELIMIT_BUCKET: int(cp.rateLimitBucket ?? D.rateLimitBucket),
+    CLOUDPROVIDER_RATELIMIT_BUCKET_WRITE: int(cp.rateLimitBucketWrite ?? D.rateLimitBucketWrite),
   };
 }

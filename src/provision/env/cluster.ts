@@ -3,6 +3,7 @@ import { enumNumber, type Configuration } from '../../config/types.ts';
 import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
 import { bool, type EnvPart } from './format.ts';
+import { NODE_DEFAULTS } from '../../config/defaults.ts';
 
 /** VM_TYPE strings (config-fields.json enumEnvStrings.VmType); other numbers -> ''. */
 const VM_TYPES = new Map([[1, 'standard'], [2, 'vmss']]);
@@ -12,7 +13,7 @@ export function clusterEnv(config: Configuration, _facts: MachineFacts, _paths: 
   const net = cluster.clusterNetworkConfig ?? {};
   const api = config.apiServerConfig ?? {};
   return {
-    ADMINUSER: config.linuxAdminUsername || 'azureuser',
+    ADMINUSER: config.linuxAdminUsername || NODE_DEFAULTS.linuxAdminUsername,
     KUBERNETES_VERSION: config.kubernetesVersion ?? '',
     APISERVER_PUBLIC_KEY: api.apiServerPublicKey ?? '',
     API_SERVER_NAME: api.apiServerName ?? '',

@@ -4,6 +4,7 @@ import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
 import { renderLocalDnsCorefile } from '../templates/localdns.ts';
 import { base64, bool, goTrimSpace, type EnvPart } from './format.ts';
+import { LOCALDNS_DEFAULTS } from '../../config/defaults.ts';
 
 /** cpu_limit_in_milli_cores / 10 with exactly one decimal, then `%` (2008 -> 200.8%, -100 -> -10.0%). */
 export function cpuLimitPercent(milliCores: number): string {
@@ -24,8 +25,8 @@ export function localDnsEnv(config: Configuration, _facts: MachineFacts, _paths:
   return {
     SHOULD_ENABLE_LOCALDNS: bool(enabled),
     SHOULD_ENABLE_HOSTS_PLUGIN: bool(enabled && p.enableHostsPlugin === true),
-    LOCALDNS_CPU_LIMIT: enabled && cpu !== 0 ? cpuLimitPercent(cpu) : '200.0%',
-    LOCALDNS_MEMORY_LIMIT: enabled && memory !== 0 ? `${memory}M` : '128M',
+    LOCALDNS_CPU_LIMIT: enabled && cpu !== 0 ? cpuLimitPercent(cpu) : cpuLimitPercent(LOCALDNS_DEFAULTS.cpuLimitInMilliCores),
+    LOCALDNS_MEMORY_LIMIT: enabled && memory !== 0 ? `${memory}M` : `${LOCALDNS_DEFAULTS.memoryLimitInMb}M`,
     LOCALDNS_CRITICAL_FQDNS: (p.criticalFqdns ?? []).map(goTrimSpace).filter((f) => f !== '').join(','),
     LOCALDNS_HOSTS_PLUGIN_REFRESH_INTERVAL_IN_SECONDS: refresh > 0 ? String(refresh) : '',
     LOCALDNS_GENERATED_COREFILE: base,

@@ -3,20 +3,18 @@ import type { Configuration } from '../../config/types.ts';
 import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
 import { bool, int, type EnvPart } from './format.ts';
-
-const CSE_TIMEOUT_DEFAULT = 900;
-const CSE_TIMEOUT_MAX = 21600;
+import { CSE_TIMEOUT_DEFAULTS, NODE_DEFAULTS } from '../../config/defaults.ts';
 
 /** cse_timeout in seconds when 1..21600, else 900 (unset, 0, negative, too large). */
 export function cseTimeout(value: number | undefined): string {
-  return int(value !== undefined && value >= 1 && value <= CSE_TIMEOUT_MAX ? value : CSE_TIMEOUT_DEFAULT);
+  return int(value !== undefined && value >= 1 && value <= CSE_TIMEOUT_DEFAULTS.maxSeconds ? value : CSE_TIMEOUT_DEFAULTS.defaultSeconds);
 }
 
 export function nodeEnv(config: Configuration, _facts: MachineFacts, _paths: NodePaths): EnvPart {
   return {
-    IS_VHD: bool(config.isVhd ?? true),
+    IS_VHD: bool(config.isVhd ?? NODE_DEFAULTS.isVhd),
     // presence-aware: unset -> false, set -> the negation of enable_ssh
-    DISABLE_SSH: bool(config.enableSsh === undefined ? false : !config.enableSsh),
+    DISABLE_SSH: bool(!(config.enableSsh ?? NODE_DEFAULTS.enableSsh)),
     DISABLE_PUBKEY_AUTH: bool(config.disablePubkeyAuth),
     ENABLE_HOSTS_CONFIG_AGENT: bool(config.enableHostsConfigAgent),
     ENABLE_UNATTENDED_UPGRADES: bool(config.enableUnattendedUpgrade),

@@ -2,9 +2,10 @@
 // /etc/localdns/hosts) and are never sandbox-prefixed. Unset optional ints print as Go's `<nil>`. Pure.
 import type { LocalDnsOverrides, LocalDnsProfile } from '../../config/types.ts';
 import { compareCodePoints } from '../env/format.ts';
+import { CORE_DNS_SERVICE_IP_DEFAULT } from '../../config/defaults.ts';
 
 const AZURE_DNS = '168.63.129.16';
-export const DEFAULT_CORE_DNS_IP = '10.0.0.10';
+export const DEFAULT_CORE_DNS_IP = CORE_DNS_SERVICE_IP_DEFAULT;
 
 const HEADER = [
   '# ***********************************************************************************',

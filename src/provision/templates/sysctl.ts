@@ -2,16 +2,17 @@
 // Built even when custom_linux_os_config / sysctl_config are absent. Pure.
 import type { SysctlConfig } from '../../config/types.ts';
 import { compareCodePoints } from '../env/format.ts';
+import { SYSCTL_DEFAULTS } from '../../config/defaults.ts';
 
 type IntField = { [K in keyof SysctlConfig]-?: SysctlConfig[K] extends number | undefined ? K : never }[keyof SysctlConfig];
 
 /** Present with a default when unset (value when set, presence-aware). */
 const DEFAULTED: ReadonlyArray<[IntField, string, number]> = [
-  ['netCoreSomaxconn', 'net.core.somaxconn', 16384],
-  ['netIpv4TcpMaxSynBacklog', 'net.ipv4.tcp_max_syn_backlog', 16384],
-  ['netIpv4NeighDefaultGcThresh1', 'net.ipv4.neigh.default.gc_thresh1', 4096],
-  ['netIpv4NeighDefaultGcThresh2', 'net.ipv4.neigh.default.gc_thresh2', 8192],
-  ['netIpv4NeighDefaultGcThresh3', 'net.ipv4.neigh.default.gc_thresh3', 16384],
+  ['netCoreSomaxconn', 'net.core.somaxconn', SYSCTL_DEFAULTS.netCoreSomaxconn],
+  ['netIpv4TcpMaxSynBacklog', 'net.ipv4.tcp_max_syn_backlog', SYSCTL_DEFAULTS.netIpv4TcpMaxSynBacklog],
+  ['netIpv4NeighDefaultGcThresh1', 'net.ipv4.neigh.default.gc_thresh1', SYSCTL_DEFAULTS.netIpv4NeighDefaultGcThresh1],
+  ['netIpv4NeighDefaultGcThresh2', 'net.ipv4.neigh.default.gc_thresh2', SYSCTL_DEFAULTS.netIpv4NeighDefaultGcThresh2],
+  ['netIpv4NeighDefaultGcThresh3', 'net.ipv4.neigh.default.gc_thresh3', SYSCTL_DEFAULTS.netIpv4NeighDefaultGcThresh3],
 ];
 
 /** Present only when set (an explicit 0 is emitted). */
