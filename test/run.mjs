@@ -56,7 +56,10 @@ function countCheck(result) {
   else failed += 1;
 }
 
-const uvu = (dir) => ['--no-warnings', '--loader', 'tsm', 'node_modules/uvu/bin.js', dir, pattern ?? '.'].filter(Boolean);
+// Only *.test.ts files are test files (fixtures such as test/e2e/cases/*/ live beside them); a pattern given
+// on the command line narrows that further.
+const filePattern = pattern ? `^(?=.*${pattern}).*\\.test\\.ts$` : '\\.test\\.ts$';
+const uvu = (dir) => ['--no-warnings', '--loader', 'tsm', 'node_modules/uvu/bin.js', dir, filePattern];
 
 if (!process.argv.includes('--no-setup')) {
   const setup = spawnSync('bash', ['scripts/ensure-tools.sh'], { cwd: root, stdio: 'inherit' });
