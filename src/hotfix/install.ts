@@ -3,10 +3,11 @@
 // YYYYMM.DD.PATCH[-REV] before a single argument exists.
 //
 // Sandbox seam (AKS_NODE_ROOT set, deps.paths.root non-empty): the package managers must never touch the
-// host. apt/dpkg keep the exact reference argv and are pointed at the sandbox through their environment:
+// host. apt/dpkg keep the reference argv and are pointed at the sandbox through their environment:
 // DPKG_ROOT / DPKG_ADMINDIR (honoured by dpkg when no --root/--admindir is given) and APT_CONFIG (the
 // agent's own APT_CONFIG if set, else <root>/etc/apt/apt.conf, which must exist: it carries Dir, the dpkg
-// status file and DPkg::Options --root/--admindir). dnf/tdnf get `--installroot=<root>` and
+// status file and DPkg::Options --root/--admindir); `dpkg --configure -a` also gets `--log=<root>/...`,
+// since dpkg's log has no environment switch. dnf/tdnf get `--installroot=<root>` and
 // `--setopt=reposdir=<root>/etc/yum.repos.d` appended only when sandboxed. Unsandboxed, argv and the
 // child environment are exactly the reference's.
 import { AgentError } from '../platform/errors.ts';
@@ -65,12 +66,11 @@ function requireSafe(version: string): void {
 
 const NONINTERACTIVE = 'DEBIAN_FRONTEND=noninteractive';
 
-export function dpkgConfigureCommand(): PmCommand {
-  return {
-    program: 'env',
-    args: [NONINTERACTIVE, 'dpkg', '--configure', '-a', '--force-confdef', '--force-confold'],
-    step: 'dpkg --configure -a failed',
-  };
+export function dpkgConfigureCommand(sandboxRoot = ''): PmCommand {
+  const args = [NONINTERACTIVE, 'dpkg', '--configure', '-a', '--force-confdef', '--force-confold'];
+  // dpkg's own log has no environment switch: sandboxed, it goes under the root too.
+  if (sandboxRoot) args.push(`--log=${sandboxRoot}/var/log/dpkg.log`);
+  return { program: 'env', args, step: 'dpkg --configure -a failed' };
 }
 
 export function aptUpdateCommand(sourceFile: string): PmCommand {
@@ -107,7 +107,7 @@ export function rpmInstallCommand(pm: 'dnf' | 'tdnf', version: string, sandboxRo
 /** The commands of one installation, in order. */
 export function installPlan(pm: PackageManager, version: string, aptSource: string, sandboxRoot: string): PmCommand[] {
   requireSafe(version);
-  if (pm === 'apt-get') return [dpkgConfigureCommand(), aptUpdateCommand(aptSource), aptInstallCommand(version)];
+  if (pm === 'apt-get') return [dpkgConfigureCommand(sandboxRoot), aptUpdateCommand(aptSource), aptInstallCommand(version)];
   return [rpmInstallCommand(pm, version, sandboxRoot)];
 }
 

@@ -21,7 +21,10 @@ const sha = (file: string) => createHash('sha256').update(readFileSync(file)).di
 
 function hostFingerprint(): string {
   const parts: string[] = [];
-  for (const f of ['/var/lib/dpkg/status']) parts.push(existsSync(f) ? sha(f) : 'absent');
+  // The host's package database and package-manager logs (dpkg logs even `--configure -a` with nothing to do).
+  for (const f of ['/var/lib/dpkg/status', '/var/log/dpkg.log', '/var/log/apt/history.log', '/var/log/dnf.log']) {
+    parts.push(existsSync(f) ? sha(f) : 'absent');
+  }
   for (const d of ['/var/lib/rpm', '/var/cache/dnf', '/etc/yum.repos.d', '/usr/bin']) {
     parts.push(existsSync(d) ? readdirSync(d).filter((n) => d !== '/usr/bin' || n.startsWith('aks-')).sort().join(',') : 'absent');
   }

@@ -66,6 +66,8 @@ test('apt commands are exactly the reference argv', () => {
     args: ['DEBIAN_FRONTEND=noninteractive', 'dpkg', '--configure', '-a', '--force-confdef', '--force-confold'],
     step: 'dpkg --configure -a failed',
   });
+  // Sandboxed only: dpkg's log has no environment switch, so it gets --log under the root.
+  assert.equal(dpkgConfigureCommand('/tmp/root').args.slice(-1), ['--log=/tmp/root/var/log/dpkg.log']);
   assert.equal(aptUpdateCommand(`${D}/microsoft-prod.list`).args, [
     'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'update', '-o', 'Dpkg::Options::=--force-confold',
     '-o', 'Dir::Etc::sourcelist=/etc/apt/sources.list.d/microsoft-prod.list', '-o', 'Dir::Etc::sourceparts=-',
