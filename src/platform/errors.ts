@@ -3,7 +3,6 @@
 
 export const ERROR_CODES = {
   ANC_USAGE: { exitCode: 1, hint: 'Run `aks-node-controller --help` to see the commands and their flags.' },
-  ANC_NOT_BUILT: { exitCode: 1, hint: 'This command is not available in this build.' },
   ANC_CONFIG_MISSING_FLAGS: { exitCode: 1, hint: 'Pass --provision-config=<file> and/or --nbc-cmd=<file>.' },
   ANC_CONFIG_UNREADABLE: { exitCode: 1, hint: 'Check that the file exists, is a regular file and is readable by root.' },
   ANC_CONFIG_INVALID: { exitCode: 1, hint: 'Run `aks-node-controller config validate <file>` to list every problem with its JSON path.' },
