@@ -7,6 +7,7 @@
 //   node test/run.mjs --e2e-only [p]  skip type-check and unit tests
 //   --no-setup                        skip scripts/ensure-tools.sh (Debian packages, npm ci)
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,6 +70,10 @@ if (!process.argv.includes('--no-setup')) {
   }
 }
 
+// The suite must never write the machine's own node paths: what exists before must be all that exists after.
+const HOST_NODE_PATHS = ['/var/log/azure', '/opt/azure', '/etc/kubernetes', '/var/lib/kubelet', '/usr/bin/aks-node-controller'];
+const hostBefore = HOST_NODE_PATHS.filter((p) => existsSync(p));
+
 if (!e2eOnly) {
   countCheck(step('type-check (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']));
   countUvu('unit', step('unit tests', process.execPath, uvu('test/unit')));
@@ -82,5 +87,8 @@ if (build.status === 0) {
 } else {
   failed += 1;
 }
+const appeared = HOST_NODE_PATHS.filter((p) => existsSync(p) && !hostBefore.includes(p));
+process.stdout.write(`\n== host untouched: ${appeared.length === 0 ? 'yes' : `NO, created ${appeared.join(', ')}`}\n`);
+countCheck({ status: appeared.length === 0 ? 0 : 1 });
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exitCode = failed === 0 ? 0 : 1;

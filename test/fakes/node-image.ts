@@ -216,7 +216,7 @@ export function runBoothook(root: string, mimeDocument: string): BoothookOutcome
   const calls = join(bin, 'systemctl-calls.txt');
   writeExecutable(join(bin, 'systemctl'), `#!/bin/bash\necho "$*" >> ${JSON.stringify(calls)}\n`);
   writeExecutable(join(bin, 'logger'), '#!/bin/bash\nexit 0\n');
-  const moved = script.replace(/(^|[\s>])\/(opt|var)\/azure/g, `$1${root}/$2/azure`);
+  const moved = script.replace(/(^|[\s>])\/(opt\/azure|var\/log\/azure)/g, `$1${root}/$2`);
   const r = spawnSync('bash', ['-c', moved], { encoding: 'utf8', env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` } });
   const recorded = existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean) : [];
   return { exitCode: r.status, stderr: r.stderr, systemctl: recorded };

@@ -1,15 +1,22 @@
 // The sandboxed first boot (`npm run demo`) as a test: every step of the boot asserted on the real
 // binaries, the real launcher, a real HTTPS apiserver stand-in and a real apt repository on loopback.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BAKED_VERSION, HOTFIX_VERSION, sandboxedFirstBoot, type BootResult } from '../../fakes/boot.ts';
 import { DEFAULT_TOKEN } from '../../fakes/apiserver.ts';
 
 let boot: BootResult;
+const HOST_DIRS = ['/var/log/azure', '/opt/azure', '/etc/kubernetes', '/var/lib/kubelet'];
+let hostBefore: boolean[];
 
 test.before(async () => {
+  hostBefore = HOST_DIRS.map((d) => existsSync(d));
   boot = await sandboxedFirstBoot();
+});
+
+test('the boot stayed in its sandbox: no node directory appeared on the host', () => {
+  assert.equal(HOST_DIRS.map((d) => existsSync(d)), hostBefore);
 });
 
 test('the launcher ran check-hotfix, download-hotfix, chose the hotfix binary and provisioned', () => {
