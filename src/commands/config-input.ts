@@ -1,15 +1,16 @@
-// Reading a configuration file for the tooling commands (config validate/hash/diff): one place for the
+// Reading an input file for the tooling commands (config validate/hash/diff, custom-data): one place for the
 // read error and the "nothing usable" error, both naming the file. (provision has its own stricter guards
 // in provision/config-file.ts, with the reference's message texts.)
 import type { Configuration } from '../config/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 
-export function readConfigFile(deps: Deps, file: string): string {
+/** `what` names the input in the error ("configuration file", "custom data file"). */
+export function readConfigFile(deps: Deps, file: string, what = 'configuration file'): string {
   try {
     return deps.fs.readText(file);
   } catch (error) {
-    throw new AgentError('ANC_CONFIG_UNREADABLE', `cannot read configuration file ${file}: ${errorMessage(error)}`, { cause: error });
+    throw new AgentError('ANC_CONFIG_UNREADABLE', `cannot read ${what} ${file}: ${errorMessage(error)}`, { cause: error });
   }
 }
 

@@ -3,6 +3,7 @@
 import { AgentError } from '../platform/errors.ts';
 import type { Deps } from '../platform/deps.ts';
 import type { Command } from './command.ts';
+import { readConfigFile } from './config-input.ts';
 
 interface CustomDataOptions {
   format?: string;
@@ -10,14 +11,10 @@ interface CustomDataOptions {
   decode?: boolean;
 }
 
-function readInput(file: string | undefined, deps: Deps): string {
+function readInput(file: string | undefined, deps: Deps, decode: boolean): string {
   if (!file) throw new AgentError('ANC_USAGE', 'custom-data needs a file: custom-data [--format mime|cloud-config|ignition] [--raw] <config-file>');
   const path = file.startsWith('/') ? file : `${deps.cwd}/${file}`;
-  try {
-    return deps.fs.readText(path);
-  } catch (cause) {
-    throw new AgentError('ANC_CONFIG_UNREADABLE', `read ${file}: ${(cause as Error).message}`, { cause });
-  }
+  return readConfigFile(deps, path, decode ? 'custom data file' : 'configuration file');
 }
 
 export const customDataCommand = {
@@ -30,7 +27,7 @@ export const customDataCommand = {
     { flag: '--decode', description: 'Read custom data (base64 or decoded, any format) and print the embedded configuration', boolean: true },
   ],
   async run(input, deps) {
-    const text = readInput(input.args[0], deps);
+    const text = readInput(input.args[0], deps, input.options.decode === true);
     const cd = await import('../provision/custom-data.ts');
     if (input.options.decode) {
       const decoded = cd.decodeCustomData(text);

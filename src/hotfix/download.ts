@@ -86,17 +86,17 @@ async function installHotfix(deps: Deps, version: string, deadline: Deadline): P
   try {
     osRelease = deps.fs.readText(deps.paths.osRelease);
   } catch (error) {
-    throw wrap(`reading /etc/os-release: ${errorMessage(error)}`, 1, error);
+    throw wrap(`reading ${deps.paths.strip(deps.paths.osRelease)}: ${errorMessage(error)}`, 1, error);
   }
   const hasDnf = deps.proc.which('dnf', deps.env.PATH) !== undefined;
   const pm = guard(() => packageManagerFor(osRelease, hasDnf), wrap);
   const source = pm === 'apt-get' ? guard(() => chooseAptSource(deps.paths.aptSourcesDir, (p) => deps.fs.stat(p) !== undefined), wrap) : '';
-  const extra = sandboxEnv(pm, deps.paths.root, deps.env.APT_CONFIG);
+  const extra = sandboxEnv(pm, deps.paths, deps.env.APT_CONFIG);
   if (extra.APT_CONFIG !== undefined && !deps.fs.exists(extra.APT_CONFIG)) {
     throw wrap(`sandboxed apt (AKS_NODE_ROOT=${deps.paths.root}) needs an APT_CONFIG file; ${extra.APT_CONFIG} does not exist`);
   }
   const env = { ...definedEnv(deps.env), ...extra };
-  for (const command of installPlan(pm, version, source, deps.paths.root)) {
+  for (const command of installPlan(pm, version, source, deps.paths)) {
     const failure = await retryCommand(deps, command, env, deadline);
     if (failure) throw wrap(command.step ? `${command.step}: ${failure.message}` : failure.message, failure.exitCode);
   }

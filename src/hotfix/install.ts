@@ -12,6 +12,7 @@
 // child environment are exactly the reference's.
 import { AgentError } from '../platform/errors.ts';
 import { parseOsReleaseId } from '../platform/os-release.ts';
+import { NODE_PATHS, type NodePaths } from '../platform/paths.ts';
 import { isSafeHotfixVersion } from './version.ts';
 
 export type PackageManager = 'apt-get' | 'dnf' | 'tdnf';
@@ -31,7 +32,7 @@ function installError(message: string, cause?: unknown): AgentError {
 /** Spec 6.4 OS detection from the os-release text; `hasDnf` says whether `dnf` is on PATH. */
 export function packageManagerFor(osReleaseText: string, hasDnf: boolean): PackageManager {
   const id = parseOsReleaseId(osReleaseText);
-  if (id === undefined) throw installError('ID not found in /etc/os-release');
+  if (id === undefined) throw installError(`ID not found in ${NODE_PATHS.osRelease}`);
   if (id === 'ubuntu') return 'apt-get';
   if (id === 'azurelinux' || id === 'mariner') return hasDnf ? 'dnf' : 'tdnf';
   throw installError(`unsupported OS: ${id}`);
@@ -66,10 +67,10 @@ function requireSafe(version: string): void {
 
 const NONINTERACTIVE = 'DEBIAN_FRONTEND=noninteractive';
 
-export function dpkgConfigureCommand(sandboxRoot = ''): PmCommand {
+export function dpkgConfigureCommand(paths?: NodePaths): PmCommand {
   const args = [NONINTERACTIVE, 'dpkg', '--configure', '-a', '--force-confdef', '--force-confold'];
   // dpkg's own log has no environment switch: sandboxed, it goes under the root too.
-  if (sandboxRoot) args.push(`--log=${sandboxRoot}/var/log/dpkg.log`);
+  if (paths?.root) args.push(`--log=${paths.dpkgLog}`);
   return { program: 'env', args, step: 'dpkg --configure -a failed' };
 }
 
@@ -97,29 +98,25 @@ export function aptInstallCommand(version: string): PmCommand {
 }
 
 /** `<dnf|tdnf> install -y --refresh --allowerasing aks-node-controller-<v>` (+ sandbox options). */
-export function rpmInstallCommand(pm: 'dnf' | 'tdnf', version: string, sandboxRoot = ''): PmCommand {
+export function rpmInstallCommand(pm: 'dnf' | 'tdnf', version: string, paths?: NodePaths): PmCommand {
   requireSafe(version);
   const args = ['install', '-y', '--refresh', '--allowerasing', `aks-node-controller-${version}`];
-  if (sandboxRoot) args.push(`--installroot=${sandboxRoot}`, `--setopt=reposdir=${sandboxRoot}/etc/yum.repos.d`);
+  if (paths?.root) args.push(`--installroot=${paths.root}`, `--setopt=reposdir=${paths.yumReposDir}`);
   return { program: pm, args, step: '' };
 }
 
 /** The commands of one installation, in order. */
-export function installPlan(pm: PackageManager, version: string, aptSource: string, sandboxRoot: string): PmCommand[] {
+export function installPlan(pm: PackageManager, version: string, aptSource: string, paths: NodePaths): PmCommand[] {
   requireSafe(version);
-  if (pm === 'apt-get') return [dpkgConfigureCommand(sandboxRoot), aptUpdateCommand(aptSource), aptInstallCommand(version)];
-  return [rpmInstallCommand(pm, version, sandboxRoot)];
+  if (pm === 'apt-get') return [dpkgConfigureCommand(paths), aptUpdateCommand(aptSource), aptInstallCommand(version)];
+  return [rpmInstallCommand(pm, version, paths)];
 }
 
 /**
  * Environment additions that keep apt/dpkg inside the sandbox root (see the header). Empty when not
  * sandboxed or for dnf/tdnf (their sandboxing is in argv).
  */
-export function sandboxEnv(pm: PackageManager, root: string, aptConfig: string | undefined): Record<string, string> {
-  if (!root || pm !== 'apt-get') return {};
-  return {
-    DPKG_ROOT: root,
-    DPKG_ADMINDIR: `${root}/var/lib/dpkg`,
-    APT_CONFIG: aptConfig || `${root}/etc/apt/apt.conf`,
-  };
+export function sandboxEnv(pm: PackageManager, paths: NodePaths, aptConfig: string | undefined): Record<string, string> {
+  if (!paths.root || pm !== 'apt-get') return {};
+  return { DPKG_ROOT: paths.root, DPKG_ADMINDIR: paths.dpkgAdminDir, APT_CONFIG: aptConfig || paths.aptConfig };
 }

@@ -7,7 +7,7 @@ export const ERROR_CODES = {
   ANC_CONFIG_UNREADABLE: { exitCode: 1, hint: 'Check that the file exists, is a regular file and is readable by root.' },
   ANC_CONFIG_INVALID: { exitCode: 1, hint: 'Run `aks-node-controller config validate <file>` to list every problem with its JSON path.' },
   ANC_CONFIG_VERSION: { exitCode: 1, hint: 'Set "version" to "v1" in the node configuration.' },
-  ANC_COMPONENTS: { exitCode: 1, hint: 'The image must carry a valid /opt/azure/components.json.' },
+  ANC_COMPONENTS: { exitCode: 1, hint: 'The image must carry a valid components.json (the GPU driver metadata of the VHD).' },
   ANC_NBC_CMD: { exitCode: 1, hint: 'The --nbc-cmd file must be an existing regular file.' },
   ANC_NODE_CUSTOM_DATA: { exitCode: 1, hint: 'Fix the write_files entries of the node custom data file.' },
   ANC_PROVISION_WAIT: { exitCode: 1, hint: 'Read provision.json and the provisioning log for the failing step.' },

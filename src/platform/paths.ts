@@ -27,6 +27,11 @@ export const NODE_PATHS = {
   launcher: '/opt/azure/containers/aks-node-controller-launcher.sh',
   osRelease: '/etc/os-release',
   aptSourcesDir: '/etc/apt/sources.list.d',
+  // package-manager state, used only to keep a sandboxed install inside the root (hotfix/install.ts)
+  aptConfig: '/etc/apt/apt.conf',
+  dpkgAdminDir: '/var/lib/dpkg',
+  dpkgLog: '/var/log/dpkg.log',
+  yumReposDir: '/etc/yum.repos.d',
   // cluster credentials for check-hotfix (spec 6.6)
   clusterCa: '/etc/kubernetes/certs/ca.crt',
   bootstrapKubeconfig: '/var/lib/kubelet/bootstrap-kubeconfig',

@@ -10,6 +10,10 @@ import {
   rpmInstallCommand,
   sandboxEnv,
 } from '../../../src/hotfix/install.ts';
+import { resolveNodePaths } from '../../../src/platform/paths.ts';
+
+const HOST = resolveNodePaths('');
+const BOXED = resolveNodePaths('/r');
 import { AgentError } from '../../../src/platform/errors.ts';
 
 function thrown(fn: () => unknown): AgentError {
@@ -67,7 +71,7 @@ test('apt commands are exactly the reference argv', () => {
     step: 'dpkg --configure -a failed',
   });
   // Sandboxed only: dpkg's log has no environment switch, so it gets --log under the root.
-  assert.equal(dpkgConfigureCommand('/tmp/root').args.slice(-1), ['--log=/tmp/root/var/log/dpkg.log']);
+  assert.equal(dpkgConfigureCommand(BOXED).args.slice(-1), ['--log=/r/var/log/dpkg.log']);
   assert.equal(aptUpdateCommand(`${D}/microsoft-prod.list`).args, [
     'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'update', '-o', 'Dpkg::Options::=--force-confold',
     '-o', 'Dir::Etc::sourcelist=/etc/apt/sources.list.d/microsoft-prod.list', '-o', 'Dir::Etc::sourceparts=-',
@@ -82,24 +86,24 @@ test('rpm command is exactly the reference argv unless sandboxed', () => {
     program: 'dnf', args: ['install', '-y', '--refresh', '--allowerasing', 'aks-node-controller-202604.01.1'], step: '',
   });
   assert.equal(rpmInstallCommand('tdnf', '202604.01.1-1').args, ['install', '-y', '--refresh', '--allowerasing', 'aks-node-controller-202604.01.1-1']);
-  assert.equal(rpmInstallCommand('dnf', '202604.01.1', '/tmp/r').args.slice(5), ['--installroot=/tmp/r', '--setopt=reposdir=/tmp/r/etc/yum.repos.d']);
+  assert.equal(rpmInstallCommand('dnf', '202604.01.1', BOXED).args.slice(5), ['--installroot=/r', '--setopt=reposdir=/r/etc/yum.repos.d']);
 });
 test('install plans', () => {
-  assert.equal(installPlan('apt-get', '202604.01.1', `${D}/microsoft-prod.list`, '').map((c) => c.args[1]), ['dpkg', 'apt-get', 'apt-get']);
-  assert.equal(installPlan('dnf', '202604.01.1', '', '').length, 1);
+  assert.equal(installPlan('apt-get', '202604.01.1', `${D}/microsoft-prod.list`, HOST).map((c) => c.args[1]), ['dpkg', 'apt-get', 'apt-get']);
+  assert.equal(installPlan('dnf', '202604.01.1', '', HOST).length, 1);
 });
 test('D5: no argv is built for an unsafe version', () => {
   for (const bad of ['202604.01.1 --reinstall', '$(reboot)', '202604.01.1*', '-y', '202604.01.1;rm', '']) {
     assert.is(thrown(() => aptInstallCommand(bad)).step, 'invalidVersion', bad);
     assert.is(thrown(() => rpmInstallCommand('dnf', bad)).step, 'invalidVersion', bad);
-    assert.is(thrown(() => installPlan('apt-get', bad, '/x', '')).step, 'invalidVersion', bad);
+    assert.is(thrown(() => installPlan('apt-get', bad, '/x', HOST)).step, 'invalidVersion', bad);
   }
 });
 test('sandbox env only for sandboxed apt', () => {
-  assert.equal(sandboxEnv('apt-get', '', undefined), {});
-  assert.equal(sandboxEnv('dnf', '/r', undefined), {});
-  assert.equal(sandboxEnv('apt-get', '/r', undefined), { DPKG_ROOT: '/r', DPKG_ADMINDIR: '/r/var/lib/dpkg', APT_CONFIG: '/r/etc/apt/apt.conf' });
-  assert.is(sandboxEnv('apt-get', '/r', '/cfg').APT_CONFIG, '/cfg');
+  assert.equal(sandboxEnv('apt-get', HOST, undefined), {});
+  assert.equal(sandboxEnv('dnf', BOXED, undefined), {});
+  assert.equal(sandboxEnv('apt-get', BOXED, undefined), { DPKG_ROOT: '/r', DPKG_ADMINDIR: '/r/var/lib/dpkg', APT_CONFIG: '/r/etc/apt/apt.conf' });
+  assert.is(sandboxEnv('apt-get', BOXED, '/cfg').APT_CONFIG, '/cfg');
 });
 
 test.run();
