@@ -3,7 +3,9 @@
 # every boot (or by the boothook). Order: wait for the hostname -> nothing to do? exit 0 -> read feature
 # flags (parsed, never sourced) -> check-hotfix (only when ENABLE_PROVISIONING_HOTFIX=true) ->
 # download-hotfix (only when the pointer file exists) -> pick the binary (staged hotfix when executable,
-# else the VHD-baked one) -> provision. Exits with provision's exit code.
+# else the VHD-baked one) -> provision -> if the HOTFIX binary failed on its own before the provisioning
+# scripts started (no scripts-started marker), quarantine it and run the baked binary's provision once
+# (docs/hotfix.md "fallback table"). Exits with the exit code of the last provision run.
 #
 # The agent always runs with a clean environment (`env -i` plus an allow-list), so runtime hooks such
 # as BUN_OPTIONS, BUN_BE_BUN or NODE_OPTIONS in the caller's environment never reach it.
@@ -22,6 +24,8 @@ HOTFIX_JSON="${HOTFIX_JSON:-${CONTAINERS_DIR}/aks-node-controller-hotfix.json}"
 CONFIG_PATH="${CONFIG_PATH:-${CONTAINERS_DIR}/aks-node-controller-config.json}"
 NBC_CMD_PATH="${NBC_CMD_PATH:-${CONTAINERS_DIR}/aks-node-controller-nbc-cmd.sh}"
 FEATURES_PATH="${FEATURES_PATH:-${CONTAINERS_DIR}/enabled_features.sh}"
+# Written by the agent the moment before it starts the provisioning scripts (src/provision/scripts-marker.ts).
+SCRIPTS_STARTED_MARKER="${SCRIPTS_STARTED_MARKER:-${CONTAINERS_DIR}/aks-node-controller-scripts-started}"
 HOSTNAME_FILE="${HOSTNAME_FILE:-${NODE_ROOT}/etc/hostname}"
 # 0 = wait for the hostname forever (the reference behaviour); N = give up waiting after N seconds.
 HOSTNAME_WAIT_TIMEOUT="${HOSTNAME_WAIT_TIMEOUT:-0}"
@@ -156,11 +160,40 @@ if [[ -f "$NBC_CMD_PATH" ]]; then
     log "Launching aks-node-controller with nbc cmd ${NBC_CMD_PATH}"
 fi
 
-run_agent "$SELECTED_BIN" "${PROVISION_ARGS[@]}" &
-AGENT_PID=$!
-log "Spawned aks-node-controller (pid ${AGENT_PID})"
-wait "$AGENT_PID"
-EXIT_CODE=$?
+# Runs provision with the given binary (optionally preceded by NAME=VALUE words); sets EXIT_CODE.
+run_provision() {
+    rm -f "$SCRIPTS_STARTED_MARKER"
+    run_agent "$@" "${PROVISION_ARGS[@]}" &
+    AGENT_PID=$!
+    log "Spawned aks-node-controller (pid ${AGENT_PID})"
+    wait "$AGENT_PID"
+    EXIT_CODE=$?
+}
+
+if [[ "$SELECTED_BIN" == "$HOTFIX_BIN" ]]; then
+    # Tells the hotfix to leave the status files to the baked fallback when it fails before the scripts.
+    run_provision ANC_LAUNCHER_FALLBACK=baked "$SELECTED_BIN"
+else
+    run_provision "$SELECTED_BIN"
+fi
+
+# Fallback table: only a hotfix binary, only a failure, only without the scripts-started marker.
+if [[ "$EXIT_CODE" -ne 0 && "$SELECTED_BIN" == "$HOTFIX_BIN" ]]; then
+    if [[ -e "$SCRIPTS_STARTED_MARKER" ]]; then
+        log "Hotfix binary failed after the provisioning scripts started (exit ${EXIT_CODE}); not retrying"
+    else
+        if [[ "$EXIT_CODE" -gt 128 && "$EXIT_CODE" -le 192 ]]; then
+            REASON="was killed by signal $((EXIT_CODE - 128)) before the provisioning scripts started"
+        else
+            REASON="exited with status ${EXIT_CODE} before the provisioning scripts started"
+        fi
+        log "Hotfix binary ${REASON}; falling back to the VHD-baked binary: ${BIN_PATH}"
+        # The baked binary records the quarantine, removes the staged hotfix and emits the event.
+        run_agent "$BIN_PATH" hotfix fallback --reason "$REASON" || log "ANC hotfix fallback record failed; continuing"
+        SELECTED_BIN="$BIN_PATH"
+        run_provision "$BIN_PATH"
+    fi
+fi
 if [[ "$EXIT_CODE" -eq 0 ]]; then
     log "aks-node-controller completed successfully"
 else

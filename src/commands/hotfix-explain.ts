@@ -2,19 +2,16 @@ import type { Command } from './command.ts';
 
 export const hotfixExplainCommand = {
   name: 'hotfix explain',
-  description: 'Show which hotfix download-hotfix would install, and why (reads the pointer file only)',
+  description: 'Show which hotfix download-hotfix would install and why (wave, quarantine), and which binary would run',
   options: [
     { flag: '--current-version <version>', description: 'Version to decide for (default: this binary\'s version)' },
     { flag: '--pointer <file>', description: 'Pointer file to read (default: the on-node hotfix pointer)' },
   ],
   async run({ options }, deps) {
-    const { readPointerFile } = await import('../hotfix/pointer-file.ts');
-    const { decideHotfix } = await import('../hotfix/resolve.ts');
+    const { explainHotfix } = await import('../hotfix/explain.ts');
     const given = options.pointer === undefined ? undefined : String(options.pointer);
     const path = given === undefined ? deps.paths.hotfixPointer : given.startsWith('/') ? given : `${deps.cwd}/${given}`;
     const current = options.currentVersion === undefined ? deps.version : String(options.currentVersion);
-    const d = decideHotfix(readPointerFile(deps.fs, path), current);
-    const out = { current: d.current, base: d.base, resolved: d.resolved, upgrade: d.upgrade, reason: d.reason };
-    return { exitCode: 0, stdout: `${JSON.stringify(out)}\n` };
+    return { exitCode: 0, stdout: `${JSON.stringify(explainHotfix(deps, path, current))}\n` };
   },
 } satisfies Command<{ currentVersion?: string | number; pointer?: string }>;

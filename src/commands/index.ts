@@ -8,6 +8,7 @@ import { configValidateCommand } from './config-validate.ts';
 import { customDataCommand } from './custom-data.ts';
 import { downloadHotfixCommand } from './download-hotfix.ts';
 import { hotfixExplainCommand } from './hotfix-explain.ts';
+import { hotfixFallbackCommand } from './hotfix-fallback.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
 import { versionCommand } from './version.ts';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   downloadHotfixCommand,
   checkHotfixCommand,
   hotfixExplainCommand,
+  hotfixFallbackCommand,
   configValidateCommand,
   configSchemaCommand,
   configHashCommand,

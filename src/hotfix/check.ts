@@ -65,7 +65,7 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
     // A ConfigMap that was fetched but cannot be parsed does NOT fall back (spec 6.6).
     throw new AgentError('ANC_HOTFIX', `parsing anc-hotfix-version ConfigMap: ${errorMessage(error)}`);
   }
-  const staged = stagePointer(deps, served.hotfixes, served.version);
+  const staged = stagePointer(deps, served.hotfixes, served.version, served.rollout);
   // D3: judged on what download-hotfix will read (the staged file), against our own version.
   const { resolved } = resolveVersion(staged, deps.version);
   return { outcome: resolved === '' ? 'noHotfixForBase' : 'configMapRead' };
@@ -147,9 +147,10 @@ export function readColdStartHotfixes(deps: Pick<Deps, 'fs' | 'paths'>): Record<
 
 /**
  * D2 staging: read-modify-write of the pointer file (keep `version` / `scripts_version`, replace
- * `hotfixes`, a served legacy `version` replaces ours), atomic, with the existing file's mode or 0644.
+ * `hotfixes` and its `rollout` waves together, a served legacy `version` replaces ours), atomic, with the
+ * existing file's mode or 0644.
  */
-export function stagePointer(deps: CheckDeps, hotfixes: Record<string, string>, legacyVersion?: string): HotfixPointer {
+export function stagePointer(deps: CheckDeps, hotfixes: Record<string, string>, legacyVersion?: string, rollout?: HotfixPointer['rollout']): HotfixPointer {
   const path = deps.paths.hotfixPointer;
   const where = deps.paths.strip(path);
   let existingText: string | null = null;
@@ -170,7 +171,7 @@ export function stagePointer(deps: CheckDeps, hotfixes: Record<string, string>, 
     // download-hotfix cannot read it either: replacing it is the only way forward.
     deps.log.warn('existing hotfix pointer is not valid; replacing it', { path: where, error: errorMessage(error) });
   }
-  const merged = mergePointer(existing, hotfixes, legacyVersion);
+  const merged = mergePointer(existing, hotfixes, legacyVersion, rollout);
   try {
     const dir = path.slice(0, path.lastIndexOf('/')) || '/';
     if (!deps.fs.exists(dir)) deps.fs.mkdirp(dir, 0o755);

@@ -9,7 +9,8 @@ import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './i
 import { readPointerFile } from './pointer-file.ts';
 import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.ts';
 import { deadlineFrom, retryCommand, type Deadline } from './retry.ts';
-import { copyBinaryAlongside, verifyInstalledBinary } from './stage.ts';
+import { nodeEligibility } from './switch/eligibility.ts';
+import { promoteWithHealthGate } from './switch/gate.ts';
 import { expectedBinaryVersion } from './version.ts';
 
 /** Closed outcome set. `exit` null = the failing package manager's exit code (spec 1.4). */
@@ -22,6 +23,9 @@ export const DOWNLOAD_OUTCOMES = {
   installFailed: { exit: null, failure: true, doc: 'OS detection, apt source or package manager failed' },
   verifyFailed: { exit: 1, failure: true, doc: 'installed binary missing, not runnable or wrong version' },
   stageFailed: { exit: 1, failure: true, doc: 'copying the binary beside the baked one failed' },
+  healthCheckFailed: { exit: 1, failure: true, doc: 'the new binary hung, crashed or failed its dry-run self-test: not promoted' },
+  quarantined: { exit: 0, failure: false, doc: 'the requested version failed on this node before (quarantine record)' },
+  notInWave: { exit: 0, failure: false, doc: 'the node is outside the staged wave for its base' },
   failed: { exit: 0, failure: true, doc: 'unexpected error (fail-open: baked binary stays)' },
 } as const;
 
@@ -37,6 +41,8 @@ interface Report {
   outcome: DownloadOutcome;
   exitCode: number;
   error?: string;
+  /** Why a node-local refusal (quarantined, notInWave) happened. */
+  reason?: string;
 }
 
 const OUTCOME_FOR_REASON: Record<HotfixReason, DownloadOutcome> = {
@@ -71,10 +77,14 @@ async function download(deps: Deps, options: DownloadOptions, seen: { target: st
   seen.target = decision.resolved;
   logDecision(deps, decision);
   if (!decision.upgrade) return { outcome: OUTCOME_FOR_REASON[decision.reason], exitCode: 0 };
+  const { refusal } = nodeEligibility(deps, pointer, decision);
+  if (refusal) {
+    deps.log.info('hotfix not taken by this node, skipping download', { target: decision.resolved, reason: refusal.outcome, detail: refusal.detail });
+    return { outcome: refusal.outcome, exitCode: 0, reason: refusal.detail };
+  }
   await installHotfix(deps, decision.resolved, deadline);
-  const { packageBinary, hotfixBinary, bakedBinary } = deps.paths;
-  await verifyInstalledBinary(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline);
-  copyBinaryAlongside(deps, packageBinary, hotfixBinary, bakedBinary);
+  const { packageBinary, hotfixBinary } = deps.paths;
+  await promoteWithHealthGate(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline);
   deps.log.info('downloaded ANC hotfix', { target: decision.resolved, path: hotfixBinary });
   return { outcome: 'staged', exitCode: 0 };
 }
@@ -158,6 +168,7 @@ function finish(deps: Deps, report: Report, target: string, start: Date): void {
     deps.log.info('aks-node-controller hotfix download finished', { outcome });
   }
   const parts = [`outcome=${outcome}`, `current=${deps.version}`, `target=${target}`];
+  if (report.reason !== undefined) parts.push(`reason=${report.reason}`);
   if (error !== undefined) parts.push(`error=${error}`);
   deps.events.emit({
     task: 'DownloadHotfix',

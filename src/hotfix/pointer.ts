@@ -12,6 +12,14 @@ export interface HotfixPointer {
   scriptsVersion: string;
   /** Base `YYYYMM.DD` -> full version `YYYYMM.DD.PATCH`. */
   hotfixes: Record<string, string>;
+  /** Staged waves per base (docs/hotfix.md "waves"); absent, or no entry for a base = 100%. */
+  rollout?: Record<string, RolloutEntry>;
+}
+
+/** One base's wave: the share of nodes (0..100) that take its hotfix, and the salt that shuffles them. */
+export interface RolloutEntry {
+  percent: number;
+  salt: string;
 }
 
 export function emptyPointer(): HotfixPointer {
@@ -22,6 +30,7 @@ const FIELDS = [
   ['version', 'version'],
   ['scripts_version', 'scriptsVersion'],
   ['hotfixes', 'hotfixes'],
+  ['rollout', 'rollout'],
 ] as const;
 
 /**
@@ -47,6 +56,7 @@ export function parsePointer(text: string | null, path: string): HotfixPointer {
     const value = lookupField(obj, key);
     if (value === undefined || value === null) continue;
     if (field === 'hotfixes') pointer.hotfixes = parseMap(value, fail);
+    else if (field === 'rollout') pointer.rollout = parseRollout(value, fail);
     else if (typeof value === 'string') pointer[field] = value;
     else fail(`cannot unmarshal ${jsonKind(value)} into field ${key} of type string`);
   }
@@ -62,6 +72,22 @@ function parseMap(value: unknown, fail: (detail: string) => never): Record<strin
     if (v !== null && typeof v !== 'string') fail(`cannot unmarshal ${jsonKind(v)} into field hotfixes[${JSON.stringify(base)}] of type string`);
     // defineProperty: a `__proto__` key stays an ordinary entry.
     Object.defineProperty(out, base, { value: v ?? '', enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** `{"<base>": {"percent": 0..100, "salt": "<text>"}}`; anything else is an error (no install: fail-safe). */
+function parseRollout(value: unknown, fail: (detail: string) => never): Record<string, RolloutEntry> {
+  if (jsonKind(value) !== 'object') return fail(`cannot unmarshal ${jsonKind(value)} into field rollout of type map[string]rollout`);
+  const out: Record<string, RolloutEntry> = {};
+  for (const [base, entry] of Object.entries(value as Record<string, unknown>)) {
+    const where = `rollout[${JSON.stringify(base)}]`;
+    if (jsonKind(entry) !== 'object') fail(`cannot unmarshal ${jsonKind(entry)} into field ${where} of type rollout`);
+    const percent = lookupField(entry as Record<string, unknown>, 'percent');
+    const salt = lookupField(entry as Record<string, unknown>, 'salt') ?? '';
+    if (typeof percent !== 'number' || !(percent >= 0 && percent <= 100)) fail(`${where}.percent: expected a number from 0 to 100, got ${JSON.stringify(percent ?? null)}`);
+    if (typeof salt !== 'string') fail(`cannot unmarshal ${jsonKind(salt)} into field ${where}.salt of type string`);
+    Object.defineProperty(out, base, { value: { percent, salt }, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -89,18 +115,26 @@ function jsonKind(value: unknown): string {
  * D2 read-modify-write: keep the existing `version` / `scripts_version`, replace `hotfixes` wholesale.
  * A non-empty `legacyVersion` (a legacy pointer served by the ConfigMap) replaces `version`.
  */
-export function mergePointer(existing: HotfixPointer, hotfixes: Record<string, string>, legacyVersion?: string): HotfixPointer {
+export function mergePointer(
+  existing: HotfixPointer,
+  hotfixes: Record<string, string>,
+  legacyVersion?: string,
+  rollout?: Record<string, RolloutEntry>,
+): HotfixPointer {
   const useLegacy = legacyVersion !== undefined && legacyVersion.trim() !== '';
+  // The waves travel with the map they stage: replaced together, never mixed with an older map's waves.
+  const waves = rollout !== undefined && Object.keys(rollout).length > 0 ? { rollout: { ...rollout } } : {};
   return {
     version: useLegacy ? legacyVersion : existing.version,
     scriptsVersion: existing.scriptsVersion,
     hotfixes: { ...hotfixes },
+    ...waves,
   };
 }
 
 /**
  * Compact JSON, key order `version`, `scripts_version` (omitted when empty), `hotfixes` (always present,
- * keys sorted by code point = Go's byte order), Go HTML-safe escaping. Built by hand so integer-like map
+ * keys sorted by code point = Go's byte order), `rollout` (omitted when empty, keys sorted), Go HTML-safe escaping. Built by hand so integer-like map
  * keys keep their sorted place.
  */
 export function serializePointer(p: HotfixPointer): string {
@@ -109,6 +143,12 @@ export function serializePointer(p: HotfixPointer): string {
   const keys = Object.keys(p.hotfixes).sort(compareCodePoints);
   const entries = keys.map((k) => `${goJson(k)}:${goJson(p.hotfixes[k] ?? '')}`);
   parts.push(`"hotfixes":{${entries.join(',')}}`);
+  // Left out when empty: a pointer without waves stays byte-identical to the reference's.
+  const waves = Object.keys(p.rollout ?? {}).sort(compareCodePoints);
+  if (waves.length > 0) {
+    const wave = (k: string) => `${goJson(k)}:{"percent":${p.rollout![k]!.percent},"salt":${goJson(p.rollout![k]!.salt)}}`;
+    parts.push(`"rollout":{${waves.map(wave).join(',')}}`);
+  }
   return `{${parts.join(',')}}`;
 }
 

@@ -1,28 +1,11 @@
-// After the package manager: prove the installed binary is the requested hotfix (D5), then stage a copy
-// beside the baked binary (spec 6.5 copyBinaryAlongside). The baked binary is never modified.
+// Staging a copy beside the baked binary (spec 6.5 copyBinaryAlongside); the health gate (switch/gate.ts)
+// stages the candidate under the pending name with it. The baked binary is never modified.
 import type { Deps } from '../platform/deps.ts';
-import { definedEnv } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
-import type { Deadline } from './retry.ts';
-import { describeRun } from './retry.ts';
 
+/** Bound of `<binary> version` (D5 proof, health gate, fallback). */
 export const VERIFY_TIMEOUT_MS = 5_000;
 export const STAGE_TEMP_PREFIX = '.aks-node-controller-update-';
-
-/** Runs `<binary> version` (5 s bound) and requires it to print exactly `expected`. */
-export async function verifyInstalledBinary(deps: Deps, binary: string, expected: string, deadline: Deadline): Promise<void> {
-  const fail = (message: string): never => {
-    throw new AgentError('ANC_HOTFIX', `verify hotfix binary: ${message}`, { step: 'verifyFailed' });
-  };
-  if (!deps.fs.exists(binary)) fail(`${binary} does not exist after the install`);
-  const timeoutMs = Math.min(VERIFY_TIMEOUT_MS, deadline.remainingMs());
-  if (timeoutMs <= 0) fail(`no time left of the ${deadline.seconds}s deadline to run ${binary} version`);
-  const result = await deps.proc.run({ program: binary, args: ['version'], env: definedEnv(deps.env), timeoutMs, captureLimit: 4096 });
-  const failure = describeRun(result, binary);
-  if (failure) fail(`running ${binary} version: ${failure.message}`);
-  const printed = result.stdout.replace(/\r?\n$/, '');
-  if (printed !== expected) fail(`${binary} reports version ${JSON.stringify(printed)}, expected ${JSON.stringify(expected)}`);
-}
 
 /** Atomic copy of src to dst with ref's permission bits (spec 6.5). Errors: `stage hotfix binary: ...`. */
 export function copyBinaryAlongside(deps: Deps, src: string, dst: string, ref: string): void {

@@ -24,6 +24,12 @@ export const NODE_PATHS = {
   hotfixBinary: '/opt/azure/containers/aks-node-controller-hotfix',
   packageBinary: '/usr/bin/aks-node-controller',
   hotfixPointer: '/opt/azure/containers/aks-node-controller-hotfix.json',
+  // the health-gated switch and the return to the baked agent (docs/hotfix.md "safety model")
+  hotfixPending: '/opt/azure/containers/aks-node-controller-hotfix.pending',
+  hotfixQuarantine: '/opt/azure/containers/aks-node-controller-hotfix-quarantine.json',
+  scriptsStartedMarker: '/opt/azure/containers/aks-node-controller-scripts-started',
+  // the VM identity that seeds staged hotfix waves
+  productUuid: '/sys/class/dmi/id/product_uuid',
   launcher: '/opt/azure/containers/aks-node-controller-launcher.sh',
   osRelease: '/etc/os-release',
   aptSourcesDir: '/etc/apt/sources.list.d',

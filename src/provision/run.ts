@@ -9,6 +9,7 @@ import { isSecret, type Secret } from '../platform/secret.ts';
 import { prepareConfig } from './config-file.ts';
 import { execute } from './execute.ts';
 import { nbcCommand } from './nbc.ts';
+import { launcherFallsBack, markScriptsStarted } from './scripts-marker.ts';
 import { CONFIG_ERROR_EXIT_CODE, writeCompleteFileOnError, type ProvisionResult } from './status.ts';
 
 export interface ProvisionRequest {
@@ -33,13 +34,23 @@ interface StepOutcome {
   note?: string;
 }
 
+/** Whether the provisioning scripts were started (the marker was written) during this run. */
+interface Progress {
+  scriptsStarted: boolean;
+}
+
+function startScripts(deps: Deps, progress: Progress): void {
+  markScriptsStarted(deps);
+  progress.scriptsStarted = true;
+}
+
 const NAME = 'aks-node-controller';
 
 function secretValues(env: Record<string, string | Secret>): Secret[] {
   return Object.values(env).filter(isSecret);
 }
 
-async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps): Promise<StepOutcome> {
+async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps, progress: Progress): Promise<StepOutcome> {
   const prepared = await prepareConfig(deps, path);
   const { dryRunView, mergeEnv } = await import('./command.ts');
   const command = prepared.command;
@@ -52,11 +63,12 @@ async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps): P
     return { exitCode: 0, stdout: JSON.stringify(view) + '\n', note };
   }
   const env = mergeEnv(definedEnv(deps.env), command.cseEnv);
+  startScripts(deps, progress);
   const run = await execute(deps, { program: command.program, args: command.args, env, secrets: secretValues(command.cseEnv) });
   return { exitCode: run.exitCode, failure: run.failed ? run.result : undefined, note };
 }
 
-async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps): Promise<StepOutcome> {
+async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps, progress: Progress): Promise<StepOutcome> {
   if (req.dryRun) {
     deps.log.info('dry-run: node custom data not applied', { path: deps.paths.nodeCustomData });
   } else {
@@ -70,6 +82,7 @@ async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps): Prom
     deps.log.info('dry-run', { cmd: [command.program, ...command.args].join(' ') });
     return { exitCode: 0, stdout: JSON.stringify({ command: [command.program, ...command.args], env: {} }) + '\n' };
   }
+  startScripts(deps, progress);
   const run = await execute(deps, { ...command, env: definedEnv(deps.env), secrets: [] });
   if (req.provisionConfig) {
     const { compareEnvsStep } = await import('./compare-step.ts');
@@ -78,13 +91,13 @@ async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps): Prom
   return { exitCode: run.exitCode, failure: run.failed ? run.result : undefined };
 }
 
-async function steps(req: ProvisionRequest, deps: Deps): Promise<StepOutcome> {
+async function steps(req: ProvisionRequest, deps: Deps, progress: Progress): Promise<StepOutcome> {
   if (!req.provisionConfig && !req.nbcCmd) {
     throw new AgentError('ANC_CONFIG_MISSING_FLAGS', '--provision-config or --nbc-cmd is required');
   }
   // --nbc-cmd takes priority over --provision-config (spec 4.1 step 4).
-  if (req.nbcCmd) return runWithNbc(req, req.nbcCmd, deps);
-  return runWithConfig(req, req.provisionConfig!, deps);
+  if (req.nbcCmd) return runWithNbc(req, req.nbcCmd, deps, progress);
+  return runWithConfig(req, req.provisionConfig!, deps, progress);
 }
 
 /** A thrown error as a step outcome: expected faults keep their text, anything else is a crash (D6). */
@@ -100,25 +113,32 @@ function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } 
 export async function provision(req: ProvisionRequest, deps: Deps): Promise<ProvisionOutcome> {
   const start = deps.clock.now();
   deps.log.info('aks-node-controller started', { task: 'Provision' });
-  deps.events.emit({ task: 'Provision', message: 'Starting', level: 'Informational', start, end: start });
+  // D9: a dry run (the hotfix health gate's self-test, for one) writes nothing, events included.
+  const emit: Deps['events']['emit'] = (event) => (req.dryRun ? undefined : deps.events.emit(event));
+  emit({ task: 'Provision', message: 'Starting', level: 'Informational', start, end: start });
   if (req.showSecrets && !req.dryRun) deps.log.warn('--show-secrets has no effect without --dry-run');
+  const progress: Progress = { scriptsStarted: false };
   let outcome: StepOutcome & { hint?: string };
   try {
-    outcome = await steps(req, deps);
+    outcome = await steps(req, deps, progress);
   } catch (error) {
     outcome = fromThrown(error, deps);
   }
   const end = deps.clock.now();
   if (!outcome.failure) {
     const message = outcome.note ? `Completed; ${outcome.note}` : 'Completed';
-    deps.events.emit({ task: 'Provision', message, level: 'Informational', start, end });
+    emit({ task: 'Provision', message, level: 'Informational', start, end });
     deps.log.info('aks-node-controller finished successfully.');
     return { exitCode: outcome.exitCode, stdout: outcome.stdout };
   }
-  // D9: a dry run writes nothing, not even the failure fallback.
-  if (!req.dryRun) writeCompleteFileOnError(deps, outcome.failure);
+  // D9: a dry run writes nothing, not even the failure fallback. Before the scripts, under a launcher
+  // that falls back to the baked agent, the baked run writes the status files (provision-wait must see
+  // the node's final result, not this attempt's).
+  const fallsBack = !progress.scriptsStarted && launcherFallsBack(deps);
+  if (fallsBack) deps.log.info('failed before the provisioning scripts; the launcher falls back to the baked agent and writes the status');
+  if (!req.dryRun && !fallsBack) writeCompleteFileOnError(deps, outcome.failure);
   const error = outcome.failure.Error;
-  deps.events.emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });
+  emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });
   deps.log.error('aks-node-controller failed', { error });
   const stderr = outcome.hint ? `${NAME}: ${error}\nhint: ${outcome.hint}\n` : undefined;
   return { exitCode: outcome.exitCode, stdout: outcome.stdout, stderr };

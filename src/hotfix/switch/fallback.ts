@@ -1,0 +1,57 @@
+// `hotfix fallback` (run by the launcher with the BAKED binary when the staged hotfix failed by its own
+// fault before the provisioning scripts started; docs/hotfix.md "fallback table"): find out which hotfix
+// version failed, record it in the quarantine record, remove the staged hotfix binary so no later boot
+// prefers it, and emit ONE `HotfixFallback` event whose message says `fallback` and the version. The
+// launcher then runs the baked binary's `provision` once. Fail-open: always exit 0, problems are logged
+// and carried in the event.
+import type { Deps } from '../../platform/deps.ts';
+import { definedEnv } from '../../platform/deps.ts';
+import { errorMessage } from '../../platform/errors.ts';
+import { readPointerFile } from '../pointer-file.ts';
+import { decideHotfix } from '../resolve.ts';
+import { VERIFY_TIMEOUT_MS } from '../stage.ts';
+import { expectedBinaryVersion } from '../version.ts';
+import { recordQuarantine } from './quarantine.ts';
+
+const VERSION_SHAPE = /^\d{6}\.\d{2}\.\d+$/;
+
+export async function fallbackToBaked(deps: Deps, reason: string): Promise<number> {
+  const start = deps.clock.now();
+  const problems: string[] = [];
+  const version = await failedHotfixVersion(deps, problems);
+  try {
+    recordQuarantine(deps, { version, reason, recordedAt: start.toISOString() });
+  } catch (error) {
+    problems.push(`recording quarantine: ${errorMessage(error)}`);
+  }
+  try {
+    deps.fs.unlink(deps.paths.hotfixBinary);
+  } catch (error) {
+    problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
+  }
+  const message = `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node`;
+  deps.log.error('hotfix failed before the provisioning scripts started; falling back to the baked agent', { hotfix: version, reason, problems });
+  const suffix = problems.length === 0 ? '' : ` (problems: ${problems.join('; ')})`;
+  deps.events.emit({ task: 'HotfixFallback', message: message + suffix, level: 'Error', start, end: deps.clock.now() });
+  return 0;
+}
+
+/** The staged binary's own `version` (bounded), else the version the pointer resolves for our base. */
+async function failedHotfixVersion(deps: Deps, problems: string[]): Promise<string> {
+  const binary = deps.paths.hotfixBinary;
+  try {
+    const run = await deps.proc.run({ program: binary, args: ['version'], env: definedEnv(deps.env), timeoutMs: VERIFY_TIMEOUT_MS, captureLimit: 4096 });
+    const printed = run.stdout.trim();
+    if (run.exitCode === 0 && VERSION_SHAPE.test(printed)) return printed;
+    problems.push(`${binary} version did not print a version`);
+  } catch (error) {
+    problems.push(`${binary} version: ${errorMessage(error)}`);
+  }
+  try {
+    const decision = decideHotfix(readPointerFile(deps.fs, deps.paths.hotfixPointer), deps.version);
+    if (decision.resolved !== '') return expectedBinaryVersion(decision.resolved);
+  } catch (error) {
+    problems.push(errorMessage(error));
+  }
+  return 'unknown';
+}
