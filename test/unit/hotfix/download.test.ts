@@ -28,14 +28,16 @@ function setup(o: Setup = {}): FakeDeps {
   put(`${deps.paths.aptSourcesDir}/microsoft-prod.list`, 'deb http://127.0.0.1/ ./\n');
   put(deps.paths.under('/etc/apt/apt.conf'), 'Dir "/x/";\n');
   put(deps.paths.bakedBinary, 'BAKED', 0o750);
+  put(deps.paths.nodeConfig, '{"version":"v1"}', 0o600); // what the health gate's self-test reads
   return deps;
 }
 
-/** A package manager that "installs" a binary printing `prints`, and that binary's `version`. */
+/** A package manager that "installs" a binary printing `prints`; the staged copy answers the health gate. */
 function installs(deps: () => FakeDeps, prints: string) {
   return (spec: RunSpec): RunResult => {
     const d = deps();
-    if (spec.program === d.paths.packageBinary) return ok(`${prints}\n`);
+    if (spec.program === d.paths.hotfixPending && spec.args[0] === 'version') return ok(`${prints}\n`);
+    if (spec.program === d.paths.hotfixPending) return ok('{"command":["/bin/bash","-c","x"],"env":{}}\n');
     if (spec.args.includes('install')) put(d.paths.packageBinary, `HOTFIX ${prints}`, 0o755);
     return ok();
   };
@@ -126,8 +128,11 @@ test('MapMatchingBaseUpgrades (dnf): installs, verifies, stages with the baked m
       `--installroot=${d.paths.root}`, `--setopt=reposdir=${d.paths.root}/etc/yum.repos.d`,
     ]);
     assert.is(d.runs[0]!.env.DPKG_ROOT, undefined);
-    assert.equal(d.runs[1]!.args, ['version']);
+    assert.equal([d.runs[1]!.program, ...d.runs[1]!.args], [d.paths.hotfixPending, 'version']);
     assert.is(d.runs[1]!.timeoutMs, 5_000);
+    assert.equal(d.runs[2]!.args, ['provision', '--dry-run', `--provision-config=${d.paths.nodeConfig}`]);
+    assert.is(d.runs[2]!.timeoutMs, 30_000);
+    assert.is(d.fs.exists(d.paths.hotfixPending), false, 'promoted by rename');
     assert.is(readFileSync(d.paths.hotfixBinary, 'utf8'), 'HOTFIX 202604.01.1');
     assert.is(statSync(d.paths.hotfixBinary).mode & 0o777, 0o750);
     assert.is(readFileSync(d.paths.bakedBinary, 'utf8'), 'BAKED');

@@ -62,7 +62,13 @@ test('explain: defaults to own version and the on-node pointer', async () => {
   try {
     put(d.paths.hotfixPointer, '{"hotfixes":{"202604.01":"202604.01.1"}}');
     const r = await hotfixExplainCommand.run({ args: [], options: {} }, d);
-    assert.equal(r, { exitCode: 0, stdout: '{"current":"202604.01.0","base":"202604.01","resolved":"202604.01.1","upgrade":true,"reason":"upgrade"}\n' });
+    const wave = { percent: 100, seed: null, cutoff: 1, inWave: true };
+    const { identityProblem, ...out } = JSON.parse(r.stdout!);
+    assert.equal(out, {
+      current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade',
+      ...wave, quarantine: null, binary: 'baked', binaryPath: d.paths.bakedBinary,
+    });
+    assert.match(identityProblem, 'product_uuid');
   } finally {
     d.cleanup();
   }
@@ -72,7 +78,8 @@ test('explain: --current-version and a relative --pointer', async () => {
   try {
     put(`${d.cwd}/p.json`, '{"version":"202604.01.1"}');
     const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: 'dev', pointer: 'p.json' } }, d);
-    assert.equal(JSON.parse(r.stdout!), { current: 'dev', base: null, resolved: '202604.01.1', upgrade: false, reason: 'compare-failed' });
+    const { current, base, resolved, upgrade, reason } = JSON.parse(r.stdout!);
+    assert.equal({ current, base, resolved, upgrade, reason }, { current: 'dev', base: null, resolved: '202604.01.1', upgrade: false, reason: 'compare-failed' });
     const none = await hotfixExplainCommand.run({ args: [], options: { pointer: '/nonexistent/x.json' } }, d);
     assert.is(JSON.parse(none.stdout!).reason, 'no-request');
   } finally {
