@@ -101,11 +101,13 @@ exit "$EXIT_CODE"
 
 export interface FakeAgentOptions {
   /** Exit code per subcommand (default 0). */
-  exitCodes?: Partial<Record<'check-hotfix' | 'download-hotfix' | 'provision', number>>;
+  exitCodes?: Partial<Record<'check-hotfix' | 'download-hotfix' | 'provision' | 'hotfix', number>>;
   /** download-hotfix copies the fake itself to this path (0755), like staging a hotfix binary. */
   stageHotfixTo?: string;
   /** Text in every recorded call, to tell a hotfix copy from the baked binary. */
   label?: string;
+  /** Shell run for `provision` instead of `exit <code>` (write the scripts-started marker, kill itself). */
+  provisionScript?: string;
 }
 
 /** A shell script standing in for the agent: each call records argv, $0 and env in recordDir/<n>.json. */
@@ -123,7 +125,8 @@ case "\${1:-}" in
   download-hotfix)
     ${options.stageHotfixTo ? `cp "$0" ${JSON.stringify(options.stageHotfixTo)} && chmod 0755 ${JSON.stringify(options.stageHotfixTo)}` : ':'}
     exit ${code('download-hotfix')} ;;
-  provision) exit ${code('provision')} ;;
+  provision) ${options.provisionScript ?? `exit ${code('provision')}`} ;;
+  hotfix) exit ${code('hotfix')} ;;
 esac
 exit 99
 `;
