@@ -11,7 +11,7 @@ import { runAnc, type RunOutcome } from '../e2e/harness.ts';
 import { DEFAULT_TOKEN, startFakeApiServer } from './apiserver.ts';
 import { demoConfiguration } from './demo-config.ts';
 import { imagePaths, installImage, runBoothook, runLauncher, writeHostname, writeStandInProvisionScripts, type LauncherOutcome } from './node-image.ts';
-import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo } from './repos.ts';
+import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo, type HotfixPackages } from './repos.ts';
 
 export const BAKED_VERSION = '202604.01.0';
 export const HOTFIX_VERSION = '202604.01.1';
@@ -58,7 +58,20 @@ function fromEvent(events: Array<Record<string, string>>, task: string, t0: numb
   return { name: task, atMs: start - t0, durationMs: end - start, outcome: `${last.EventLevel}: ${message}` };
 }
 
-export async function sandboxedFirstBoot(options: { workDir?: string; onStep?: (step: BootStep) => void } = {}): Promise<BootResult> {
+export interface BootOptions {
+  workDir?: string;
+  onStep?: (step: BootStep) => void;
+  /** A baked agent built earlier (skips that build). */
+  bakedBin?: string;
+  /** The hotfix packages the repository serves (default: the agent built at HOTFIX_VERSION). */
+  hotfixPackages?: HotfixPackages;
+  /** The pointer document the ConfigMap serves (default: the map {"202604.01": HOTFIX_VERSION}). */
+  pointer?: Record<string, unknown>;
+  /** The VM's SMBIOS product UUID, written to <root>/sys/class/dmi/id/product_uuid. */
+  productUuid?: string;
+}
+
+export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<BootResult> {
   const work = options.workDir ?? mkdtempSync(join(tmpdir(), 'anc-boot-work-'));
   const root = mkdtempSync(join(tmpdir(), 'anc-boot-root-'));
   const steps: BootStep[] = [];
@@ -73,22 +86,27 @@ export async function sandboxedFirstBoot(options: { workDir?: string; onStep?: (
   };
   const closers: Array<() => Promise<void>> = [];
   try {
-    const baked = await step(`build the image's agent ${BAKED_VERSION}`, () => buildAgent(BAKED_VERSION, join(work, 'baked')), (p) => p);
-    const packages = await step(`build hotfix ${HOTFIX_VERSION} and its .deb/.rpm`, () => buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix')), (p) => p.deb);
+    const baked = await step(`build the image's agent ${BAKED_VERSION}`, () => options.bakedBin ?? buildAgent(BAKED_VERSION, join(work, 'baked')), (p) => p);
+    const packages = await step(`build hotfix ${HOTFIX_VERSION} and its .deb/.rpm`, () => options.hotfixPackages ?? buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix')), (p) => p.deb);
+    const pointer = options.pointer ?? { hotfixes: { '202604.01': HOTFIX_VERSION } };
     await step('install the image (vhd/install.sh)', () => {
       installImage(root, baked);
       writeHostname(root);
       writeStandInProvisionScripts(root, { sleepSeconds: 1 });
+      if (options.productUuid !== undefined) {
+        mkdirSync(join(root, 'sys/class/dmi/id'), { recursive: true });
+        writeFileSync(join(root, 'sys/class/dmi/id/product_uuid'), `${options.productUuid}\n`, { mode: 0o400 });
+      }
     }, () => imagePaths(root).launcher);
     const api = await step('start the apiserver stand-in (HTTPS, test CA)', async () => {
       const server = await startFakeApiServer({
-        configMaps: { 'kube-system/anc-hotfix-version': { 'hotfixes.json': JSON.stringify({ hotfixes: { '202604.01': HOTFIX_VERSION } }) } },
+        configMaps: { 'kube-system/anc-hotfix-version': { 'hotfixes.json': JSON.stringify(pointer) } },
       });
       closers.push(() => server.close());
       mkdirSync(join(root, 'etc/kubernetes/certs'), { recursive: true });
       writeFileSync(join(root, 'etc/kubernetes/certs/ca.crt'), server.pki.ca.cert);
       return server;
-    }, (s) => `${s.url} serves kube-system/anc-hotfix-version {"202604.01": "${HOTFIX_VERSION}"}`);
+    }, (s) => `${s.url} serves kube-system/anc-hotfix-version ${JSON.stringify(pointer)}`);
     await step('serve the package repository on loopback', async () => {
       const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb]);
       closers.push(() => repo.close());
@@ -115,7 +133,7 @@ export async function sandboxedFirstBoot(options: { workDir?: string; onStep?: (
     steps.push(waitStep);
     options.onStep?.(waitStep);
     const events = eventsOf(root);
-    for (const task of ['CheckHotfix', 'DownloadHotfix', 'Provision']) {
+    for (const task of ['CheckHotfix', 'DownloadHotfix', 'HotfixFallback', 'Provision']) {
       const s = fromEvent(events, task, t0);
       if (s) {
         steps.push(s);
