@@ -81,6 +81,8 @@ function node(kind: 'apt' | 'rpm', pointer: string | undefined, options: { repo?
   copyFileSync(options.baked ?? ctx.baked, sb.path(BAKED));
   chmodSync(sb.path(BAKED), 0o755);
   if (pointer !== undefined) sb.write(POINTER, pointer);
+  // The node's nbc command file: what the health gate's dry-run self-test provisions against.
+  sb.write('/opt/azure/containers/aks-node-controller-nbc-cmd.sh', 'exit 0\n');
   return {
     sb,
     run: (args = []) => runAnc(['download-hotfix', ...args], { root: sb.root, bin: sb.path(BAKED), timeoutMs: 180_000 }),
@@ -137,9 +139,11 @@ test('hotfix explain: the decision download-hotfix acts on, from the stamped ver
   const n = node('apt', '{"hotfixes":{"202604.01":"202604.01.1"}}');
   const own = await runAnc(['hotfix', 'explain'], { root: n.sb.root, bin: n.sb.path(BAKED) });
   assert.is(own.exitCode, 0, own.stderr);
-  assert.is(own.stdout, '{"current":"202604.01.0","base":"202604.01","resolved":"202604.01.1","upgrade":true,"reason":"upgrade"}\n');
+  const { current, base, resolved, upgrade, reason } = JSON.parse(own.stdout);
+  assert.equal({ current, base, resolved, upgrade, reason }, { current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade' });
   const other = await runAnc(['hotfix', 'explain', '--current-version', '202605.30.0'], { root: n.sb.root, bin: n.sb.path(BAKED) });
-  assert.equal(JSON.parse(other.stdout), { current: '202605.30.0', base: '202605.30', resolved: '', upgrade: false, reason: 'not-listed' });
+  const o = JSON.parse(other.stdout);
+  assert.equal([o.current, o.base, o.resolved, o.upgrade, o.reason], ['202605.30.0', '202605.30', '', false, 'not-listed']);
   assert.equal(n.sb.events(), [], 'explain emits no events');
 });
 
