@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// download-hotfix end to end on loopback: the baked agent (202604.01.0) installs, verifies and stages the
-// hotfix package (202604.01.1) through the real apt-get/dpkg and dnf into throwaway roots. Prints the
+// download-hotfix end to end on loopback: the baked agent (202604.01.0) installs, health-checks and stages
+// the hotfix package (202604.01.1) through the real apt-get/dpkg and dnf into throwaway roots. Prints the
 // median whole-command time per path, and each package's size against the raw executable. Never asserts.
 //
 //   npm run bench:hotfix [-- --runs N] [-- --release]     (--release also builds the xz packages: slow)
 // Runs under tsm (package.json script) because it reuses the test repo builders in test/fakes/repos.ts.
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { demoConfiguration } from '../test/fakes/demo-config.ts';
 import {
   buildAgent, buildBaseStubRpm, buildHotfixPackages, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo,
 } from '../test/fakes/repos.ts';
@@ -39,8 +40,15 @@ function runAgent(bin, root) {
   });
 }
 
+/** The health gate's own duration (version + dry-run self-test), from the agent's log line. */
+function gateMs(root) {
+  const lines = readFileSync(join(root, 'var/log/azure/aks-node-controller.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return lines.find((l) => l.msg === 'hotfix health check passed').durationMs;
+}
+
 async function timePath(name, baked, prepare) {
   const samples = [];
+  const gate = [];
   for (let i = 0; i < runs; i++) {
     const root = join(work, `${name}-${i}`);
     prepare(root);
@@ -48,10 +56,14 @@ async function timePath(name, baked, prepare) {
     copyFileSync(baked, join(root, 'opt/azure/containers/aks-node-controller'));
     chmodSync(join(root, 'opt/azure/containers/aks-node-controller'), 0o755);
     writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-hotfix.json'), '{"hotfixes":{"202604.01":"202604.01.1"}}');
+    // The node's own configuration: what the health gate's dry-run self-test provisions against.
+    writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-config.json'), JSON.stringify(demoConfiguration('127.0.0.1', 'abcdef.0123456789abcdef')));
+    writeFileSync(join(root, 'opt/azure/components.json'), '{}\n');
     samples.push(await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root));
+    gate.push(gateMs(root));
     rmSync(root, { recursive: true, force: true });
   }
-  return { median: median(samples), min: Math.min(...samples), max: Math.max(...samples) };
+  return { median: median(samples), min: Math.min(...samples), max: Math.max(...samples), gate: median(gate) };
 }
 
 const mb = (n) => (n / 1e6).toFixed(1).padStart(6) + ' MB';
@@ -72,6 +84,7 @@ try {
   console.log('download-hotfix, whole command on loopback (install + verify + stage, 202604.01.0 -> 202604.01.1):');
   console.log(`  apt-get/dpkg  ${fmt(aptTime)}`);
   console.log(`  dnf           ${fmt(dnfTime)}`);
+  console.log(`  of which the health gate (pending version + provision --dry-run self-test): median ${aptTime.gate} ms (apt runs), ${dnfTime.gate} ms (dnf runs)`);
   console.log(`\npackages vs raw executable (${mb(statSync(hot.bin).size)}), amd64; build of both fast packages: ${(packMs / 1000).toFixed(1)} s incl. agent build:`);
   const rows = [...hot.built];
   if (release) {

@@ -1,7 +1,7 @@
-// download-hotfix (spec 6.3-6.5, D4, D5): read the pointer, decide, install the package, prove the
-// installed binary is the requested version, stage it beside the baked one. Every step throws normally;
-// ONE catch-all in downloadHotfix turns whatever happened into an outcome from a closed set, one log
-// line, one `DownloadHotfix` guest-agent event and the exit code (spec 1.4).
+// download-hotfix (spec 6.3-6.5, D4, D5): read the pointer, decide, refuse what this node must not take
+// (quarantine record, staged wave), install the package, promote the binary through the health gate.
+// Every step throws normally; ONE catch-all in downloadHotfix turns whatever happened into an outcome
+// from a closed set, one log line, one `DownloadHotfix` guest-agent event and the exit code (spec 1.4).
 import type { Deps } from '../platform/deps.ts';
 import { definedEnv } from '../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
@@ -21,8 +21,8 @@ export const DOWNLOAD_OUTCOMES = {
   invalidVersion: { exit: 0, failure: false, doc: 'requested version unparseable or not YYYYMM.DD.PATCH[-REV]' },
   pointerUnreadable: { exit: 0, failure: false, doc: 'pointer file unreadable or not valid JSON' },
   installFailed: { exit: null, failure: true, doc: 'OS detection, apt source or package manager failed' },
-  verifyFailed: { exit: 1, failure: true, doc: 'installed binary missing, not runnable or wrong version' },
-  stageFailed: { exit: 1, failure: true, doc: 'copying the binary beside the baked one failed' },
+  verifyFailed: { exit: 1, failure: true, doc: 'installed binary missing or prints another version (D5)' },
+  stageFailed: { exit: 1, failure: true, doc: 'copying the binary to the pending name or promoting it failed' },
   healthCheckFailed: { exit: 1, failure: true, doc: 'the new binary hung, crashed or failed its dry-run self-test: not promoted' },
   quarantined: { exit: 0, failure: false, doc: 'the requested version failed on this node before (quarantine record)' },
   notInWave: { exit: 0, failure: false, doc: 'the node is outside the staged wave for its base' },
