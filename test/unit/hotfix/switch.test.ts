@@ -4,6 +4,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { dirname } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { run as runCli } from '../../../src/commands/cli.ts';
+import { COMMANDS } from '../../../src/commands/index.ts';
 import { downloadHotfix } from '../../../src/hotfix/download.ts';
 import { deadlineFrom } from '../../../src/hotfix/retry.ts';
 import { fallbackToBaked } from '../../../src/hotfix/switch/fallback.ts';
@@ -214,6 +216,19 @@ test('fallback: a hotfix that cannot even say its version is recorded under the 
     assert.equal(readQuarantine(d).map((e) => e.version), ['202604.01.2', '202604.01.3']);
     assert.match(d.emitted[0]!.message, /^fallback to the baked agent 202604\.01\.0: hotfix 202604\.01\.3 exited/);
     assert.match(d.emitted[0]!.message, 'did not print a version');
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('CLI: `hotfix fallback` needs --reason (usage error, nothing recorded) and is hidden from the help', async () => {
+  const d = fakeDeps();
+  try {
+    assert.is(await runCli(['hotfix', 'fallback'], d, COMMANDS), 1);
+    assert.match(d.err.join(''), 'hotfix fallback needs --reason <text>');
+    assert.not.ok(existsSync(d.paths.hotfixQuarantine));
+    assert.equal(d.emitted, []);
+    assert.is(COMMANDS.find((c) => c.name === 'hotfix fallback')!.hidden, true);
   } finally {
     d.cleanup();
   }
