@@ -134,9 +134,9 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   // D9: a dry run writes nothing, not even the failure fallback. Before the scripts, under a launcher
   // that falls back to the baked agent, the baked run writes the status files (provision-wait must see
   // the node's final result, not this attempt's).
-  const fallsBack = !progress.scriptsStarted && launcherFallsBack(deps);
+  const fallsBack = !req.dryRun && !progress.scriptsStarted && launcherFallsBack(deps);
   if (fallsBack) deps.log.info('failed before the provisioning scripts; the launcher falls back to the baked agent and writes the status');
-  if (!req.dryRun && !fallsBack) writeCompleteFileOnError(deps, outcome.failure);
+  else if (!req.dryRun) writeCompleteFileOnError(deps, outcome.failure);
   const error = outcome.failure.Error;
   emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });
   deps.log.error('aks-node-controller failed', { error });
