@@ -6,6 +6,8 @@
  *   -DHANG_VERSION        `version` never answers
  *   -DFAIL_SELF_TEST      `provision --dry-run` exits 1 with an agent-style error
  *   -DERROR_AFTER_SCRIPTS `provision` runs the real provisioning (scripts included), then exits 1
+ *   -DCONFIG_ERROR        `provision` (not --dry-run) is handed a configuration file that does not exist,
+ *                         so the real agent fails with its own configuration error before the scripts
  */
 #include <signal.h>
 #include <stdio.h>
@@ -57,8 +59,13 @@ int main(int argc, char **argv) {
         fputs("aks-node-controller: stand-in agent error after the provisioning scripts\n", stderr);
         return 1;
     }
+#elif defined(CONFIG_ERROR)
+    if (provision && !dry) {
+        char *args[] = {REAL, "provision", "--provision-config=/nonexistent/aks-node-controller-config.json", NULL};
+        execv(REAL, args);
+    }
 #else
-#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST or ERROR_AFTER_SCRIPTS"
+#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS or CONFIG_ERROR"
 #endif
     execv(REAL, argv);
     perror("execv " REAL);

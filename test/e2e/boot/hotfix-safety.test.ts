@@ -80,6 +80,23 @@ test('crash at provision: the launcher falls back to the baked agent once and qu
   assert.equal([explain.reason, explain.upgrade, explain.binary, explain.quarantine.version], ['quarantined', false, 'baked', HOTFIX_VERSION]);
 });
 
+test("its own configuration error before the scripts: fallback; provision-wait sees the baked run's result", async () => {
+  const b = await boot('CONFIG_ERROR');
+  const out = b.launcher.stdout;
+  assert.is(b.launcher.exitCode, 0, out + b.launcher.stderr);
+  assert.ok(out.includes('Hotfix binary exited with status 1 before the provisioning scripts started; falling back to the VHD-baked binary'), out);
+  const fallback = messages(b, 'HotfixFallback');
+  assert.is(fallback.length, 1);
+  assert.match(fallback[0]!, `fallback to the baked agent ${BAKED_VERSION}: hotfix ${HOTFIX_VERSION} exited with status 1`);
+  assert.equal(provisionedBy(b), [HOTFIX_VERSION, BAKED_VERSION], 'the hotfix tried once, then the baked agent');
+  const provision = messages(b, 'Provision');
+  assert.equal(provision.map((m) => m.split(' ')[0]), ['Starting', 'aks-node-controller', 'Starting', 'Completed']);
+  assert.match(provision[1]!, 'exited with error');
+  // The hotfix left the status files to the baked run: provision-wait reports the node's real result.
+  assertProvisionWaitReturned(b);
+  assert.not.ok(existsSync(imagePaths(b.root).hotfixBinary));
+});
+
 test('hangs in `version`: the health gate stops it at its bound; the baked agent provisions', async () => {
   const b = await boot('HANG_VERSION');
   assert.is(b.launcher.exitCode, 0, b.launcher.stdout + b.launcher.stderr);
