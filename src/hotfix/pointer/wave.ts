@@ -51,7 +51,8 @@ export function readProductUuid(fs: FileSystem, path: string): { uuid?: string; 
   try {
     text = fs.readText(path);
   } catch (error) {
-    return { problem: `reading ${path}: ${errorMessage(error)}` };
+    const code = (error as { code?: unknown } | null)?.code;
+    return { problem: `reading ${path}: ${typeof code === 'string' ? code : errorMessage(error)}` };
   }
   const uuid = normaliseProductUuid(text);
   return uuid === undefined ? { problem: `${path} does not hold a usable product UUID` } : { uuid };
