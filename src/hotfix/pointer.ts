@@ -99,12 +99,14 @@ export function mergePointer(existing: HotfixPointer, hotfixes: Record<string, s
 }
 
 /**
- * Compact JSON, key order `version`, `scripts_version` (omitted when empty), `hotfixes` (always present,
- * keys sorted by code point = Go's byte order), Go HTML-safe escaping. Built by hand so integer-like map
- * keys keep their sorted place.
+ * Compact JSON, key order `version`, `scripts_version` (each omitted when empty, as the reference's
+ * `omitempty` tags do: `{"hotfixes":{}}`), `hotfixes` (always present, keys sorted by code point = Go's byte
+ * order), Go HTML-safe escaping. Built by hand so integer-like map keys keep their sorted place. Every
+ * writer of the staged pointer goes through here.
  */
 export function serializePointer(p: HotfixPointer): string {
-  const parts = [`"version":${goJson(p.version)}`];
+  const parts: string[] = [];
+  if (p.version !== '') parts.push(`"version":${goJson(p.version)}`);
   if (p.scriptsVersion !== '') parts.push(`"scripts_version":${goJson(p.scriptsVersion)}`);
   const keys = Object.keys(p.hotfixes).sort(compareCodePoints);
   const entries = keys.map((k) => `${goJson(k)}:${goJson(p.hotfixes[k] ?? '')}`);
