@@ -3,7 +3,8 @@
 // case-insensitively (exact match preferred), extra keys are ignored, `null` leaves a field empty, a value
 // of the wrong type is an error.
 import { AgentError } from '../platform/errors.ts';
-import { goJson } from '../platform/json.ts';
+import { goTrimSpace } from '../platform/go/strings.ts';
+import { goJson, parseGoJson } from '../platform/json.ts';
 
 export interface HotfixPointer {
   /** Legacy single pointer (SEED). */
@@ -30,13 +31,13 @@ const FIELDS = [
  */
 export function parsePointer(text: string | null, path: string): HotfixPointer {
   const pointer = emptyPointer();
-  if (text === null || text.trim() === '') return pointer;
+  if (text === null || goTrimSpace(text) === '') return pointer;
   const fail = (detail: string): never => {
     throw new AgentError('ANC_HOTFIX', `parsing hotfix config ${path}: ${detail}`);
   };
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseGoJson(text);
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err));
   }
@@ -90,7 +91,7 @@ function jsonKind(value: unknown): string {
  * A non-empty `legacyVersion` (a legacy pointer served by the ConfigMap) replaces `version`.
  */
 export function mergePointer(existing: HotfixPointer, hotfixes: Record<string, string>, legacyVersion?: string): HotfixPointer {
-  const useLegacy = legacyVersion !== undefined && legacyVersion.trim() !== '';
+  const useLegacy = legacyVersion !== undefined && goTrimSpace(legacyVersion) !== '';
   return {
     version: useLegacy ? legacyVersion : existing.version,
     scriptsVersion: existing.scriptsVersion,

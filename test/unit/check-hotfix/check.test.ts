@@ -203,4 +203,21 @@ test('extra arguments: WARN, ignored', async () => {
   deps.cleanup();
 });
 
+test('ConfigMap: lone surrogates become U+FFFD at both levels (the entry is a JSON document in a string)', () => {
+  const outer = '{"data":{"hotfixes.json":"{\\"hotfixes\\":{\\"202604.01\\":\\"202604.01.1\\ud800\\"}}"}}';
+  assert.equal(parseConfigMapPointer(outer).hotfixes, { '202604.01': '202604.01.1\uFFFD' });
+  const inner = '{"data":{"hotfixes.json":"{\\"hotfixes\\":{\\"202604.01\\":\\"202604.01.1\\\\udfff\\"}}"}}';
+  assert.equal(parseConfigMapPointer(inner).hotfixes, { '202604.01': '202604.01.1\uFFFD' });
+  assert.equal(parseConfigMapPointer(cm({ 'hotfixes.json': `\u0085${MAP}\u3000` })).hotfixes, { '202604.01': '202604.01.1' });
+  assert.throws(() => parseConfigMapPointer(cm({ 'hotfixes.json': `\uFEFF${MAP}` })), /unmarshaling hotfix pointer JSON/);
+  assert.throws(() => parseConfigMapPointer(cm({ 'hotfixes.json': '\u0085' })), /ConfigMap hotfix entry is empty/);
+});
+
+test('cold start: the node config read by encoding/json turns a lone surrogate escape into U+FFFD', () => {
+  const deps = fakeDeps();
+  write(deps.paths.nodeConfig, '{"version":"v1","hotfixes":{"202604.01":"202604.01.1\\ud800"}}');
+  assert.equal(readColdStartHotfixes(deps), { '202604.01': '202604.01.1\uFFFD' });
+  deps.cleanup();
+});
+
 test.run();

@@ -103,4 +103,13 @@ test('serialize then parse round-trips', () => {
   assert.equal(parsePointer(serializePointer(p), P), p);
 });
 
+test('pointer text: Go whitespace is "no pointer"; a lone surrogate escape becomes U+FFFD and is written as such', () => {
+  assert.equal(parsePointer('\u0085 \u3000', P), emptyPointer());
+  assert.throws(() => parsePointer('\uFEFF', P), /parsing hotfix config/);
+  const p = parsePointer('{"version":"v\\ud800","hotfixes":{"202604.01\\udc00":"202604.01.2"}}', P);
+  assert.equal(p, { version: 'v\uFFFD', scriptsVersion: '', hotfixes: { '202604.01\uFFFD': '202604.01.2' } });
+  assert.is(serializePointer(p), '{"version":"v\uFFFD","hotfixes":{"202604.01\uFFFD":"202604.01.2"}}');
+  assert.is(mergePointer({ ...emptyPointer(), version: 'old' }, {}, '\u0085').version, 'old', 'a Go-whitespace legacy version is empty');
+});
+
 test.run();

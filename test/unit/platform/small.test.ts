@@ -13,6 +13,10 @@ test('os-release ID: first ID= line, quotes trimmed, lowercased; single quotes k
   assert.is(parseOsReleaseId('  ID="AzureLinux"\n'), 'azurelinux');
   assert.is(parseOsReleaseId("ID='mariner'"), "'mariner'");
   assert.is(parseOsReleaseId('NAME=x\nVERSION_ID=1'), undefined);
+  // Go strings.TrimSpace / strings.ToLower: U+0085 trimmed, U+FEFF kept, U+0130 lowers to a plain i.
+  assert.is(parseOsReleaseId('\u0085ID=ubuntu\u00a0\n'), 'ubuntu');
+  assert.is(parseOsReleaseId('\uFEFFID=ubuntu\n'), undefined);
+  assert.is(parseOsReleaseId('ID=MAR\u0130NER'), 'mariner');
 });
 
 test('sandbox root prefixes every on-node path; unset gives the reference paths', () => {
