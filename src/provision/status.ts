@@ -4,6 +4,7 @@
 import { dirname } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
 import { goAtoi } from '../platform/go/strconv.ts';
+import { goEqualFold } from '../platform/go/strings.ts';
 import { goJson, parseGoJson } from '../platform/json.ts';
 import { pathError } from './path-error.ts';
 
@@ -90,7 +91,7 @@ export function decodeProvisionJson(text: string): { result: ProvisionResult } |
     return { error: `json: cannot unmarshal ${goKind(value)} into Go value of type main.ProvisionResult` };
   }
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
-    const name = RESULT_KEYS.find((k) => k.toLowerCase() === key.toLowerCase());
+    const name = RESULT_KEYS.find((k) => goEqualFold(key, k));
     if (!name || field === null) continue;
     if (typeof field !== 'string') {
       return { error: `json: cannot unmarshal ${goKind(field)} into Go struct field ProvisionResult.${name} of type string` };
