@@ -1,11 +1,20 @@
 // Go encoding/json compatibility for the files other programs read (events, provision.json, pointer).
 
-/** JSON.stringify, then the HTML-safe escapes Go's json.Marshal applies (`<`, `>`, `&`, U+2028, U+2029). */
+/**
+ * JSON.stringify, then the HTML-safe escapes Go's json.Marshal applies (`<`, `>`, `&`, U+2028, U+2029),
+ * and `\ufffd` for a lone surrogate, which JSON.stringify escapes as itself (`\ud800`) and Go, to which
+ * it is invalid UTF-8, writes as `\ufffd`.
+ */
 export function goJson(value: unknown, indent?: number): string {
   const text = JSON.stringify(value, null, indent) ?? 'null';
   // These characters can only occur inside JSON strings, so escaping them textually is safe.
-  return text.replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return text
+    .replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+    .replace(LONE_SURROGATE_ESCAPE, '$1\\ufffd');
 }
+
+/** A `\udXXX` surrogate escape (JSON.stringify writes only lone ones so) after an even run of backslashes. */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 
 /**
  * JSON.parse with Go encoding/json's string decoding: a `\u` escape of a UTF-16 surrogate that does not
