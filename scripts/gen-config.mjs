@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Generates src/config/generated/{types,catalog}.ts from the binding field catalogue
-// /work/shared/spec/config-fields.json (or the path given as the first argument). One source of truth:
-// run `node scripts/gen-config.mjs` after the catalogue changes and commit the output.
+// Generates src/config/generated/{types,catalog}.ts from the binding field catalogue, vendored at
+// spec/config-fields.json (or the path given as the first argument). One source of truth: run
+// `node scripts/gen-config.mjs` after the catalogue changes (spec/README.md) and commit the output.
 // `--check` writes nothing and exits 1 when the committed output is stale (used by a unit test).
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
-const src = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? '/work/shared/spec/config-fields.json';
+const src = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? join(root, 'spec/config-fields.json');
 const spec = JSON.parse(readFileSync(src, 'utf8'));
 const outDir = join(root, 'src/config/generated');
 

@@ -14,7 +14,12 @@ export interface JsonBool { t: 'bool'; at: number; value: boolean }
 export interface JsonNull { t: 'null'; at: number }
 export interface JsonEntry { key: string; at: number; value: JsonNode }
 
-export interface ScanError { message: string; at: number }
+export interface ScanError {
+  message: string;
+  at: number;
+  /** The top-level value was complete: the error is extra text after it, starting at `at`. */
+  afterValue?: boolean;
+}
 export interface ScanResult {
   root: JsonNode | undefined;
   error: ScanError | undefined;
@@ -42,7 +47,10 @@ export function scanJson(text: string): ScanResult {
     if (s.pos >= text.length) throw new Stop('unexpected end of input (empty document)', s.pos);
     root = s.value(0, (node) => (root = node));
     s.ws();
-    if (s.pos < text.length) throw new Stop(`unexpected ${describeChar(text, s.pos)} after the top-level value`, s.pos);
+    if (s.pos < text.length) {
+      const message = `unexpected ${describeChar(text, s.pos)} after the top-level value`;
+      return { root, error: { message, at: s.pos, afterValue: true }, bom };
+    }
     return { root, error: undefined, bom };
   } catch (e) {
     if (e instanceof Stop) return { root, error: { message: e.message, at: e.at }, bom };

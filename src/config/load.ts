@@ -4,8 +4,9 @@
 // Rules (docs/config.md has the operator view):
 // - strict JSON syntax; a syntax error is ONE 'syntax' error issue and the config keeps every field that
 //   was completely read before the error point (containers opened before the error keep their complete
-//   entries). Text after a complete top-level value is a syntax error but loses nothing. A UTF-8 BOM is
-//   skipped with a warning. Empty input / a non-object top level -> config {} plus an error.
+//   entries). Text after a complete top-level object is a warning naming its byte offset: the object is
+//   complete, so the configuration provisions, as the reference's does (config-contract 2.6 rule 6); a
+//   truncated file (the object never closes) stays an error. A UTF-8 BOM is skipped with a warning. Empty input / a non-object top level -> config {} plus an error.
 // - both spellings (json name first, then proto name); unknown keys -> 'unknown-field' warnings;
 // - a bad value drops only itself (field, array element or map entry) with a 'bad-value' error naming
 //   the path, what was expected and what was found (type only for credentials, echoes clipped to 40);
@@ -57,7 +58,10 @@ function loadUnsafe(text: string): LoadResult {
     const expected = 'a JSON object (Configuration)';
     issues.push({ path: '$', severity: 'error', kind: 'bad-value', message: `the document must be ${expected}, found ${found}`, expected, found });
   }
-  if (scan.error) {
+  if (scan.error?.afterValue && root?.t === 'object') {
+    const message = `extra text after the configuration object at byte offset ${utf8Length(text.slice(0, scan.error.at))}${where(scan.error.at)} is ignored`;
+    issues.push({ path: '$', severity: 'warning', kind: 'syntax', message });
+  } else if (scan.error) {
     const keep = root && root.t === 'object' ? '; fields read before this point are kept' : '';
     issues.push({ path: '$', severity: 'error', kind: 'syntax', message: `invalid JSON: ${scan.error.message}${where(scan.error.at)}${keep}` });
   }
@@ -69,6 +73,16 @@ function loadUnsafe(text: string): LoadResult {
     issues.push({ path: '$.version', severity: 'warning', kind: 'version', message: V0_DEPRECATED });
   }
   return { config, issues };
+}
+
+/** UTF-8 byte length (the offset a reader of the file sees; the text holds no lone surrogates). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const c of text) {
+    const cp = c.codePointAt(0)!;
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+  }
+  return bytes;
 }
 
 /** Parses a configuration document. Never throws, whatever the input. */

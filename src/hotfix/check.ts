@@ -4,6 +4,8 @@
 // AgentErrors normally. The fetch comes in as a function (hotfix/ does not import kube/).
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { goEqualFold, goTrimSpace } from '../platform/go/strings.ts';
+import { parseGoJson } from '../platform/json.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
 import { resolveVersion } from './resolve.ts';
 
@@ -78,7 +80,7 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
   };
   let doc: unknown;
   try {
-    doc = JSON.parse(body);
+    doc = parseGoJson(body);
   } catch (error) {
     return fail(`unmarshaling ConfigMap: ${errorMessage(error)}`);
   }
@@ -94,7 +96,7 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
   if (entries.length === 0) fail('ConfigMap has no data');
   const documented = entries.find(([key]) => key === 'hotfixes.json');
   if (!documented && entries.length !== 1) fail(`ConfigMap data has no "hotfixes.json" key and ${entries.length} entries (expected exactly 1)`);
-  const value = (((documented ?? entries[0])![1] as string | null) ?? '').trim();
+  const value = goTrimSpace(((documented ?? entries[0])![1] as string | null) ?? '');
   if (value === '') fail('ConfigMap hotfix entry is empty');
   try {
     return parsePointer(value, 'anc-hotfix-version');
@@ -133,7 +135,7 @@ export function readColdStartHotfixes(deps: Pick<Deps, 'fs' | 'paths'>): Record<
   }
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseGoJson(text);
   } catch {
     // Never quote the parser's message: it may echo a piece of the file, which holds the bootstrap token.
     throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: not valid JSON`);
@@ -190,11 +192,11 @@ function shortIoError(error: unknown): string {
   return typeof code === 'string' && message.startsWith(code) ? message.split(', ')[0]! : message;
 }
 
-/** Go encoding/json key matching: the exact key, else the last case-insensitive match. */
+/** Go encoding/json key matching: the exact key, else the last match under Go's case folding. */
 function lookupFolded(obj: Record<string, unknown>, name: string): unknown {
   if (Object.prototype.hasOwnProperty.call(obj, name)) return obj[name];
   let found: unknown;
-  for (const key of Object.keys(obj)) if (key.toLowerCase() === name) found = obj[key];
+  for (const key of Object.keys(obj)) if (goEqualFold(key, name)) found = obj[key];
   return found;
 }
 

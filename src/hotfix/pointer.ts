@@ -3,7 +3,8 @@
 // case-insensitively (exact match preferred), extra keys are ignored, `null` leaves a field empty, a value
 // of the wrong type is an error.
 import { AgentError } from '../platform/errors.ts';
-import { goJson } from '../platform/json.ts';
+import { goTrimSpace } from '../platform/go/strings.ts';
+import { goJson, parseGoJson } from '../platform/json.ts';
 
 export interface HotfixPointer {
   /** Legacy single pointer (SEED). */
@@ -39,13 +40,13 @@ const FIELDS = [
  */
 export function parsePointer(text: string | null, path: string): HotfixPointer {
   const pointer = emptyPointer();
-  if (text === null || text.trim() === '') return pointer;
+  if (text === null || goTrimSpace(text) === '') return pointer;
   const fail = (detail: string): never => {
     throw new AgentError('ANC_HOTFIX', `parsing hotfix config ${path}: ${detail}`);
   };
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseGoJson(text);
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err));
   }
@@ -121,7 +122,7 @@ export function mergePointer(
   legacyVersion?: string,
   rollout?: Record<string, RolloutEntry>,
 ): HotfixPointer {
-  const useLegacy = legacyVersion !== undefined && legacyVersion.trim() !== '';
+  const useLegacy = legacyVersion !== undefined && goTrimSpace(legacyVersion) !== '';
   // The waves travel with the map they stage: replaced together, never mixed with an older map's waves.
   const waves = rollout !== undefined && Object.keys(rollout).length > 0 ? { rollout: { ...rollout } } : {};
   return {
@@ -133,12 +134,14 @@ export function mergePointer(
 }
 
 /**
- * Compact JSON, key order `version`, `scripts_version` (omitted when empty), `hotfixes` (always present,
- * keys sorted by code point = Go's byte order), `rollout` (omitted when empty, keys sorted), Go HTML-safe escaping. Built by hand so integer-like map
- * keys keep their sorted place.
+ * Compact JSON, key order `version`, `scripts_version` (each omitted when empty, as the reference's
+ * `omitempty` tags do: `{"hotfixes":{}}`), `hotfixes` (always present, keys sorted by code point = Go's byte
+ * order), `rollout` (omitted when empty, keys sorted), Go HTML-safe escaping. Built by hand so integer-like
+ * map keys keep their sorted place. Every writer of the staged pointer goes through here.
  */
 export function serializePointer(p: HotfixPointer): string {
-  const parts = [`"version":${goJson(p.version)}`];
+  const parts: string[] = [];
+  if (p.version !== '') parts.push(`"version":${goJson(p.version)}`);
   if (p.scriptsVersion !== '') parts.push(`"scripts_version":${goJson(p.scriptsVersion)}`);
   const keys = Object.keys(p.hotfixes).sort(compareCodePoints);
   const entries = keys.map((k) => `${goJson(k)}:${goJson(p.hotfixes[k] ?? '')}`);

@@ -1,6 +1,7 @@
 // Which hotfix (if any) this agent should install (spec 6.2, D5). Pure: pointer + own version in, one
 // structured decision out. download-hotfix acts on it, check-hotfix judges its outcome with it and
 // `hotfix explain` prints it.
+import { goTrimSpace } from '../platform/go/strings.ts';
 import type { HotfixPointer } from './pointer.ts';
 import { hotfixBaseFromVersion, isSafeHotfixVersion, shouldUpgradeToHotfix } from './version.ts';
 
@@ -39,9 +40,9 @@ export function resolveVersion(pointer: HotfixPointer, current: string): { resol
     const base = hotfixBaseFromVersion(current);
     if (!base.ok) return { resolved: '', source: 'map', baseError: base.error };
     const own = Object.prototype.hasOwnProperty.call(pointer.hotfixes, base.value);
-    return { resolved: own ? (pointer.hotfixes[base.value] ?? '').trim() : '', source: 'map' };
+    return { resolved: own ? goTrimSpace(pointer.hotfixes[base.value] ?? '') : '', source: 'map' };
   }
-  const legacy = pointer.version.trim();
+  const legacy = goTrimSpace(pointer.version);
   return { resolved: legacy, source: legacy === '' ? 'none' : 'legacy' };
 }
 

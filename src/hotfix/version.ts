@@ -1,5 +1,7 @@
 // Hotfix version rules (spec 6.2, D5). Pure: data in, data out, no I/O and no platform runtime.
-//
+import { parseSemVer, type SemVer } from '../platform/go/semver.ts';
+import { goTrimSpace } from '../platform/go/strings.ts';
+
 // ANC versions look like YYYYMM.DD.PATCH. The *base* is the first two segments kept as text (the leading
 // zero of the day matters: the pointer map is keyed by it). The upgrade gate compares versions the way
 // the reference agent's semver library does in its coercing mode.
@@ -8,7 +10,7 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Base `YYYYMM.DD` of a version, literally (spec 6.2): `202604.01.0` -> `202604.01`. */
 export function hotfixBaseFromVersion(version: string): Checked<string> {
-  const trimmed = version.trim();
+  const trimmed = goTrimSpace(version);
   const parts = splitN(trimmed, '.', 3);
   if (parts.length !== 3 || parts.some((p) => p === '')) {
     return { ok: false, error: `invalid ANC version ${JSON.stringify(trimmed)}: expected YYYYMM.DD.PATCH` };
@@ -30,43 +32,17 @@ function splitN(text: string, sep: string, n: number): string[] {
   return parts;
 }
 
-export interface SemVer {
-  major: bigint;
-  minor: bigint;
-  patch: bigint;
-  prerelease: string;
-  metadata: string;
-}
-
-const IDENT = '[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*';
-const SEMVER_RE = new RegExp(`^v?([0-9]+)(?:\\.([0-9]+))?(?:\\.([0-9]+))?(?:-(${IDENT}))?(?:\\+(${IDENT}))?$`);
-const UINT64_MAX = (1n << 64n) - 1n;
-
-/**
- * Coercing semver parse (spec 6.2): optional `v`, 1-3 numeric parts (leading zeros allowed, missing = 0),
- * optional prerelease (numeric identifiers without leading zeros) and metadata.
- */
-export function parseSemVer(text: string): Checked<SemVer> {
-  const m = SEMVER_RE.exec(text);
-  if (!m) return { ok: false, error: `invalid semantic version ${JSON.stringify(text)}` };
-  const nums = [m[1], m[2], m[3]].map((p) => (p === undefined ? 0n : BigInt(p)));
-  if (nums.some((n) => n > UINT64_MAX)) return { ok: false, error: `version segment out of range in ${JSON.stringify(text)}` };
-  const prerelease = m[4] ?? '';
-  if (prerelease.split('.').some((id) => id.length > 1 && /^[0-9]+$/.test(id) && id.startsWith('0'))) {
-    return { ok: false, error: `invalid prerelease ${JSON.stringify(prerelease)}: numeric identifier with leading zero` };
-  }
-  const [major, minor, patch] = nums as [bigint, bigint, bigint];
-  return { ok: true, value: { major, minor, patch, prerelease, metadata: m[5] ?? '' } };
-}
+/** Coercing semver parse (spec 6.2): the agent's one Masterminds implementation. */
+export { parseSemVer, type SemVer };
 
 /**
  * The upgrade gate (spec 6.2): same major and minor (numerically), strictly higher patch; prerelease and
  * metadata ignored. A parse error of either side is an error (the caller skips: fail-open).
  */
 export function shouldUpgradeToHotfix(current: string, target: string): Checked<boolean> {
-  const cur = parseSemVer(current.trim());
+  const cur = parseSemVer(goTrimSpace(current));
   if (!cur.ok) return { ok: false, error: `parsing current version: ${cur.error}` };
-  const tgt = parseSemVer(target.trim());
+  const tgt = parseSemVer(goTrimSpace(target));
   if (!tgt.ok) return { ok: false, error: `parsing hotfix version: ${tgt.error}` };
   const a = cur.value;
   const b = tgt.value;

@@ -1,5 +1,6 @@
 // Apiserver address normalisation (spec 6.6): kubeconfig `server` URLs and node-config host names both
 // end up as `host:port` for https://<server>/api/...
+import { goTrimSpace } from '../platform/go/strings.ts';
 
 /** Removes a leading `https://`, then a leading `http://`, then every trailing `/` (a path stays). */
 export function stripScheme(server: string): string {
@@ -14,7 +15,7 @@ export function stripScheme(server: string): string {
  * when it has no `]`, so an IPv6 literal in brackets gets the port (`[::1]` -> `[::1]:443`).
  */
 export function ensurePort(server: string, port: string): string {
-  const host = stripScheme(server.trim()).trim();
+  const host = goTrimSpace(stripScheme(goTrimSpace(server)));
   if (host === '') return '';
   const colon = host.lastIndexOf(':');
   if (colon >= 0 && !host.slice(colon + 1).includes(']')) return host;

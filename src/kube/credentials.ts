@@ -4,6 +4,7 @@
 import { loadConfiguration } from '../config/load.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
+import { goTrimSpace } from '../platform/go/strings.ts';
 import { Secret } from '../platform/secret.ts';
 import { ensurePort } from './address.ts';
 import { parseKubeconfig, type KubeconfigFields } from './kubeconfig.ts';
@@ -64,9 +65,9 @@ export function nodeConfigCredentials(deps: CredentialDeps): ApiCredentials {
     // Paths only: issue messages may echo (clipped) values from a file that holds the bootstrap token.
     deps.log.info('node config has problems; continuing with the fields that could be read', { paths: issues.map((i) => i.path) });
   }
-  const server = ensurePort((config.apiServerConfig?.apiServerName ?? '').trim(), '443');
+  const server = ensurePort(goTrimSpace(config.apiServerConfig?.apiServerName ?? ''), '443');
   if (server === '') throw kubeError('node config has no api_server_config.api_server_name');
-  const token = (config.bootstrappingConfig?.tlsBootstrappingToken ?? '').trim();
+  const token = goTrimSpace(config.bootstrappingConfig?.tlsBootstrappingToken ?? '');
   if (token === '') throw kubeError('node config has no bootstrapping_config.tls_bootstrapping_token');
   const caPath = deps.paths.clusterCa;
   let ca: Buffer;

@@ -2,6 +2,7 @@
 // contexts are ignored, like the reference) and the first user. Pure: text in, fields out; credentials.ts
 // loads the referenced files and decodes the inline *-data values.
 import { AgentError, errorMessage } from '../platform/errors.ts';
+import { goTrimSpace } from '../platform/go/strings.ts';
 import { Secret } from '../platform/secret.ts';
 import { stripScheme } from './address.ts';
 import { parseYaml, type YamlValue } from './kubeconfig-yaml.ts';
@@ -34,7 +35,7 @@ function text(map: YamlMap, key: string, where: string): string | undefined {
   const value = map[key];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw kubeError(`parsing kubeconfig YAML: ${where}.${key} is not a string`);
-  const trimmed = value.trim();
+  const trimmed = goTrimSpace(value);
   return trimmed === '' ? undefined : trimmed;
 }
 

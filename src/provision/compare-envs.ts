@@ -1,6 +1,7 @@
 // compareEnvs (spec 4.7): when both --provision-config and --nbc-cmd are given, report which CSE
 // variables the config-built command and the NBC command file disagree on. Only key names are ever
 // reported; values (secrets among them) never leave this module.
+import { goTrimSpace } from '../platform/go/strings.ts';
 
 const DELIMITERS = new Set([' ', '\t', '\n', ';']);
 const KEY_AT = /^[A-Z_][A-Z0-9_]*=/;
@@ -81,7 +82,7 @@ function decodeStdBase64(text: string): string | undefined {
 }
 
 function sysctlLines(decoded: string): Set<string> {
-  return new Set(decoded.split('\n').map((l) => l.trim()).filter((l) => l !== ''));
+  return new Set(decoded.split('\n').map(goTrimSpace).filter((l) => l !== ''));
 }
 
 const withoutQuotes = (v: string) => v.replace(/"/g, '');

@@ -71,7 +71,7 @@ export function renderMime(input: CustomDataInput): string {
     head(['Content-Transfer-Encoding: 7bit', 'Content-Type: text/cloud-boothook', 'Mime-Version: 1.0']) +
     boothook +
     `${CRLF}--${boundary}${CRLF}` +
-    head(['Content-Type: text/cloud-config']) +
+    head(['Content-Transfer-Encoding: 7bit', 'Content-Type: text/cloud-config', 'Mime-Version: 1.0']) +
     CLOUD_CONFIG_PART +
     `${CRLF}--${boundary}--${CRLF}`
   );

@@ -2,6 +2,7 @@
 // only through deps: the `containerd --version` output and the VHD's components.json.
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
+import { parseGoJson } from '../platform/json.ts';
 import { parseGpuComponents } from './env/gpu-components.ts';
 import { pathError } from './os-error.ts';
 import { containerdVersionFromOutput } from './semver.ts';
@@ -44,7 +45,7 @@ export function loadComponents(deps: Deps): unknown {
   }
   let components: unknown;
   try {
-    components = JSON.parse(text);
+    components = parseGoJson(text);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new AgentError(

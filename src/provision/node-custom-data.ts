@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { dirname, posix } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
+import { goParseUint } from '../platform/go/strconv.ts';
 import { parseWriteFiles, type YamlEntry } from './cloud-config.ts';
 import { isNotFound, pathError } from './path-error.ts';
 
@@ -30,10 +31,9 @@ const bytes = (value: string | Uint8Array) => (typeof value === 'string' ? new U
 /** Go strconv.ParseUint(s, 8, 32); only the permission bits count. Empty means 0644. */
 function parsePermissions(value: string): number {
   if (value === '') return 0o644;
-  if (!/^[0-7]+$/.test(value) || parseInt(value, 8) > 0xffffffff) {
-    return fail(`parse permissions: strconv.ParseUint: parsing "${value}": invalid syntax`);
-  }
-  return parseInt(value, 8) & 0o777;
+  const mode = goParseUint(value, 8, 32);
+  if (mode === undefined) return fail(`parse permissions: strconv.ParseUint: parsing "${value}": invalid syntax`);
+  return Number(mode & 0o777n);
 }
 
 function decode(content: string | Uint8Array, encoding: string): Uint8Array {

@@ -3,7 +3,9 @@
 // provision-wait can never hang on a fail-fast path.
 import { dirname } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
-import { goJson } from '../platform/json.ts';
+import { goAtoi } from '../platform/go/strconv.ts';
+import { goEqualFold } from '../platform/go/strings.ts';
+import { goJson, parseGoJson } from '../platform/json.ts';
 import { pathError } from './path-error.ts';
 
 /** The reference's result record; every value is a string (`ExitCode` "240", "-1", "3", ...). */
@@ -79,9 +81,9 @@ const RESULT_KEYS = ['ExitCode', 'Error', 'Output'] as const;
 export function decodeProvisionJson(text: string): { result: ProvisionResult } | { error: string } {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseGoJson(text);
   } catch (error) {
-    return { error: text.trim() === '' ? 'unexpected end of JSON input' : `invalid character in JSON: ${(error as Error).message}` };
+    return { error: /^[ \t\n\r]*$/.test(text) ? 'unexpected end of JSON input' : `invalid character in JSON: ${(error as Error).message}` };
   }
   const result: ProvisionResult = { ExitCode: '', Error: '', Output: '' };
   if (value === null) return { result };
@@ -89,7 +91,7 @@ export function decodeProvisionJson(text: string): { result: ProvisionResult } |
     return { error: `json: cannot unmarshal ${goKind(value)} into Go value of type main.ProvisionResult` };
   }
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
-    const name = RESULT_KEYS.find((k) => k.toLowerCase() === key.toLowerCase());
+    const name = RESULT_KEYS.find((k) => goEqualFold(key, k));
     if (!name || field === null) continue;
     if (typeof field !== 'string') {
       return { error: `json: cannot unmarshal ${goKind(field)} into Go struct field ProvisionResult.${name} of type string` };
@@ -105,20 +107,13 @@ function goKind(value: unknown): string {
   return typeof value === 'boolean' ? 'bool' : typeof value;
 }
 
-/** Go strconv.Atoi (int64 range): optional sign, decimal digits. */
-function atoi(text: string): bigint | undefined {
-  if (!/^[+-]?\d+$/.test(text)) return undefined;
-  const n = BigInt(text);
-  return n >= -(2n ** 63n) && n < 2n ** 63n ? n : undefined;
-}
-
 /** Spec 5: undefined when provisioning succeeded, else the error text provision-wait reports. */
 export function evaluateProvisionJson(text: string): string | undefined {
   const decoded = decodeProvisionJson(text);
   if ('error' in decoded) return `parse provision.json: ${decoded.error}`;
   const result = decoded.result;
   if (result.ExitCode === '') return 'missing ExitCode in provision.json';
-  const code = atoi(result.ExitCode);
+  const code = goAtoi(result.ExitCode);
   if (code === undefined) return `invalid ExitCode in provision.json: ${result.ExitCode}`;
   if (code === 0n) return undefined;
   return `provision failed: exitCode=${code} error=${result.Error} output=${goQuote(result.Output)}`;

@@ -2,7 +2,9 @@
 import type { Configuration } from '../../config/types.ts';
 import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
-import { GO_SPACE_RUN, bool, goEqualFold, type EnvPart } from './format.ts';
+import { goEqualFold, goFields, goToLower } from '../../platform/go/strings.ts';
+import { parseGoJson } from '../../platform/json.ts';
+import { bool, type EnvPart } from './format.ts';
 
 const CUSTOM_CLOUD = 'akscustom';
 const ARM_ENDPOINTS = new Map([
@@ -17,9 +19,9 @@ export function isCustomCloud(config: Configuration): boolean {
   return goEqualFold(name, CUSTOM_CLOUD);
 }
 
-/** Cloud by location: whitespace removed, lowercased, then prefix rules. */
+/** Cloud by location: Go whitespace removed, lowercased the Go way, then prefix rules. */
 export function cloudFromLocation(location: string): string {
-  const loc = location.split(GO_SPACE_RUN).join('').toLowerCase();
+  const loc = goToLower(goFields(location).join(''));
   if (loc.startsWith('china')) return 'AzureChinaCloud';
   if (loc === 'germanynortheast' || loc === 'germanycentral') return 'AzureGermanCloud';
   if (loc.startsWith('usgov') || loc.startsWith('usdod')) return 'AzureUSGovernmentCloud';
@@ -34,7 +36,7 @@ export function cloudFromLocation(location: string): string {
 export function resourceManagerEndpoint(content: string): string {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(content);
+    parsed = parseGoJson(content);
   } catch {
     return '';
   }

@@ -65,16 +65,3 @@ export function goFloat(value: number): string {
 
 /** Removes every `\n` and `\r` (HTTP_PROXY_TRUSTED_CA, CUSTOM_CA_CERT_<i>). */
 export const stripNewlines = (text: string | undefined): string => (text ?? '').replace(/[\r\n]/g, '');
-
-/** A run of Go `unicode.IsSpace` characters (JS `\s` differs: it has U+FEFF and lacks U+0085). */
-export const GO_SPACE_RUN = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
-
-/** Go strings.TrimSpace. */
-export const goTrimSpace = (text: string): string =>
-  text.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
-
-/** Go strings.EqualFold for the ASCII-named keys we compare (adds the two non-ASCII simple folds: K, s). */
-export const goEqualFold = (a: string, b: string): boolean => {
-  const fold = (t: string) => t.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase();
-  return fold(a) === fold(b);
-};

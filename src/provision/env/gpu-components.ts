@@ -2,7 +2,7 @@
 // encoding/json fills the upstream structs: keys matched case-insensitively (last match wins), null
 // leaves a field unset, unknown keys are ignored, a value of the wrong JSON type is an error.
 import { AgentError } from '../../platform/errors.ts';
-import { goEqualFold } from './format.ts';
+import { goEqualFold } from '../../platform/go/strings.ts';
 
 export interface GpuDriver {
   driver: string;

@@ -1,4 +1,5 @@
 // GPU SKU classes (config-contract 3.3.8, from upstream pkg/gpu/skus.go). Keys are lower-cased VM sizes.
+import { goToLower } from '../../platform/go/strings.ts';
 
 /** RTX Pro 6000 sizes: driver type `grid-v20`. */
 export const GRID_V20_SKUS: ReadonlySet<string> = new Set([
@@ -62,7 +63,7 @@ export const isNcV1 = (lowerSize: string): boolean => lowerSize.startsWith('stan
 export type GpuSkuClass = 'grid-v20' | 'grid' | 'ncv1' | 'default';
 
 export function gpuSkuClass(vmSize: string): GpuSkuClass {
-  const lower = vmSize.toLowerCase();
+  const lower = goToLower(vmSize);
   if (GRID_V20_SKUS.has(lower)) return 'grid-v20';
   if (GRID_SKUS.has(lower)) return 'grid';
   if (isNcV1(lower)) return 'ncv1';

@@ -1,6 +1,7 @@
 // GPU and SGX (config-contract 3.2.16, 3.3.8). Driver versions and image suffixes come from the VHD's
 // components.json (a machine fact); the rest from the config and the SKU tables.
 import type { Configuration } from '../../config/types.ts';
+import { goToLower } from '../../platform/go/strings.ts';
 import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
 import { bool, type EnvPart } from './format.ts';
@@ -40,7 +41,7 @@ export function gpuEnv(config: Configuration, facts: MachineFacts, paths: NodePa
     NVIDIA_MIG_STRATEGY: gpu.migStrategy ?? '',
     NVIDIA_MIG_PROFILE_LAYOUT: (gpu.migProfileLayout ?? []).join(','),
     GPU_INSTANCE_PROFILE: gpu.gpuInstanceProfile ?? '',
-    GPU_NEEDS_FABRIC_MANAGER: bool(FABRIC_MANAGER_SKUS.has(vmSize.toLowerCase())),
+    GPU_NEEDS_FABRIC_MANAGER: bool(FABRIC_MANAGER_SKUS.has(goToLower(vmSize))),
     GPU_DRIVER_TYPE: drivers.type,
     GPU_DRIVER_VERSION: drivers.version,
     GPU_IMAGE_SHA: drivers.sha,

@@ -3,7 +3,8 @@ import type { Configuration } from '../../config/types.ts';
 import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
 import { renderLocalDnsCorefile } from '../templates/localdns.ts';
-import { base64, bool, goTrimSpace, type EnvPart } from './format.ts';
+import { goTrimSpace } from '../../platform/go/strings.ts';
+import { base64, bool, type EnvPart } from './format.ts';
 import { LOCALDNS_DEFAULTS } from '../../config/defaults.ts';
 
 /** cpu_limit_in_milli_cores / 10 with exactly one decimal, then `%` (2008 -> 200.8%, -100 -> -10.0%). */

@@ -1,6 +1,7 @@
 // SYSCTL_CONTENT text (config-contract 3.3.3): `key=value` lines sorted by key, each ending in `\n`.
 // Built even when custom_linux_os_config / sysctl_config are absent. Pure.
 import type { SysctlConfig } from '../../config/types.ts';
+import { goAtoi } from '../../platform/go/strconv.ts';
 import { compareCodePoints } from '../env/format.ts';
 import { SYSCTL_DEFAULTS } from '../../config/defaults.ts';
 
@@ -40,18 +41,16 @@ const OPTIONAL: ReadonlyArray<[IntField, string]> = [
   ['vmVfsCachePressure', 'vm.vfs_cache_pressure'],
 ];
 
-/** Go `strconv.Atoi`: optional sign, decimal digits, nothing else; undefined when it would fail. */
-function atoi(text: string): number | undefined {
-  return /^[+-]?[0-9]+$/.test(text) ? Number(text) : undefined;
-}
-
-/** End of an `ip_local_port_range` value when it is valid ("start end", both > 0, start < end). */
-export function portRangeEnd(range: string): number | undefined {
+/**
+ * End of an `ip_local_port_range` value when it is valid ("start end", both Go `Atoi` integers > 0,
+ * start < end). A part beyond the int64 range is invalid there, so the range has no end.
+ */
+export function portRangeEnd(range: string): bigint | undefined {
   const parts = range.split(' ');
   if (parts.length !== 2) return undefined;
-  const start = atoi(parts[0]!);
-  const end = atoi(parts[1]!);
-  if (start === undefined || end === undefined || start <= 0 || end <= 0 || start >= end) return undefined;
+  const start = goAtoi(parts[0]!);
+  const end = goAtoi(parts[1]!);
+  if (start === undefined || end === undefined || start <= 0n || end <= 0n || start >= end) return undefined;
   return end;
 }
 
@@ -69,7 +68,7 @@ export function renderSysctl(sysctl: SysctlConfig | undefined): string {
   if (range !== '') {
     values.set('net.ipv4.ip_local_port_range', range);
     const end = portRangeEnd(range);
-    if (end !== undefined && end > 65330) values.set('net.ipv4.ip_local_reserved_ports', '65330');
+    if (end !== undefined && end > 65330n) values.set('net.ipv4.ip_local_reserved_ports', '65330');
   }
   return [...values.keys()].sort(compareCodePoints).map((k) => `${k}=${values.get(k)}\n`).join('');
 }

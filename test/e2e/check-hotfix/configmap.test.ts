@@ -40,7 +40,7 @@ test('no pointer file yet: a new file with mode 0644 and the Go key order', asyn
     const run = await runCheck(nodeFor(api, { pointer: null }));
     assertRun(run, 'configMapRead');
     const entries = `"202401.01":"202401.01.2","${ANC_VERSION.base}":"${ANC_VERSION.target}"`;
-    assert.is(run.pointer, `{"version":"","hotfixes":{${entries}}}`);
+    assert.is(run.pointer, `{"hotfixes":{${entries}}}`);
     const { statSync } = await import('node:fs');
     assert.is(statSync(run.sb.path('/opt/azure/containers/aks-node-controller-hotfix.json')).mode & 0o777, 0o644);
   });

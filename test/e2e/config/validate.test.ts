@@ -1,12 +1,13 @@
 // `config validate` and `config schema` on the compiled binary.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeSandbox, runAnc } from '../harness.ts';
 
 const sandbox = makeSandbox('anc-e2e-config-');
 const run = (args: string[]) => runAnc(args, { root: sandbox.root });
-const SAMPLE = '/work/shared/fixtures/sample-config.json';
+const SAMPLE = join(process.cwd(), 'test/fixtures/sample-config.json');
 
 test('valid: the shared sample config -> exit 0, "valid", nothing on stderr', async () => {
   const r = await run(['config', 'validate', SAMPLE]);

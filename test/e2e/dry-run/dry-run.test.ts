@@ -49,8 +49,9 @@ function setup(containerdOutput: string | undefined): { box: Sandbox; file: stri
   return { box, file, path: `${binDir}:/usr/bin:/bin` };
 }
 
-async function dryRun(showSecrets: boolean, containerdOutput?: string): Promise<{ out: DryRun; box: Sandbox; all: string }> {
+async function dryRun(showSecrets: boolean, containerdOutput?: string, configText?: string): Promise<{ out: DryRun; box: Sandbox; all: string }> {
   const { box, file, path } = setup(containerdOutput);
+  if (configText !== undefined) writeFileSync(file, configText);
   const args = ['provision', `--provision-config=${file}`, '--dry-run', ...(showSecrets ? ['--show-secrets'] : [])];
   const run = await runAnc(args, { root: box.root, env: { PATH: path } });
   assert.is(run.exitCode, 0, run.stderr);
@@ -99,6 +100,38 @@ test('stripping the sandbox root equals the unsandboxed in-process build', async
   assert.equal(out.command.map(strip), expected.command);
   assert.equal(Object.fromEntries(Object.entries(out.env).map(([k, v]) => [k, strip(v)])), expected.env);
   assert.ok(Object.values(out.env).some((v) => v.startsWith(box.root)));
+  box.cleanup();
+});
+
+test('text after the complete config object: provisions with the whole object, one WARN names the byte offset', async () => {
+  const text = JSON.stringify({ ...CONFIG, vmSize: 'Standard_D2s_v3\u00e9' });
+  const plain = await dryRun(true, undefined, text);
+  const trailing = await dryRun(true, undefined, `${text}\n{"version":"v9"} trailing garbage`);
+  assert.equal(trailing.out, JSON.parse(JSON.stringify(plain.out).split(plain.box.root).join(trailing.box.root)));
+  const offset = Buffer.byteLength(text) + 1;
+  const warn = trailing.all.split('\n').find((l) => l.includes(`byte offset ${offset}`)) ?? '';
+  assert.match(warn, /"level":"WARN"/);
+  assert.match(warn, `extra text after the configuration object at byte offset ${offset} (line 2, column 1) is ignored`);
+  plain.box.cleanup();
+  trailing.box.cleanup();
+});
+
+test('Go number and text edges on the binary: uint64 versions, int64 Atoi, strings.Fields, lone surrogates', async () => {
+  const config = {
+    ...CONFIG,
+    kubernetesVersion: '1.99999999999999999999.0',
+    customLinuxOsConfig: { sysctlConfig: { netIpv4IpLocalPortRange: '1 99999999999999999999' } },
+    customCloudConfig: { customCloudEnvName: 'akscustom', customEnvJsonContent: '{"resourceManagerEndpoint":"https://arm/\\ud800"}' },
+  };
+  // U+FEFF is not Go whitespace: the version field is "\uFEFF2.3.2-1", no version, so the v1 templates.
+  const { out, box } = await dryRun(true, 'containerd github.com/containerd/containerd/v2 \uFEFF2.3.2-1 fff', JSON.stringify(config));
+  const toml = Buffer.from(out.env.CONTAINERD_CONFIG_CONTENT!, 'base64').toString();
+  assert.ok(toml.includes('[plugins."io.containerd.grpc.v1.cri"]'), 'v1 templates');
+  assert.not.ok(toml.includes('config_path'), 'the kubernetesVersion >= 1.22 gate is false for a part beyond uint64');
+  const sysctl = Buffer.from(out.env.SYSCTL_CONTENT!, 'base64').toString();
+  assert.ok(sysctl.includes('net.ipv4.ip_local_port_range=1 99999999999999999999\n'));
+  assert.not.ok(sysctl.includes('ip_local_reserved_ports'), 'an end beyond int64 is no end');
+  assert.is(out.env.ARM_RESOURCE_ENDPOINT, 'https://arm/\uFFFD');
   box.cleanup();
 });
 

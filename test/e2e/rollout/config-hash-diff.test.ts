@@ -8,7 +8,7 @@ import { configHashes } from '../../../src/config/rollout.ts';
 import { makeSandbox, runAnc } from '../harness.ts';
 
 const sandbox = makeSandbox('anc-e2e-rollout-');
-const file = (name: string, doc: unknown) => sandbox.write(`/work/${name}`, typeof doc === 'string' ? doc : JSON.stringify(doc));
+const file = (name: string, doc: unknown) => sandbox.write(`/in/${name}`, typeof doc === 'string' ? doc : JSON.stringify(doc));
 const anc = (args: string[]) => runAnc(args, { root: sandbox.root });
 
 const TOKEN = 'abcdef.canary0123456789';
@@ -80,7 +80,7 @@ test('config diff --human prints a readable summary', async () => {
 });
 
 test('unreadable file and invalid JSON: exit 1 with an error naming the file', async () => {
-  const missing = await anc(['config', 'hash', sandbox.path('/work/missing.json')]);
+  const missing = await anc(['config', 'hash', sandbox.path('/in/missing.json')]);
   assert.is(missing.exitCode, 1);
   assert.match(missing.stderr, /cannot read configuration file .*missing\.json/);
   const bad = file('bad.json', '{"version": "v1", "kubernetesVersion": ');

@@ -51,9 +51,20 @@ test('binary: byte-identical custom data for reordered, re-spelled input in ever
 
 test('cloud-init schema accepts the cloud-config form and the cloud-config part of the MIME form', async () => {
   cloudInitValid(await anc(['custom-data', '--format', 'cloud-config', '--raw', fileA]), 'cloud-config');
-  const parts = mimeParts(await anc(['custom-data', '--raw', fileA]));
+  const mime = await anc(['custom-data', '--raw', fileA]);
+  const parts = mimeParts(mime);
   assert.equal([...parts.keys()], ['text/cloud-boothook', 'text/cloud-config']);
+  // Both parts carry the reference's three headers in its order.
+  for (const type of ['text/cloud-boothook', 'text/cloud-config']) {
+    assert.match(mime, new RegExp(`\\r\\n--[0-9a-f]{60}\\r\\nContent-Transfer-Encoding: 7bit\\r\\nContent-Type: ${type}\\r\\nMime-Version: 1\\.0\\r\\n\\r\\n#`), type);
+  }
   cloudInitValid(parts.get('text/cloud-config')!, 'mime-part');
+  // cloud-init reads user data with Python's email parser: the whole document, both parts, their headers.
+  const py = 'import email,json,sys\nm=email.message_from_string(sys.stdin.read())\n' +
+    'print(json.dumps([[p.get_content_type(),p["Content-Transfer-Encoding"],p["Mime-Version"]] for p in m.get_payload()]))';
+  const parsed = spawnSync('python3', ['-c', py], { input: mime, encoding: 'utf8' });
+  assert.is(parsed.status, 0, parsed.stderr);
+  assert.equal(JSON.parse(parsed.stdout), [['text/cloud-boothook', '7bit', '1.0'], ['text/cloud-config', '7bit', '1.0']]);
 });
 
 test('ignition: valid JSON, version 3.4.0, the config file with mode 0600', async () => {

@@ -61,7 +61,7 @@ test('SuccessReadAndWrite: map hit -> configMapRead, staged map equals the serve
   const deps = fakeDeps({ version: '202604.01.0' });
   const r = await check(deps, async () => cm({ 'hotfixes.json': MAP }));
   assert.equal([r.code, r.event.message, r.event.level, r.event.task], [0, 'check-hotfix outcome=configMapRead', 'Informational', 'CheckHotfix']);
-  assert.is(r.pointer, '{"version":"","hotfixes":{"202604.01":"202604.01.1"}}');
+  assert.is(r.pointer, '{"hotfixes":{"202604.01":"202604.01.1"}}');
   assert.is(statSync(deps.paths.hotfixPointer).mode & 0o777, 0o644);
   assert.equal(resolveVersion(parsePointer(r.pointer, 'p'), '202604.01.0').resolved, '202604.01.1');
   assert.ok(deps.logs.some((l) => l.msg === 'staged hotfix pointer for download-hotfix' && l.attrs.path === '/opt/azure/containers/aks-node-controller-hotfix.json'));
@@ -73,7 +73,7 @@ test('NoHotfixForBase: other base -> noHotfixForBase, full map still staged', as
   const deps = fakeDeps({ version: '202607.15.0' });
   const r = await check(deps, async () => cm({ 'hotfixes.json': MAP }));
   assert.is(r.event.message, 'check-hotfix outcome=noHotfixForBase');
-  assert.is(r.pointer, '{"version":"","hotfixes":{"202604.01":"202604.01.1"}}');
+  assert.is(r.pointer, '{"hotfixes":{"202604.01":"202604.01.1"}}');
   deps.cleanup();
 });
 
@@ -130,7 +130,7 @@ test('ColdStartFallback: fetch 404 + node config hotfixes -> customDataFallback,
     throw new AgentError('ANC_KUBE', 'apiserver returned status 404 for u');
   });
   assert.equal([r.event.message, r.event.level], ['check-hotfix outcome=customDataFallback', 'Informational']);
-  assert.is(r.pointer, '{"version":"","hotfixes":{"202604.01":"202604.01.1"}}');
+  assert.is(r.pointer, '{"hotfixes":{"202604.01":"202604.01.1"}}');
   deps.cleanup();
 });
 
@@ -166,13 +166,13 @@ test('WriteHotfixConfig shape, atomicity (no temp left), mode preserved, round t
   const deps = fakeDeps();
   const staged = stagePointer(deps, { '202604.01': '202604.01.1' });
   const text = readFileSync(deps.paths.hotfixPointer, 'utf8');
-  assert.equal(JSON.parse(text), { version: '', hotfixes: { '202604.01': '202604.01.1' } });
+  assert.equal(JSON.parse(text), { hotfixes: { '202604.01': '202604.01.1' } });
   assert.equal(parsePointer(text, 'p'), staged);
   assert.is(resolveVersion(parsePointer(text, 'p'), '202604.01.0').resolved, '202604.01.1');
   chmodSync(deps.paths.hotfixPointer, 0o640);
   stagePointer(deps, {});
   assert.is(statSync(deps.paths.hotfixPointer).mode & 0o777, 0o640);
-  assert.is(readFileSync(deps.paths.hotfixPointer, 'utf8'), '{"version":"","hotfixes":{}}');
+  assert.is(readFileSync(deps.paths.hotfixPointer, 'utf8'), '{"hotfixes":{}}');
   assert.equal(readdirSync(dirname(deps.paths.hotfixPointer)).filter((n) => n.startsWith('.')), []);
   deps.cleanup();
 });
@@ -200,6 +200,23 @@ test('extra arguments: WARN, ignored', async () => {
   await check(deps, async () => cm({ 'hotfixes.json': MAP }), ['a', 'b']);
   assert.ok(deps.logs.some((l) => l.level === 'WARN' && l.msg === 'ignoring unexpected check-hotfix arguments' && l.attrs.args === 'a b'));
   assert.is(deps.logs[0]!.msg, 'aks-node-controller check-hotfix started');
+  deps.cleanup();
+});
+
+test('ConfigMap: lone surrogates become U+FFFD at both levels (the entry is a JSON document in a string)', () => {
+  const outer = '{"data":{"hotfixes.json":"{\\"hotfixes\\":{\\"202604.01\\":\\"202604.01.1\\ud800\\"}}"}}';
+  assert.equal(parseConfigMapPointer(outer).hotfixes, { '202604.01': '202604.01.1\uFFFD' });
+  const inner = '{"data":{"hotfixes.json":"{\\"hotfixes\\":{\\"202604.01\\":\\"202604.01.1\\\\udfff\\"}}"}}';
+  assert.equal(parseConfigMapPointer(inner).hotfixes, { '202604.01': '202604.01.1\uFFFD' });
+  assert.equal(parseConfigMapPointer(cm({ 'hotfixes.json': `\u0085${MAP}\u3000` })).hotfixes, { '202604.01': '202604.01.1' });
+  assert.throws(() => parseConfigMapPointer(cm({ 'hotfixes.json': `\uFEFF${MAP}` })), /unmarshaling hotfix pointer JSON/);
+  assert.throws(() => parseConfigMapPointer(cm({ 'hotfixes.json': '\u0085' })), /ConfigMap hotfix entry is empty/);
+});
+
+test('cold start: the node config read by encoding/json turns a lone surrogate escape into U+FFFD', () => {
+  const deps = fakeDeps();
+  write(deps.paths.nodeConfig, '{"version":"v1","hotfixes":{"202604.01":"202604.01.1\\ud800"}}');
+  assert.equal(readColdStartHotfixes(deps), { '202604.01': '202604.01.1\uFFFD' });
   deps.cleanup();
 });
 

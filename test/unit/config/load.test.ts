@@ -215,9 +215,21 @@ test('syntax errors: one error issue with a position; what was completely read i
   const syntax = only(r.issues, 'syntax');
   assert.is(syntax.length, 1);
   assert.match(syntax[0]?.message ?? '', /line 1, column \d+/);
+});
+
+test('text after a complete top-level object: the config is complete, one warning names the byte offset', () => {
   const trailing = loadConfiguration('{"version":"v1"} {}');
   assert.equal(trailing.config, { version: 'v1' });
-  assert.equal(trailing.issues.map((i) => i.kind), ['syntax']);
+  assert.equal(trailing.issues.map((i) => [i.kind, i.severity, i.message]), [
+    ['syntax', 'warning', 'extra text after the configuration object at byte offset 17 (line 1, column 18) is ignored'],
+  ]);
+  // The offset counts UTF-8 bytes, as a reader of the file sees them.
+  const wide = loadConfiguration('{"version":"v1","vmSize":"\u00e9\u{1F600}"}\n  x');
+  assert.equal(wide.config, { version: 'v1', vmSize: '\u00e9\u{1F600}' });
+  assert.match(wide.issues[0]!.message, 'byte offset 37 (line 2, column 3)');
+  // Still errors: a truncated object, and extra text after a top level that is not an object.
+  assert.equal(loadConfiguration('{"version":"v1"').issues.map((i) => [i.kind, i.severity]), [['syntax', 'error']]);
+  assert.ok(loadConfiguration('[] x').issues.some((i) => i.kind === 'syntax' && i.severity === 'error'));
 });
 
 test('empty input, non-object top level, garbage: config {} and errors; BOM is skipped with a warning', () => {

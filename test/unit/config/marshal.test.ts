@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfiguration } from '../../../src/config/load.ts';
 import { marshalConfiguration } from '../../../src/config/marshal.ts';
 import type { Configuration } from '../../../src/config/types.ts';
 
-const SAMPLE = '/work/shared/fixtures/sample-config.json';
+const SAMPLE = join(process.cwd(), 'test/fixtures/sample-config.json');
 
 test('proto names, declaration order, enums as names, sorted map keys, 2-space indent', () => {
   const c: Configuration = {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configurationJsonSchema } from '../../../src/config/json-schema.ts';
@@ -54,7 +55,7 @@ test('JSON Schema: draft 2020-12, every field under both spellings, enums by nam
 });
 
 test('valibot shape check: loader output passes, wrong shapes are reported with paths', () => {
-  const loaded = loadConfiguration(readFileSync('/work/shared/fixtures/sample-config.json', 'utf8'));
+  const loaded = loadConfiguration(readFileSync(join(process.cwd(), 'test/fixtures/sample-config.json'), 'utf8'));
   assert.equal(checkConfigurationShape(loaded.config), []);
   assert.equal(checkConfigurationShape({ networkConfig: { networkPlugin: 99 }, clusterConfig: { cloudProviderConfig: { backoffExponent: NaN } } }), []);
   const problems = checkConfigurationShape({ vmSize: 3, clusterConfig: { vmType: 'X', extra: 1 }, cseTimeout: 1.5, customCaCerts: [1] });

@@ -89,7 +89,7 @@ test('MIME: CRLF headers and delimiters, 60-hex content boundary, boothook then 
   assert.ok(doc.endsWith(`\r\n--${boundary}--\r\n`));
   const parts = doc.split(new RegExp(`\\r?\\n?--${boundary}(?:--)?\\r\\n`)).slice(1, 3);
   assert.ok(parts[0]!.startsWith('Content-Transfer-Encoding: 7bit\r\nContent-Type: text/cloud-boothook\r\nMime-Version: 1.0\r\n\r\n#cloud-boothook\n'));
-  assert.ok(parts[1]!.startsWith('Content-Type: text/cloud-config\r\n\r\n#cloud-config\nruncmd:\n'));
+  assert.ok(parts[1]!.startsWith('Content-Transfer-Encoding: 7bit\r\nContent-Type: text/cloud-config\r\nMime-Version: 1.0\r\n\r\n#cloud-config\nruncmd:\n'));
   assert.is(boundary, sha256Hex(`${boothookScript(input(cfg))}\0#cloud-config\nruncmd:\n- echo "AKS Node Controller cloud-init completed at $(date)"\n`).slice(0, 60));
 });
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { emptyPointer, mergePointer, parsePointer, serializePointer } from '../../../src/hotfix/pointer.ts';
+import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from '../../../src/hotfix/pointer.ts';
 import { AgentError } from '../../../src/platform/errors.ts';
 
 const P = '/opt/azure/containers/aks-node-controller-hotfix.json';
@@ -78,8 +78,17 @@ test('merge stages a served legacy version; empty legacy keeps the existing one'
   assert.is(mergePointer(existing, {}, '  ').version, 'old');
   assert.is(mergePointer(existing, {}).version, 'old');
 });
-test('serialize: key order, omitted empty scripts_version, sorted map, HTML-safe', () => {
-  assert.is(serializePointer(emptyPointer()), '{"version":"","hotfixes":{}}');
+test('serialize omits an empty version and scripts_version (reference omitempty), keeps non-empty ones', () => {
+  const cases: [string, Partial<HotfixPointer>, string][] = [
+    ['empty map', {}, '{"hotfixes":{}}'],
+    ['map only', { hotfixes: { '202604.01': '202604.01.2' } }, '{"hotfixes":{"202604.01":"202604.01.2"}}'],
+    ['legacy version kept (D2)', { version: '202604.01.1' }, '{"version":"202604.01.1","hotfixes":{}}'],
+    ['scripts_version only', { scriptsVersion: 's1', hotfixes: { a: 'b' } }, '{"scripts_version":"s1","hotfixes":{"a":"b"}}'],
+    ['both', { version: 'v', scriptsVersion: 's' }, '{"version":"v","scripts_version":"s","hotfixes":{}}'],
+  ];
+  for (const [what, p, want] of cases) assert.is(serializePointer({ ...emptyPointer(), ...p }), want, what);
+});
+test('serialize: key order, sorted map, HTML-safe', () => {
   assert.is(
     serializePointer({ version: '<a&b>', scriptsVersion: 's', hotfixes: { '202605.30': 'x', '202604': 'y', '202604.01': 'z', B: '1', a: '2' } }),
     '{"version":"\\u003ca\\u0026b\\u003e","scripts_version":"s","hotfixes":{"202604":"y","202604.01":"z","202605.30":"x","B":"1","a":"2"}}',
@@ -87,11 +96,20 @@ test('serialize: key order, omitted empty scripts_version, sorted map, HTML-safe
 });
 test('serialize sorts by code point (Go byte order), not UTF-16 units', () => {
   const out = serializePointer({ version: '', scriptsVersion: '', hotfixes: { '\u{1F600}': '1', '\uFF21': '2' } });
-  assert.is(out, '{"version":"","hotfixes":{"\uFF21":"2","\u{1F600}":"1"}}');
+  assert.is(out, '{"hotfixes":{"\uFF21":"2","\u{1F600}":"1"}}');
 });
 test('serialize then parse round-trips', () => {
   const p = { version: '202604.01.1', scriptsVersion: 'v9', hotfixes: { '202604.01': '202604.01.2', '202605.30': '202605.30.1' } };
   assert.equal(parsePointer(serializePointer(p), P), p);
+});
+
+test('pointer text: Go whitespace is "no pointer"; a lone surrogate escape becomes U+FFFD and is written as such', () => {
+  assert.equal(parsePointer('\u0085 \u3000', P), emptyPointer());
+  assert.throws(() => parsePointer('\uFEFF', P), /parsing hotfix config/);
+  const p = parsePointer('{"version":"v\\ud800","hotfixes":{"202604.01\\udc00":"202604.01.2"}}', P);
+  assert.equal(p, { version: 'v\uFFFD', scriptsVersion: '', hotfixes: { '202604.01\uFFFD': '202604.01.2' } });
+  assert.is(serializePointer(p), '{"version":"v\uFFFD","hotfixes":{"202604.01\uFFFD":"202604.01.2"}}');
+  assert.is(mergePointer({ ...emptyPointer(), version: 'old' }, {}, '\u0085').version, 'old', 'a Go-whitespace legacy version is empty');
 });
 
 test.run();

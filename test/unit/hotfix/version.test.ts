@@ -90,4 +90,12 @@ test('expected binary version drops the package revision only', () => {
   assert.is(expectedBinaryVersion('202604.01.1'), '202604.01.1');
 });
 
+test('version text is trimmed with Go strings.TrimSpace: U+0085 is space, U+FEFF is not', () => {
+  assert.equal(hotfixBaseFromVersion('\u0085202604.01.0\u3000'), { ok: true, value: '202604.01' });
+  assert.equal(hotfixBaseFromVersion('\uFEFF202604.01.0'), { ok: true, value: '\uFEFF202604.01' });
+  assert.equal(shouldUpgradeToHotfix('\u0085202604.01.0', '202604.01.1\u00a0'), { ok: true, value: true });
+  assert.is(shouldUpgradeToHotfix('\uFEFF202604.01.0', '202604.01.1').ok, false);
+  assert.is(shouldUpgradeToHotfix('202604.01.0', '202604.01.18446744073709551616').ok, false, 'patch beyond uint64');
+});
+
 test.run();

@@ -46,6 +46,22 @@ test('node config first: trimmed name + :443, trimmed token as a Secret, cluster
   deps.cleanup();
 });
 
+test('node config and kubeconfig values are trimmed with Go strings.TrimSpace (U+0085 yes, U+FEFF no)', () => {
+  const deps = fakeDeps();
+  nodeConfig(deps, { version: 'v1', apiServerConfig: { apiServerName: '\u0085api.example.com\u3000' },
+    bootstrappingConfig: { tlsBootstrappingToken: '\u00a0abcdef.secretsecret01\u0085' } });
+  put(deps, '/etc/kubernetes/certs/ca.crt', 'CA-PEM');
+  const creds = resolveCredentials(deps);
+  assert.equal([creds.server, creds.token!.reveal()], ['api.example.com:443', 'abcdef.secretsecret01']);
+  deps.cleanup();
+  const kube = fakeDeps();
+  nodeConfig(kube, { version: 'v1' });
+  put(kube, '/var/lib/kubelet/bootstrap-kubeconfig', 'clusters:\n- cluster:\n    server: "\\uFEFFh:6443"\nusers:\n- user:\n    token: "\\u0085t0k\\u0085"\n');
+  const fromKubeconfig = resolveCredentials(kube);
+  assert.equal([fromKubeconfig.server, fromKubeconfig.token!.reveal()], ['\uFEFFh:6443', 't0k']);
+  kube.cleanup();
+});
+
 test('node config in proto (snake_case) spelling', () => {
   const deps = fakeDeps();
   nodeConfig(deps, { api_server_config: { api_server_name: 'h:6443' }, bootstrapping_config: { tls_bootstrapping_token: 't.t' } });

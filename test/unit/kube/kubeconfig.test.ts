@@ -61,6 +61,8 @@ test('ensurePort (12.3 TestEnsurePort + IPv6)', () => {
   assert.is(ensurePort('https://host.example.com/', '443'), 'host.example.com:443');
   assert.is(ensurePort('', '443'), '');
   assert.is(ensurePort('  host  ', '443'), 'host:443');
+  assert.is(ensurePort('\u0085https://host\u3000', '443'), 'host:443', 'Go TrimSpace: U+0085 and U+3000 are space');
+  assert.is(ensurePort('\uFEFFhost', '443'), '\uFEFFhost:443', 'U+FEFF is not space in Go');
   assert.is(ensurePort('[::1]', '443'), '[::1]:443');
   assert.is(ensurePort('[fd00::10]:6443', '443'), '[fd00::10]:6443');
   assert.is(ensurePort('https://[::1]/', '443'), '[::1]:443');

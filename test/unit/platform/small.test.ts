@@ -13,6 +13,10 @@ test('os-release ID: first ID= line, quotes trimmed, lowercased; single quotes k
   assert.is(parseOsReleaseId('  ID="AzureLinux"\n'), 'azurelinux');
   assert.is(parseOsReleaseId("ID='mariner'"), "'mariner'");
   assert.is(parseOsReleaseId('NAME=x\nVERSION_ID=1'), undefined);
+  // Go strings.TrimSpace / strings.ToLower: U+0085 trimmed, U+FEFF kept, U+0130 lowers to a plain i.
+  assert.is(parseOsReleaseId('\u0085ID=ubuntu\u00a0\n'), 'ubuntu');
+  assert.is(parseOsReleaseId('\uFEFFID=ubuntu\n'), undefined);
+  assert.is(parseOsReleaseId('ID=MAR\u0130NER'), 'mariner');
 });
 
 test('sandbox root prefixes every on-node path; unset gives the reference paths', () => {
@@ -27,6 +31,8 @@ test('sandbox root prefixes every on-node path; unset gives the reference paths'
 
 test('goJson escapes like Go json.Marshal', () => {
   assert.is(goJson({ a: '<x>&\u2028' }), '{"a":"\\u003cx\\u003e\\u0026\\u2028"}');
+  // A lone surrogate is invalid UTF-8 to Go: written as \ufffd; a pair stays; escaped text stays text.
+  assert.is(goJson({ a: 'x\ud800y\udfff', b: '\u{1F600}', c: '\\ud800', d: '\\\ud800' }), '{"a":"x\\ufffdy\\ufffd","b":"\u{1F600}","c":"\\\\ud800","d":"\\\\\\ufffd"}');
 });
 
 test('log lines: time, level, msg, then attributes; errors as messages; secrets redacted', () => {

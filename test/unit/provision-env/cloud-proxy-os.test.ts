@@ -18,6 +18,13 @@ test('cloud by location (checklist 8)', () => {
   assert.is(envOf({ customCloudConfig: { customCloudEnvName: 'AzureChinaCloud' } }).TARGET_ENVIRONMENT, 'AzurePublicCloud');
 });
 
+test('cloud by location splits with Go strings.Fields and lowercases with Go strings.ToLower', () => {
+  const at = (location: string) => envOf({ clusterConfig: { location } }).TARGET_ENVIRONMENT;
+  assert.is(at('\u0085china\u3000east'), 'AzureChinaCloud', 'U+0085 and U+3000 are Go whitespace');
+  assert.is(at('\uFEFFchinaeast'), 'AzurePublicCloud', 'U+FEFF is not Go whitespace: the prefix is not china');
+  assert.is(at('CH\u0130NA east'), 'AzureChinaCloud', 'Go lowers U+0130 to a plain i');
+});
+
 test('custom cloud (checklist 9)', () => {
   const e = envOf({ customCloudConfig: { customCloudEnvName: 'AKSCustom', repoDepotEndpoint: 'https://repo', containerRegistryDnsSuffix: 'cr.x',
     customEnvJsonContent: '{"resourceManagerEndpoint":"https://x/"}' } });
@@ -39,6 +46,13 @@ test('resourceManagerEndpoint decodes like Go encoding/json', () => {
   assert.is(resourceManagerEndpoint('{"other":1}'), '');
   assert.is(resourceManagerEndpoint('eyJ4IjoxfQ=='), '');
   assert.is(resourceManagerEndpoint(''), '');
+});
+
+test('custom_env_json_content is a JSON document read later: a lone surrogate escape in it becomes U+FFFD', () => {
+  assert.is(resourceManagerEndpoint('{"resourceManagerEndpoint":"https://x/\\ud800"}'), 'https://x/\uFFFD');
+  assert.is(resourceManagerEndpoint('{"resourceManagerEndpoint":"https://x/\\ud83d\\ude00"}'), 'https://x/\u{1F600}');
+  const e = envOf({ customCloudConfig: { customCloudEnvName: 'akscustom', customEnvJsonContent: '{"resourceManagerEndpoint":"a\\udc00b"}' } });
+  assert.is(e.ARM_RESOURCE_ENDPOINT, 'a\uFFFDb');
 });
 
 test('PROXY_VARS exact outputs (3.3.5, checklist 11)', () => {
@@ -101,12 +115,16 @@ test('sysctl with every field set: order, tcp_tw_reuse=0, explicit 0 kept (check
 
 test('ip_local_reserved_ports rule (3.3.3)', () => {
   const cases: Array<[string, boolean]> = [['32768 65400', true], ['32768 65330', false], ['32768  65535', false], ['+1 65535', true],
-    ['0 65535', false], ['1 99999', true], ['65535 1000', false], ['a 65535', false], ['1 2 3', false]];
+    ['0 65535', false], ['1 99999', true], ['65535 1000', false], ['a 65535', false], ['1 2 3', false],
+    // Go Atoi: int64 range; beyond it the value is invalid, however large.
+    ['1 9223372036854775807', true], ['1 9223372036854775808', false], ['1 99999999999999999999', false],
+    ['-9223372036854775809 65535', false], ['1 \u00a065535', false], ['1 65_535', false]];
   for (const [range, reserved] of cases) {
     const text = decode(envOf({ customLinuxOsConfig: { sysctlConfig: { netIpv4IpLocalPortRange: range } } }).SYSCTL_CONTENT!);
     assert.is(text.includes('net.ipv4.ip_local_reserved_ports=65330\n'), reserved, range);
   }
-  assert.is(portRangeEnd('1 99999'), 99999);
+  assert.is(portRangeEnd('1 99999'), 99999n);
+  assert.is(portRangeEnd('1 18446744073709551616'), undefined);
   const empty = decode(envOf({ customLinuxOsConfig: { sysctlConfig: { netIpv4IpLocalPortRange: '' } } }).SYSCTL_CONTENT!);
   assert.not.ok(empty.includes('ip_local_port_range'));
 });

@@ -86,6 +86,7 @@ test('GPU SKU classes with the upstream components.json (3.3.8 verified)', () =>
   assert.equal(pick(''), ['cuda-lts', '580.159.04', '20260629214430']);
   assert.is(envOf({ vmSize: 'Standard_ND96asr_v4' }).GPU_NEEDS_FABRIC_MANAGER, 'true');
   assert.is(envOf({ vmSize: 'standard_nc24ads_a100_v4' }).GPU_NEEDS_FABRIC_MANAGER, 'false');
+  assert.is(envOf({ vmSize: 'STANDARD_ND96\u0130SR_H100_V5' }).GPU_NEEDS_FABRIC_MANAGER, 'true', 'Go strings.ToLower maps U+0130 to i');
   assert.equal(pick('Standard_NV6ads_A10_v5').slice(0, 1), ['grid']);
   const none = envOf({ vmSize: 'Standard_NV36ads_A10_v5' });
   assert.equal([none.GPU_DRIVER_TYPE, none.GPU_DRIVER_VERSION, none.GPU_IMAGE_SHA], ['grid', '', '']);

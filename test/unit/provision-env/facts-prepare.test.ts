@@ -118,4 +118,13 @@ test('prepare: the version gate runs before components.json is read', async () =
   deps.cleanup();
 });
 
+test('facts: components.json is read by encoding/json (lone surrogate -> U+FFFD); containerd output split by Go Fields', async () => {
+  const deps = withContainerd(ok('containerd\u0085x\u00851.7.22\u0085y'));
+  put(deps.paths.componentsJson, '{"GPUContainerImages":[{"downloadURL":"mcr/x:\\ud800","gpuVersion":{"latestVersion":"1-a"}}]}');
+  const facts = await gatherMachineFacts(deps);
+  assert.is(facts.containerdVersion, '1.7.22');
+  assert.equal(facts.components, { GPUContainerImages: [{ downloadURL: 'mcr/x:\uFFFD', gpuVersion: { latestVersion: '1-a' } }] });
+  deps.cleanup();
+});
+
 test.run();

@@ -1,7 +1,7 @@
 // Formatting primitives (config-contract 3.1) and semver (3.3.7).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compareCodePoints, goFloat, goTrimSpace } from '../../../src/provision/env/format.ts';
+import { compareCodePoints, goFloat } from '../../../src/provision/env/format.ts';
 import { containerdVersionFromOutput, isVersionGe } from '../../../src/provision/semver.ts';
 
 const FLOATS: Array<[number, string]> = [
@@ -21,11 +21,6 @@ test('code-point order differs from UTF-16 order for astral characters', () => {
   assert.equal([...keys].sort(compareCodePoints), ['B', 'a', '\uFFFD', '\u{1F600}']);
   assert.is(compareCodePoints('ab', 'a'), 1);
   assert.is(compareCodePoints('a', 'a'), 0);
-});
-
-test('Go TrimSpace trims U+0085 but not U+FEFF', () => {
-  assert.is(goTrimSpace('\u0085 x \u3000'), 'x');
-  assert.is(goTrimSpace('\uFEFFx'), '\uFEFFx');
 });
 
 const GE_134: Array<[string, boolean]> = [
@@ -51,6 +46,16 @@ test('kubernetes version >= 1.22.0 and prerelease ordering', () => {
   assert.not.ok(isVersionGe('1.0.0-rc..1', '0.0.1'));
 });
 
+test('a version part beyond uint64 does not parse: every kubernetesVersion gate is false', () => {
+  for (const v of ['18446744073709551616.0.0', '1.18446744073709551616.0', '1.34.99999999999999999999', 'v99999999999999999999']) {
+    assert.not.ok(isVersionGe(v, '1.22.0'), v);
+    assert.not.ok(isVersionGe(v, '0.0.0'), v);
+  }
+  assert.ok(isVersionGe('18446744073709551615.0.0', '1.34.0'), 'the largest uint64 still parses');
+  // A numeric prerelease identifier beyond uint64 compares as text (ParseUint fails there): "1..." < "9...".
+  assert.not.ok(isVersionGe('1.0.0-100000000000000000000', '1.0.0-99999999999999999999'));
+});
+
 test('containerd --version extraction', () => {
   assert.is(containerdVersionFromOutput('containerd containerd.io 1.7.22 c814c75'), '1.7.22');
   assert.is(containerdVersionFromOutput('containerd github.com/containerd/containerd/v2 2.3.2-1 fff'), '2.3.2');
@@ -59,6 +64,19 @@ test('containerd --version extraction', () => {
   assert.is(containerdVersionFromOutput('a b'), '');
   assert.is(containerdVersionFromOutput('a b 1.7'), '');
   assert.is(containerdVersionFromOutput('a b -1.7.0'), '');
+});
+
+test('containerd --version is split with Go strings.Fields: U+0085 separates, U+FEFF does not', () => {
+  assert.is(containerdVersionFromOutput('containerd\u0085containerd.io\u00851.7.22\u0085c814c75'), '1.7.22');
+  assert.is(containerdVersionFromOutput('\u3000containerd x\u20092.0.1 y\u2028'), '2.0.1');
+  assert.is(containerdVersionFromOutput('containerd\uFEFFcontainerd.io 1.7.22 c814c75'), '', 'U+FEFF is part of the first field');
+  assert.is(containerdVersionFromOutput('containerd x \uFEFF2.0.0 y'), '', 'a U+FEFF-prefixed field is no version');
+});
+
+test('a detected containerd version beyond uint64 selects the v1 templates (the >= 2.0.0 gate is false)', () => {
+  const version = containerdVersionFromOutput('containerd x 99999999999999999999.0.0 y');
+  assert.is(version, '99999999999999999999.0.0');
+  assert.not.ok(isVersionGe(version, '2.0.0'));
 });
 
 test.run();

@@ -116,6 +116,10 @@ test('toWriteFile: the spec 10.1 checks and messages', () => {
   assert.is(err({ path: '/p', permissions: '0x1' }), 'apply nodecustomdata write file /p: parse permissions: strconv.ParseUint: parsing "0x1": invalid syntax');
   assert.is(err({ path: '/p', encoding: 'b64' }), 'apply nodecustomdata write file /p: unsupported encoding "b64"');
   assert.is(toWriteFile({ path: '/p', permissions: '4755' }).mode, 0o755);
+  // Go strconv.ParseUint(s, 8, 32): the largest 32-bit value parses (mode bits kept), one more does not.
+  assert.is(toWriteFile({ path: '/p', permissions: '37777777777' }).mode, 0o777);
+  assert.is(err({ path: '/p', permissions: '40000000000' }), 'apply nodecustomdata write file /p: parse permissions: strconv.ParseUint: parsing "40000000000": invalid syntax');
+  assert.match(err({ path: '/p', permissions: '+644' }), 'invalid syntax');
   assert.is(toWriteFile({ path: '/p' }).mode, 0o644);
   const gz = new Uint8Array(gzipSync(Buffer.from('zipped')));
   assert.is(Buffer.from(toWriteFile({ path: '/p', encoding: 'gzip', content: gz as never }).data).toString(), 'zipped');

@@ -75,4 +75,13 @@ test('writeCompleteFileOnError: the sentinel parent is not created; the failure 
   }
 });
 
+test('provision.json: ExitCode is Go Atoi (int64 range); strings decode lone surrogates to U+FFFD', () => {
+  assert.is(evaluateProvisionJson('{"ExitCode":"9223372036854775807"}'), 'provision failed: exitCode=9223372036854775807 error= output=""');
+  assert.is(evaluateProvisionJson('{"ExitCode":"9223372036854775808"}'), 'invalid ExitCode in provision.json: 9223372036854775808');
+  assert.is(evaluateProvisionJson('{"ExitCode":"-9223372036854775809"}'), 'invalid ExitCode in provision.json: -9223372036854775809');
+  assert.is(evaluateProvisionJson('{"ExitCode":"1","Error":"bad \\udc00"}'), 'provision failed: exitCode=1 error=bad \uFFFD output=""');
+  assert.equal(decodeProvisionJson('{"Output":"\\ud83d\\ude00\\ud800"}'), { result: { ExitCode: '', Error: '', Output: '\u{1F600}\uFFFD' } });
+  assert.equal(decodeProvisionJson('\u00a0'), { error: 'invalid character in JSON: ' + (() => { try { JSON.parse('\u00a0'); } catch (e) { return (e as Error).message; } return ''; })() });
+});
+
 test.run();
