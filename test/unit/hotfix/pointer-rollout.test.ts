@@ -11,7 +11,7 @@ import { errorMessage } from '../../../src/platform/errors.ts';
 import { fakeDeps } from '../../fakes/deps.ts';
 
 const P = '/p.json';
-const WAVED = '{"version":"","hotfixes":{"202604.01":"202604.01.1"},"rollout":{"202604.01":{"percent":10,"salt":"wave-1"}}}';
+const WAVED = '{"hotfixes":{"202604.01":"202604.01.1"},"rollout":{"202604.01":{"percent":10,"salt":"wave-1"}}}';
 const failure = (text: string) => {
   try {
     parsePointer(text, P);
@@ -43,9 +43,9 @@ test('serialize: rollout after hotfixes, keys sorted, omitted when empty; round 
   const p = parsePointer(WAVED, P);
   assert.is(serializePointer(p), WAVED);
   assert.equal(parsePointer(serializePointer(p), P), p);
-  assert.is(serializePointer({ ...emptyPointer(), rollout: {} }), '{"version":"","hotfixes":{}}');
+  assert.is(serializePointer({ ...emptyPointer(), rollout: {} }), '{"hotfixes":{}}');
   const two = serializePointer({ ...emptyPointer(), rollout: { z: { percent: 1, salt: '<' }, a: { percent: 33.5, salt: '' } } });
-  assert.is(two, '{"version":"","hotfixes":{},"rollout":{"a":{"percent":33.5,"salt":""},"z":{"percent":1,"salt":"\\u003c"}}}');
+  assert.is(two, '{"hotfixes":{},"rollout":{"a":{"percent":33.5,"salt":""},"z":{"percent":1,"salt":"\\u003c"}}}');
 });
 
 test('merge (D2): the waves are replaced together with the map; no served waves = none kept', () => {
