@@ -7,12 +7,15 @@
 //   node build.mjs --outdir DIR    write somewhere else (tests build hotfix versions this way)
 //
 // ANC_VERSION=YYYYMM.DD.PATCH stamps the version (D13); without it the version is <today>.0.
+// --pointer-keys FILE (or ANC_POINTER_KEYS=FILE) bakes the trusted hotfix-pointer signing keys
+// (docs/pointer-signing.md); the build prints the key ids it baked.
 // The target runtimes come from the lockfile-pinned @oven/bun-* packages (--compile-executable-path), so
 // the build needs nothing but `npm ci` and is byte-reproducible. Never strip the result: a stripped
 // bun executable silently turns back into plain bun.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { createPublicKey } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,14 +36,16 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const args = { all: false, outdir: join(here, 'dist'), quiet: false };
+  const args = { all: false, outdir: join(here, 'dist'), quiet: false, pointerKeys: process.env.ANC_POINTER_KEYS || undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--all') args.all = true;
     else if (arg === '--quiet') args.quiet = true;
     else if (arg === '--outdir') args.outdir = resolve(argv[++i] ?? fail('--outdir needs a directory'));
     else if (arg.startsWith('--outdir=')) args.outdir = resolve(arg.slice('--outdir='.length));
-    else fail(`unknown argument ${arg} (use --all, --outdir DIR, --quiet)`);
+    else if (arg === '--pointer-keys') args.pointerKeys = argv[++i] ?? fail('--pointer-keys needs a key set file');
+    else if (arg.startsWith('--pointer-keys=')) args.pointerKeys = arg.slice('--pointer-keys='.length);
+    else fail(`unknown argument ${arg} (use --all, --outdir DIR, --pointer-keys FILE, --quiet)`);
   }
   return args;
 }
@@ -55,6 +60,39 @@ export function stampVersion(env = process.env, today = new Date()) {
   }
   const pad = (n) => String(n).padStart(2, '0');
   return `${today.getUTCFullYear()}${pad(today.getUTCMonth() + 1)}.${pad(today.getUTCDate())}.0`;
+}
+
+/**
+ * The pointer-signing key set (src/hotfix/pointer/keys.ts reads the same format at run time), checked
+ * here so a bad file fails the build, not a node: {"keys":[{"keyid","algorithm":"ed25519","publicKey"}]}.
+ * Returns the compact JSON to bake ('' = no keys).
+ */
+function readPointerKeys(file) {
+  if (file === undefined) return { text: '', ids: [] };
+  let doc;
+  try {
+    doc = JSON.parse(readFileSync(resolve(file), 'utf8'));
+  } catch (error) {
+    fail(`--pointer-keys ${file}: ${error.code === 'ENOENT' ? 'no such file' : 'not valid JSON'}`);
+  }
+  if (!Array.isArray(doc?.keys) || doc.keys.length === 0) fail(`--pointer-keys ${file}: "keys" must be a non-empty list`);
+  const keys = doc.keys.map((k, i) => {
+    const where = `--pointer-keys ${file}: keys[${i}]`;
+    if (typeof k?.keyid !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(k.keyid)) fail(`${where}.keyid must be 1-128 characters of A-Z a-z 0-9 . _ : -`);
+    if (k.algorithm !== 'ed25519') fail(`${where}.algorithm must be "ed25519"`);
+    let type;
+    try {
+      type = createPublicKey(String(k.publicKey)).asymmetricKeyType;
+    } catch {
+      fail(`${where}.publicKey is not a PEM public key`);
+    }
+    if (type !== 'ed25519') fail(`${where}.publicKey is a ${type} key, not Ed25519`);
+    return { keyid: k.keyid, algorithm: 'ed25519', publicKey: k.publicKey };
+  });
+  const ids = keys.map((k) => k.keyid);
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice) fail(`--pointer-keys ${file}: keyid "${twice}" appears twice`);
+  return { text: JSON.stringify({ keys }), ids };
 }
 
 // Where the @oven/bun-* runtime packages live; ANC_RUNTIMES_DIR overrides it (tests, vendored runtimes).
@@ -78,7 +116,7 @@ function runtimeFor(target) {
   return { path };
 }
 
-async function bundle(outdir, version) {
+async function bundle(outdir, version, pointerKeys) {
   const outfile = join(outdir, '.build', 'bundle.cjs');
   const result = await build({
     entryPoints: [join(here, 'src', 'main.ts')],
@@ -90,7 +128,7 @@ async function bundle(outdir, version) {
     treeShaking: true,
     metafile: true,
     legalComments: 'none',
-    define: { __ANC_VERSION__: JSON.stringify(version) },
+    define: { __ANC_VERSION__: JSON.stringify(version), __ANC_POINTER_KEYS__: JSON.stringify(pointerKeys) },
     outfile,
     logLevel: 'warning',
   });
@@ -123,11 +161,12 @@ function compile(compiler, bundleFile, target, runtime, outfile) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const version = stampVersion();
+  const pointerKeys = readPointerKeys(args.pointerKeys);
   const host = hostTarget();
   const compilerRuntime = runtimeFor(host);
   if (compilerRuntime.missing) fail(compilerRuntime.missing);
   mkdirSync(join(args.outdir, '.build'), { recursive: true });
-  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version);
+  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, pointerKeys.text);
   const wanted = args.all ? TARGETS : [host];
   const built = [];
   for (const target of wanted) {
@@ -143,6 +182,8 @@ async function main() {
   if (!args.quiet) {
     process.stdout.write(`aks-node-controller ${version}\nbundle ${statSync(bundleFile).size} bytes; by input:\n${sizeReport(metafile)}\n`);
     process.stdout.write(built.map((b) => `built ${b}`).join('\n') + '\n');
+    const baked = pointerKeys.ids.length > 0 ? pointerKeys.ids.join(', ') : 'none (every signed pointer is refused; enforce mode stages nothing)';
+    process.stdout.write(`pointer keys baked: ${baked}\n`);
   }
 }
 

@@ -8,10 +8,12 @@ export function normaliseFlag(arg: string): string {
   return /^-[a-zA-Z][\w-]+(=.*)?$/.test(arg) && !/^-[a-zA-Z]$/.test(arg.split('=')[0]!) ? '-' + arg : arg;
 }
 
-/** Multi-word commands (`config validate`) become one argv word, which is how cac names them. */
+/** Multi-word commands (`config validate`, `hotfix pointer sign`) become one argv word, as cac names them. */
 export function joinCommandWords(argv: string[], commands: readonly AnyCommand[]): string[] {
-  const twoWords = argv.length >= 2 ? `${argv[0]} ${argv[1]}` : '';
-  if (commands.some((c) => c.name === twoWords)) return [twoWords, ...argv.slice(2)];
+  for (const n of [3, 2]) {
+    const words = argv.length >= n ? argv.slice(0, n).join(' ') : '';
+    if (commands.some((c) => c.name === words)) return [words, ...argv.slice(n)];
+  }
   return argv;
 }
 
@@ -25,11 +27,14 @@ export function rawOptionValues(command: AnyCommand, argv: string[], options: Re
   for (const spec of command.options) {
     if (!spec.flag.includes('<')) continue;
     const name = spec.flag.replace(/^--/, '').split(' ')[0]!;
+    const values: string[] = [];
     for (let i = 1; i < argv.length; i++) {
       const arg = argv[i]!;
-      if (arg === `--${name}` && i + 1 < argv.length) options[optionKey(spec.flag)] = argv[i + 1];
-      else if (arg.startsWith(`--${name}=`)) options[optionKey(spec.flag)] = arg.slice(name.length + 3);
+      if (arg === `--${name}` && i + 1 < argv.length) values.push(argv[i + 1]!);
+      else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
     }
+    if (spec.repeatable) options[optionKey(spec.flag)] = values;
+    else if (values.length > 0) options[optionKey(spec.flag)] = values[values.length - 1];
   }
   return options;
 }

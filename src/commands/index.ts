@@ -8,6 +8,9 @@ import { configValidateCommand } from './config-validate.ts';
 import { customDataCommand } from './custom-data.ts';
 import { downloadHotfixCommand } from './download-hotfix.ts';
 import { hotfixExplainCommand } from './hotfix-explain.ts';
+import { hotfixPointerRenderCommand } from './hotfix-pointer-render.ts';
+import { hotfixPointerSignCommand } from './hotfix-pointer-sign.ts';
+import { hotfixPointerVerifyCommand } from './hotfix-pointer-verify.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
 import { versionCommand } from './version.ts';
@@ -19,6 +22,9 @@ export const COMMANDS: readonly AnyCommand[] = [
   downloadHotfixCommand,
   checkHotfixCommand,
   hotfixExplainCommand,
+  hotfixPointerRenderCommand,
+  hotfixPointerSignCommand,
+  hotfixPointerVerifyCommand,
   configValidateCommand,
   configSchemaCommand,
   configHashCommand,

@@ -5,10 +5,13 @@
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
+import type { Verdict } from './pointer/gate.ts';
 import { resolveVersion } from './resolve.ts';
 
-/** D3: the closed set of outcomes. */
-export type CheckHotfixOutcome = 'configMapRead' | 'noHotfixForBase' | 'customDataFallback' | 'failed';
+/** D3: the closed set of outcomes; the last five are pointer-signing rejections (docs/pointer-signing.md). */
+export type CheckHotfixOutcome =
+  | 'configMapRead' | 'noHotfixForBase' | 'customDataFallback' | 'failed'
+  | 'unsigned' | 'signatureInvalid' | 'expired' | 'rolledBack' | 'outOfScope';
 
 export interface CheckHotfixReport {
   outcome: CheckHotfixOutcome;
@@ -20,6 +23,8 @@ export interface CheckHotfixRun {
   args: readonly string[];
   /** Returns the ConfigMap JSON body; any rejection counts as a failed fetch (cold-start fallback). */
   fetchConfigMap: () => Promise<string>;
+  /** ANC_HOTFIX_POINTER_SIGNING as the launcher passed it from enabled_features.sh (unset = unsigned-allowed). */
+  signingMode?: string | undefined;
 }
 
 export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version'>;
@@ -33,7 +38,7 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
   try {
     deps.log.info('aks-node-controller check-hotfix started');
     if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: run.args.join(' ') });
-    report = await checkHotfix(deps, run.fetchConfigMap);
+    report = await checkHotfix(deps, run.fetchConfigMap, run.signingMode);
   } catch (error) {
     report = { outcome: 'failed', error: isAgentError(error) ? error.message : `unexpected error: ${errorMessage(error)}` };
   } finally {
@@ -47,25 +52,33 @@ function reportOutcome(deps: CheckDeps, start: Date, report: CheckHotfixReport):
   if (report.error === undefined) deps.log.info('check-hotfix completed', { outcome: report.outcome });
   else deps.log.warn('check-hotfix completed with error (fail-open)', { outcome: report.outcome, error: report.error });
   const message = `check-hotfix outcome=${report.outcome}${report.error === undefined ? '' : ` error=${report.error}`}`;
-  deps.events.emit({ task: TASK, message, level: report.outcome === 'failed' ? 'Error' : 'Informational', start, end: deps.clock.now() });
+  const ok = ['configMapRead', 'noHotfixForBase', 'customDataFallback'].includes(report.outcome);
+  deps.events.emit({ task: TASK, message, level: ok ? 'Informational' : 'Error', start, end: deps.clock.now() });
 }
 
 /** The workflow: returns a success outcome or throws an AgentError that names the failure. */
-export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise<string>): Promise<CheckHotfixReport> {
+export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise<string>, signingMode?: string): Promise<CheckHotfixReport> {
   let body: string;
   try {
     body = await fetchConfigMap();
   } catch (fetchError) {
-    return coldStart(deps, fetchError);
+    return coldStart(deps, fetchError, signingMode);
   }
-  let served: HotfixPointer;
+  const { ENVELOPE_KEY, gateOnNode, nodeSigning } = await import('./pointer/node-gate.ts');
+  const envelope = configMapEntry(body, ENVELOPE_KEY);
+  let served: HotfixPointer | undefined;
   try {
-    served = parseConfigMapPointer(body);
+    // With an envelope only its signed bytes are read; without one, the ConfigMap as before.
+    if (envelope === undefined) served = parseConfigMapPointer(body);
   } catch (error) {
     // A ConfigMap that was fetched but cannot be parsed does NOT fall back (spec 6.6).
     throw new AgentError('ANC_HOTFIX', `parsing anc-hotfix-version ConfigMap: ${errorMessage(error)}`);
   }
-  const staged = stagePointer(deps, served.hotfixes, served.version);
+  const gate = gateOnNode(deps, nodeSigning(deps, signingMode), envelope === undefined ? {} : { envelope }, 'configMap');
+  if (!gate.verdict.accepted) return rejection(gate.verdict);
+  if (gate.verdict.signed) served = parsePointer(gate.verdict.text, 'signed pointer');
+  const staged = stagePointer(deps, served!.hotfixes, served!.version);
+  gate.commit();
   // D3: judged on what download-hotfix will read (the staged file), against our own version.
   const { resolved } = resolveVersion(staged, deps.version);
   return { outcome: resolved === '' ? 'noHotfixForBase' : 'configMapRead' };
@@ -103,10 +116,47 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
   }
 }
 
-/** Only after a failed FETCH: the node config's top-level `hotfixes` (plain JSON, spec 6.6). */
-function coldStart(deps: CheckDeps, fetchError: unknown): CheckHotfixReport {
+/** A refused pointer: its outcome names why; nothing was staged (fail-open, exit 0). */
+function rejection(verdict: Verdict & { accepted: false }): CheckHotfixReport {
+  const outcome = verdict.outcome === 'invalidPayload' ? 'failed' : verdict.outcome;
+  return { outcome, error: verdict.reason };
+}
+
+/** One `data` entry of the ConfigMap body (exact key), or undefined (also when the body is malformed). */
+function configMapEntry(body: string, key: string): unknown {
+  try {
+    const doc = JSON.parse(body) as Record<string, unknown> | null;
+    const data = doc !== null && typeof doc === 'object' ? lookupFolded(doc, 'data') : undefined;
+    if (data === null || typeof data !== 'object' || !Object.prototype.hasOwnProperty.call(data, key)) return undefined;
+    return (data as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Only after a failed FETCH: the node config's signed cold-start envelope (`hotfixPointerEnvelope`), else
+ * its top-level `hotfixes` (plain JSON, spec 6.6), under the same signing rules as the ConfigMap.
+ */
+async function coldStart(deps: CheckDeps, fetchError: unknown, signingMode?: string): Promise<CheckHotfixReport> {
   const e1 = errorMessage(fetchError);
   deps.log.warn('failed to read anc-hotfix-version ConfigMap, attempting cold-start fallback', { error: e1 });
+  const { gateOnNode, nodeSigning, NODE_CONFIG_ENVELOPE_KEY } = await import('./pointer/node-gate.ts');
+  const signing = nodeSigning(deps, signingMode);
+  let envelope: unknown;
+  try {
+    envelope = readColdStartField(deps, NODE_CONFIG_ENVELOPE_KEY);
+  } catch {
+    envelope = undefined;
+  }
+  if (envelope !== undefined && envelope !== null) {
+    const gate = gateOnNode(deps, signing, { envelope }, 'customData');
+    if (!gate.verdict.accepted) return rejection(gate.verdict);
+    const signed = parsePointer(gate.verdict.text, 'signed cold-start pointer');
+    stagePointer(deps, signed.hotfixes);
+    gate.commit();
+    return { outcome: 'customDataFallback' };
+  }
   let hotfixes: Record<string, string> | undefined;
   try {
     hotfixes = readColdStartHotfixes(deps);
@@ -116,12 +166,21 @@ function coldStart(deps: CheckDeps, fetchError: unknown): CheckHotfixReport {
   if (!hotfixes || Object.keys(hotfixes).length === 0) {
     throw new AgentError('ANC_HOTFIX', `configmap fetch failed and no cold-start pointer present: ${e1}`);
   }
+  const gate = gateOnNode(deps, signing, {}, 'customData');
+  if (!gate.verdict.accepted) return rejection(gate.verdict);
   stagePointer(deps, hotfixes);
   return { outcome: 'customDataFallback' };
 }
 
 /** undefined when the node config is missing or has no `hotfixes`; throws when it cannot be used. */
 export function readColdStartHotfixes(deps: Pick<Deps, 'fs' | 'paths'>): Record<string, string> | undefined {
+  const value = readColdStartField(deps, 'hotfixes');
+  if (value === undefined || value === null) return undefined;
+  return parsePointer(JSON.stringify({ hotfixes: value }), deps.paths.strip(deps.paths.nodeConfig)).hotfixes;
+}
+
+/** One top-level field of the node config read as plain JSON (Go key matching); undefined when absent. */
+function readColdStartField(deps: Pick<Deps, 'fs' | 'paths'>, field: string): unknown {
   const path = deps.paths.nodeConfig;
   const where = deps.paths.strip(path);
   let text: string;
@@ -140,9 +199,7 @@ export function readColdStartHotfixes(deps: Pick<Deps, 'fs' | 'paths'>): Record<
   }
   if (doc === null) return undefined;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: cannot unmarshal ${jsonKind(doc)} into an object`);
-  const value = lookupFolded(doc as Record<string, unknown>, 'hotfixes');
-  if (value === undefined || value === null) return undefined;
-  return parsePointer(JSON.stringify({ hotfixes: value }), where).hotfixes;
+  return lookupFolded(doc as Record<string, unknown>, field);
 }
 
 /**
