@@ -61,11 +61,18 @@ export function parseEnvelope(input: unknown): DsseEnvelope {
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw envelopeError('not a JSON object');
   const obj = doc as Record<string, unknown>;
+  // Unknown fields are refused, so no edit of the envelope text can pass unnoticed (a renamed field too).
+  const unknown = (o: object, known: string[], where: string) => {
+    const extra = Object.keys(o).find((k) => !known.includes(k));
+    if (extra !== undefined) throw envelopeError(`${where}unknown field ${JSON.stringify(extra)}`);
+  };
+  unknown(obj, ['payloadType', 'payload', 'signatures'], '');
   if (typeof obj.payloadType !== 'string') throw envelopeError('payloadType is missing or not a string');
   const payload = strictBase64(obj.payload, 'payload');
   if (!Array.isArray(obj.signatures) || obj.signatures.length === 0) throw envelopeError('signatures is missing or empty');
   const signatures = obj.signatures.map((entry, i) => {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw envelopeError(`signatures[${i}] is not an object`);
+    unknown(entry, ['keyid', 'sig'], `signatures[${i}]: `);
     const { keyid, sig } = entry as Record<string, unknown>;
     if (keyid !== undefined && typeof keyid !== 'string') throw envelopeError(`signatures[${i}].keyid is not a string`);
     return { keyid: keyid ?? '', sig: strictBase64(sig, `signatures[${i}].sig`) };
