@@ -67,6 +67,7 @@ export interface NodeVerdict {
 }
 
 export function gateOnNode(deps: GateDeps, signing: NodeSigning, input: GateInput, source: 'configMap' | 'customData'): NodeVerdict {
+  const started = performance.now();
   const node = readNodeConfig(deps);
   let minSerial = readSerialState(deps)?.serial ?? 0;
   if (source === 'configMap' && input.envelope !== undefined && node.envelope !== undefined) {
@@ -75,7 +76,9 @@ export function gateOnNode(deps: GateDeps, signing: NodeSigning, input: GateInpu
     if (own.accepted && own.signed) minSerial = Math.max(minSerial, own.pointer.serial);
   }
   const verdict = decidePointer(input, { mode: signing.mode, keys: signing.keys, facts: node.facts, minSerial, now: deps.clock.now() });
-  logVerdict(deps, verdict, signing.mode, source);
+  // The whole gate (state file, node config, envelope, Ed25519, payload checks), for bench/check-hotfix.mjs.
+  const gateMs = Math.round((performance.now() - started) * 100) / 100;
+  logVerdict(deps, verdict, signing.mode, source, gateMs);
   return {
     verdict,
     commit() {
@@ -89,12 +92,12 @@ export function gateOnNode(deps: GateDeps, signing: NodeSigning, input: GateInpu
   };
 }
 
-function logVerdict(deps: GateDeps, verdict: Verdict, mode: SigningMode, source: string): void {
+function logVerdict(deps: GateDeps, verdict: Verdict, mode: SigningMode, source: string, gateMs: number): void {
   if (!verdict.accepted) {
-    deps.log.warn('hotfix pointer rejected; nothing staged', { outcome: verdict.outcome, reason: verdict.reason, source, mode, ...(verdict.keyid ? { keyid: verdict.keyid } : {}) });
+    deps.log.warn('hotfix pointer rejected; nothing staged', { outcome: verdict.outcome, reason: verdict.reason, source, mode, gateMs, ...(verdict.keyid ? { keyid: verdict.keyid } : {}) });
   } else if (verdict.signed) {
-    deps.log.info('hotfix pointer signature verified', { source, keyid: verdict.keyid, serial: verdict.pointer.serial, expires: verdict.pointer.expires });
+    deps.log.info('hotfix pointer signature verified', { source, keyid: verdict.keyid, serial: verdict.pointer.serial, expires: verdict.pointer.expires, gateMs });
   } else {
-    deps.log.info('hotfix pointer is unsigned; accepted in mode unsigned-allowed', { source, mode });
+    deps.log.info('hotfix pointer is unsigned; accepted in mode unsigned-allowed', { source, mode, gateMs });
   }
 }
