@@ -2,7 +2,9 @@
 // apiserver-pki.ts, serving ConfigMaps the way the API does (object shape, `Status` error bodies, 401
 // without valid credentials, 403 for a user without rights, 404 for a missing object), bearer tokens and
 // client certificates, plus the discovery documents kubectl fetches first (/version, /api, /apis,
-// /api/v1). Tests can inject faults (a hang, a dripping or cut body, any status) with `override`.
+// /api/v1), and what `kubectl apply/replace` needs to publish (OpenAPI v3, POST/PUT/PATCH for users with
+// `canWrite`: apiserver-writes.ts). Tests can inject faults (a hang, a dripping or cut body, any status)
+// with `override`.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
