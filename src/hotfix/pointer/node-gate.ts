@@ -94,7 +94,7 @@ export function gateOnNode(deps: GateDeps, signing: NodeSigning, input: GateInpu
 
 function logVerdict(deps: GateDeps, verdict: Verdict, mode: SigningMode, source: string, gateMs: number): void {
   if (!verdict.accepted) {
-    deps.log.warn('hotfix pointer rejected; nothing staged', { outcome: verdict.outcome, reason: verdict.reason, source, mode, gateMs, ...(verdict.keyid ? { keyid: verdict.keyid } : {}) });
+    deps.log.warn(`hotfix pointer rejected: outcome=${verdict.outcome}; nothing staged`, { outcome: verdict.outcome, reason: verdict.reason, source, mode, gateMs, ...(verdict.keyid ? { keyid: verdict.keyid } : {}) });
   } else if (verdict.signed) {
     deps.log.info('hotfix pointer signature verified', { source, keyid: verdict.keyid, serial: verdict.pointer.serial, expires: verdict.pointer.expires, gateMs });
   } else {

@@ -39,7 +39,7 @@ function assertRejected(run: CheckRun, outcome: string, reason: RegExp, logOutco
   assertRun(run, outcome);
   assert.match(run.error, reason);
   assert.is(run.pointer, EXISTING_POINTER, 'nothing staged: the pointer file is untouched');
-  const line = logLines(run).find((l) => l.msg === 'hotfix pointer rejected; nothing staged');
+  const line = logLines(run).find((l) => l.msg === `hotfix pointer rejected: outcome=${logOutcome}; nothing staged`);
   assert.ok(line, 'a log line names the rejection');
   assert.is(line!.outcome, logOutcome);
 }

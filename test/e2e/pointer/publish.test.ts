@@ -199,6 +199,21 @@ test('property: flipping any sampled byte of the payload or the signature never 
   assert.ok(flips.length > 30, `${flips.length} flips`);
 });
 
+test('render -o json prints the same ConfigMap as JSON; sign -o json keeps it JSON', async () => {
+  const out = await anc(['hotfix', 'pointer', 'render', '-o', 'json', '--serial', '5', '--expires', EXPIRES, '--hotfix', `${BASE}=${TARGET}`, '--scope', 'cluster=a.example', '--scope', 'cluster=b.example']);
+  assert.is(out.exitCode, 0, out.stderr);
+  const cm = JSON.parse(out.stdout);
+  assert.equal(cm.metadata, { name: 'anc-hotfix-version', namespace: 'kube-system' });
+  assert.is(cm.data['hotfixes.json'], `{"schemaVersion":1,"serial":5,"expires":"${EXPIRES}","scope":{"cluster":["a.example","b.example"]},"hotfixes":{"${BASE}":"${TARGET}"}}`);
+  const file = join(WORK, 'rendered.json');
+  writeFileSync(file, out.stdout);
+  const signedOut = await anc(['hotfix', 'pointer', 'sign', '-o', 'json', '--key', keyFile(NEXT), '--key-id', NEXT.keyid, file]);
+  assert.is(signedOut.exitCode, 0, signedOut.stderr);
+  const envelopeDoc = JSON.parse(JSON.parse(signedOut.stdout).data['pointer.dsse.json']);
+  assert.equal(envelopeDoc.signatures.map((s: { keyid: string }) => s.keyid), [NEXT.keyid]);
+  assert.is(Buffer.from(envelopeDoc.payload, 'base64').toString(), cm.data['hotfixes.json']);
+});
+
 test('sign refuses what a node would not read, and names the problem', async () => {
   const file = join(WORK, 'plain.json');
   writeFileSync(file, JSON.stringify({ kind: 'ConfigMap', data: { 'hotfixes.json': '{"hotfixes":{}}' } }));
