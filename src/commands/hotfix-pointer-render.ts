@@ -25,7 +25,7 @@ export const hotfixPointerRenderCommand = {
   ],
   async run({ options }, deps) {
     const format = options.output ?? 'yaml';
-    if (format !== 'yaml' && format !== 'json') throw new AgentError('ANC_USAGE', `render prints a manifest: -o yaml or -o json (got "${format}")`);
+    if (format !== 'yaml' && format !== 'json') throw new AgentError('ANC_USAGE', `render prints a manifest: -o yaml or -o json (got "${format}")`, { hint: 'Pass -o yaml (default) or -o json.' });
     const { pointerFieldsFromFlags } = await import('../hotfix/pointer/render.ts');
     const { renderSignedPointer } = await import('../hotfix/pointer/payload.ts');
     const { configMapFor, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');

@@ -2,6 +2,8 @@
 // be accepted or rejected. Exit 0 accepted, 1 rejected.
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
+
+const HELP = { hint: 'Run `aks-node-controller hotfix pointer verify --help` for the flags; docs/pointer-signing.md for the workflow.' };
 import { readConfigFile as readInputFile } from './config-input.ts';
 
 interface VerifyOptions {
@@ -35,12 +37,12 @@ export const hotfixPointerVerifyCommand = {
     const { parseRfc3339 } = await import('../hotfix/pointer/payload.ts');
     const { factsFromFlags, verifyConfigMap, verifyText } = await import('../hotfix/pointer/verify.ts');
     const { parseConfigMapText } = await import('../hotfix/pointer/configmap.ts');
-    if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode)) throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`);
+    if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode)) throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`, HELP);
     const minSerial = Number(options.minSerial ?? '0');
-    if (!/^\d+$/.test(options.minSerial ?? '0') || !Number.isSafeInteger(minSerial)) throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`);
+    if (!/^\d+$/.test(options.minSerial ?? '0') || !Number.isSafeInteger(minSerial)) throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);
     const now = options.at === undefined ? deps.clock.now() : parseRfc3339(options.at);
-    if (!now) throw new AgentError('ANC_USAGE', `--at must be an RFC 3339 time (got "${options.at}")`);
-    if (args.length > 1 || (args.length === 1) === (options.kubeconfig !== undefined)) throw new AgentError('ANC_USAGE', 'hotfix pointer verify needs one ConfigMap file, or --kubeconfig FILE to read it from the cluster');
+    if (!now) throw new AgentError('ANC_USAGE', `--at must be an RFC 3339 time (got "${options.at}")`, HELP);
+    if (args.length > 1 || (args.length === 1) === (options.kubeconfig !== undefined)) throw new AgentError('ANC_USAGE', 'hotfix pointer verify needs one ConfigMap file, or --kubeconfig FILE to read it from the cluster', HELP);
     let text: string;
     let where: string;
     if (options.kubeconfig !== undefined) {

@@ -118,6 +118,13 @@ test('rolledBack: lower than the recorded serial; equal is accepted; the floor o
   assert.is(JSON.parse(same.sb.read(SERIAL_STATE)).keyid, 'x', 'an equal serial does not rewrite the state');
 });
 
+test('an unreadable serial state counts as a fresh node, with a warning, and is rewritten on accept', async () => {
+  const run = await check({ data: signed({ serial: 2 }), before: ({ sb }) => sb.write(SERIAL_STATE, 'not json') });
+  assertRun(run, 'configMapRead');
+  assert.ok(logLines(run).some((l) => l.msg === 'hotfix pointer serial state is unreadable; treating this node as fresh'));
+  assert.is(JSON.parse(run.sb.read(SERIAL_STATE)).serial, 2);
+});
+
 test('fresh node: its own signed custom-data pointer sets the floor; an unverifiable one does not', async () => {
   const own = (serial: number, keys = [CURRENT]) => ({ extra: { hotfixPointerEnvelope: JSON.parse(envelope(payload({ serial }), keys)) } });
   assertRejected(await check({ data: signed({ serial: 3 }), setup: own(6) }), 'rolledBack', /serial 3 is lower than 6/);
