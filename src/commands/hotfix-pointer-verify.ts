@@ -29,7 +29,7 @@ export const hotfixPointerVerifyCommand = {
     { flag: '--node <key=value>', description: 'A node fact to match the scope against, e.g. region=eastus (repeatable)', repeatable: true },
     { flag: '--keys <file>', description: 'Trust this key set file instead of the keys baked into this binary' },
     { flag: '--at <time>', description: 'Check as of this RFC 3339 time (default: now)' },
-    { flag: '-o, --output <format>', description: 'text (default) or json' },
+    { flag: '-o, --output <format>', description: 'text (default), json or yaml' },
   ],
   async run({ args, options }, deps) {
     const { signingMode, SIGNING_MODES } = await import('../hotfix/pointer/gate.ts');
@@ -37,6 +37,8 @@ export const hotfixPointerVerifyCommand = {
     const { parseRfc3339 } = await import('../hotfix/pointer/payload.ts');
     const { factsFromFlags, verifyConfigMap, verifyText } = await import('../hotfix/pointer/verify.ts');
     const { parseConfigMapText } = await import('../hotfix/pointer/configmap.ts');
+    const format = options.output ?? 'text';
+    if (!['text', 'json', 'yaml'].includes(format)) throw new AgentError('ANC_USAGE', `unknown output format "${format}"; use text, json or yaml`, HELP);
     if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode)) throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`, HELP);
     const minSerial = Number(options.minSerial ?? '0');
     if (!/^\d+$/.test(options.minSerial ?? '0') || !Number.isSafeInteger(minSerial)) throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);
@@ -58,7 +60,7 @@ export const hotfixPointerVerifyCommand = {
     const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readInputFile(deps, options.keys, 'key set'), options.keys);
     const facts = factsFromFlags(options.nodeConfig === undefined ? undefined : readInputFile(deps, options.nodeConfig, 'node config'), options.node ?? []);
     const report = verifyConfigMap(await parseConfigMapText(text, where), { mode: signingMode(options.mode).mode, keys, facts, minSerial, now });
-    const stdout = options.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : verifyText(report);
+    const stdout = format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : format === 'yaml' ? (await import('yaml')).stringify(report) : verifyText(report);
     return { exitCode: report.accepted ? 0 : 1, stdout };
   },
 } satisfies Command<VerifyOptions>;

@@ -42,7 +42,15 @@ export function factsFromFlags(nodeConfigText: string | undefined, pairs: readon
   return facts;
 }
 
+const ORDER = ['accepted', 'outcome', 'reason', 'signed', 'keyid', 'serial', 'minSerial', 'expires', 'scope', 'scopeChecked', 'hotfixes', 'rollout', 'mode', 'warnings'] as const;
+
+/** The verdict first, whatever order the fields were gathered in (JSON and YAML read top-down). */
 export function verifyConfigMap(doc: ConfigMapDoc, context: GateContext): VerifyReport {
+  const report = verifyUnordered(doc, context) as unknown as Record<string, unknown>;
+  return Object.fromEntries(ORDER.filter((k) => report[k] !== undefined).map((k) => [k, report[k]])) as unknown as VerifyReport;
+}
+
+function verifyUnordered(doc: ConfigMapDoc, context: GateContext): VerifyReport {
   const base = { mode: context.mode, minSerial: context.minSerial, scopeChecked: context.facts !== undefined, warnings: [] as string[] };
   const envelope = doc.data[ENVELOPE_KEY];
   if (envelope === undefined) {

@@ -150,6 +150,8 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
     const text = payload({ hotfixes: { [BASE]: TARGET }, ...fields });
     return { 'hotfixes.json': text, 'pointer.dsse.json': envelope(text, keys) };
   };
+  const nodeConfig = join(WORK, 'node-config.json');
+  writeFileSync(nodeConfig, JSON.stringify({ version: 'v1', apiServerConfig: { apiServerName: 'aks-1.hcp.eastus.azmk8s.io:443' }, clusterConfig: { location: 'eastus' } }));
   const cases: Array<[string, string[], number, string]> = [
     ['ok', [write('ok', signedText({ serial: 4 }))], 0, 'accepted: outcome=accepted'],
     ['unsigned', [write('unsigned', { 'hotfixes.json': '{"hotfixes":{}}' }), '--mode', 'enforce'], 1, 'rejected: outcome=unsigned'],
@@ -160,6 +162,8 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
     ['rolled back', [write('rb', signedText({ serial: 3 })), '--min-serial', '4'], 1, 'rejected: outcome=rolledBack'],
     ['out of scope', [write('scope', signedText({ scope: { region: ['eastus'] } })), '--node', 'region=westus'], 1, 'rejected: outcome=outOfScope'],
     ['in scope', [write('scope2', signedText({ scope: { region: ['eastus'] } })), '--node', 'region=EASTUS'], 0, 'accepted: outcome=accepted'],
+    ['node config', [write('scope3', signedText({ scope: { region: ['eastus'], cluster: ['aks-1.hcp.eastus.azmk8s.io'] } })), '--node-config', nodeConfig], 0, 'scope: region=eastus cluster=aks-1.hcp.eastus.azmk8s.io\n'],
+    ['node config, other cluster', [write('scope4', signedText({ scope: { cluster: ['aks-2.hcp.eastus.azmk8s.io'] } })), '--node-config', nodeConfig], 1, 'this node\'s cluster "aks-1.hcp.eastus.azmk8s.io" is not in the scope'],
     ['own key set', [write('own', signedText({}, [STRANGER])), '--keys', join(WORK, 'stranger-keys.json')], 0, 'accepted'],
   ];
   writeFileSync(join(WORK, 'stranger-keys.json'), JSON.stringify({ keys: [{ keyid: STRANGER.keyid, algorithm: 'ed25519', publicKey: STRANGER.publicPem }] }));
@@ -169,7 +173,10 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
     assert.match(out.stdout, line, name);
     if (code === 1) assert.match(out.stdout, /\nhint: /, `${name} says what to do`);
   }
+  const yaml = await anc(['hotfix', 'pointer', 'verify', '-o', 'yaml', join(WORK, 'rb.json'), '--min-serial', '4']);
+  assert.match(yaml.stdout, /^accepted: false\noutcome: rolledBack\n/);
   const json = await anc(['hotfix', 'pointer', 'verify', '-o', 'json', join(WORK, 'rb.json'), '--min-serial', '4']);
+  assert.equal(Object.keys(JSON.parse(json.stdout)).slice(0, 3), ['accepted', 'outcome', 'reason']);
   assert.equal({ ...JSON.parse(json.stdout), reason: undefined, warnings: undefined }, {
     accepted: false, outcome: 'rolledBack', mode: 'unsigned-allowed', minSerial: 4, scopeChecked: false, signed: true, keyid: CURRENT.keyid,
     serial: 3, expires: '2099-01-01T00:00:00Z', scope: {}, hotfixes: { [BASE]: TARGET }, reason: undefined, warnings: undefined,
