@@ -26,6 +26,8 @@ export function pae(payloadType: string, payload: Uint8Array): Buffer {
   return Buffer.concat([head, payload]);
 }
 
+export const MAX_SIGNATURES = 16;
+
 const STD = /^[A-Za-z0-9+/]*={0,2}$/;
 const URL_SAFE = /^[A-Za-z0-9_-]*={0,2}$/;
 
@@ -70,6 +72,8 @@ export function parseEnvelope(input: unknown): DsseEnvelope {
   if (typeof obj.payloadType !== 'string') throw envelopeError('payloadType is missing or not a string');
   const payload = strictBase64(obj.payload, 'payload');
   if (!Array.isArray(obj.signatures) || obj.signatures.length === 0) throw envelopeError('signatures is missing or empty');
+  // Each signature may cost a verification per trusted key: a pointer needs a few, never thousands.
+  if (obj.signatures.length > MAX_SIGNATURES) throw envelopeError(`${obj.signatures.length} signatures (at most ${MAX_SIGNATURES})`);
   const signatures = obj.signatures.map((entry, i) => {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw envelopeError(`signatures[${i}] is not an object`);
     unknown(entry, ['keyid', 'sig'], `signatures[${i}]: `);

@@ -80,14 +80,17 @@ test('the build prints the baked key ids; version -o json lists them under point
 test('a bad key set fails the build with the file and the field named', async () => {
   const bad = join(WORK, 'bad-keys.json');
   writeFileSync(bad, JSON.stringify({ keys: [{ keyid: 'k', algorithm: 'rsa', publicKey: CURRENT.publicPem }] }));
-  const out = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['build.mjs', '--quiet', '--outdir', join(WORK, 'badbuild'), '--pointer-keys', bad], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-  assert.is(out.code, 1);
-  assert.match(out.stderr, `--pointer-keys ${bad}: keys[0].algorithm must be "ed25519"`);
+  const build = (args: string[], env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['build.mjs', '--quiet', '--outdir', join(WORK, 'badbuild'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+      let stderr = '';
+      child.stderr.on('data', (c) => (stderr += c));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+  for (const out of [await build(['--pointer-keys', bad]), await build([], { ANC_POINTER_KEYS: bad })]) {
+    assert.is(out.code, 1);
+    assert.match(out.stderr, `--pointer-keys ${bad}: keys[0].algorithm must be "ed25519"`);
+  }
 });
 
 test('publish with kubectl apply, read back with kubectl get and check-hotfix; widen and withdraw with kubectl replace', async () => {

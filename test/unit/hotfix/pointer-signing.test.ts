@@ -163,6 +163,8 @@ test('an envelope is parsed with exact keys; signatures need base64', () => {
   assert.throws(() => parseEnvelope({ payload: 'e30=', signatures: [{ sig: 'AA==' }] }), /payloadType is missing/);
   assert.throws(() => parseEnvelope({ payloadType: 'x', payload: 'e30=', signatures: [{ sig: 'AA==', jeyid: 'k1' }] }), /signatures\[0\]: unknown field "jeyid"/);
   assert.throws(() => parseEnvelope([]), /not a JSON object/);
+  const many = Array.from({ length: 17 }, () => ({ sig: 'AA==' }));
+  assert.throws(() => parseEnvelope({ payloadType: 'x', payload: 'e30=', signatures: many }), /17 signatures \(at most 16\)/);
 });
 
 test.run();
