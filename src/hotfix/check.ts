@@ -66,21 +66,20 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   }
   const { ENVELOPE_KEY, gateOnNode, nodeSigning } = await import('./pointer/node-gate.ts');
   const envelope = configMapEntry(body, ENVELOPE_KEY);
-  let served: HotfixPointer | undefined;
+  const gate = gateOnNode(deps, nodeSigning(deps, signingMode), envelope === undefined ? {} : { envelope }, 'configMap');
+  if (!gate.verdict.accepted) return rejection(gate.verdict);
+  let served: HotfixPointer;
   try {
     // With an envelope only its signed bytes are read; without one, the ConfigMap as before.
-    if (envelope === undefined) served = parseConfigMapPointer(body);
+    served = gate.verdict.signed ? parsePointer(gate.verdict.text, 'signed pointer') : parseConfigMapPointer(body);
   } catch (error) {
     // A ConfigMap that was fetched but cannot be parsed does NOT fall back (spec 6.6).
     throw new AgentError('ANC_HOTFIX', `parsing anc-hotfix-version ConfigMap: ${errorMessage(error)}`);
   }
-  const gate = gateOnNode(deps, nodeSigning(deps, signingMode), envelope === undefined ? {} : { envelope }, 'configMap');
-  if (!gate.verdict.accepted) return rejection(gate.verdict);
-  if (gate.verdict.signed) served = parsePointer(gate.verdict.text, 'signed pointer');
-  const staged = stagePointer(deps, served!.hotfixes, served!.version);
-  gate.commit();
+  const staged = stagePointer(deps, served.hotfixes, served.version);
   // D3: judged on what download-hotfix will read (the staged file), against our own version.
   const { resolved } = resolveVersion(staged, deps.version);
+  gate.commit();
   return { outcome: resolved === '' ? 'noHotfixForBase' : 'configMapRead' };
 }
 
