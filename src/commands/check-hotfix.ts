@@ -15,6 +15,6 @@ export const checkHotfixCommand = {
       const { fetchHotfixConfigMap } = await import('../kube/client.ts');
       return fetchHotfixConfigMap(deps);
     };
-    return { exitCode: await runCheckHotfix(deps, { args, fetchConfigMap, signingMode: deps.env.ANC_HOTFIX_POINTER_SIGNING }) };
+    return { exitCode: await runCheckHotfix(deps, { args, fetchConfigMap }) };
   },
 } satisfies Command<{}>;

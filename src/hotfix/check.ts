@@ -23,11 +23,10 @@ export interface CheckHotfixRun {
   args: readonly string[];
   /** Returns the ConfigMap JSON body; any rejection counts as a failed fetch (cold-start fallback). */
   fetchConfigMap: () => Promise<string>;
-  /** ANC_HOTFIX_POINTER_SIGNING as the launcher passed it from enabled_features.sh (unset = unsigned-allowed). */
-  signingMode?: string | undefined;
 }
 
-export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version'>;
+/** `env`: ANC_HOTFIX_POINTER_SIGNING, as the launcher passes it from enabled_features.sh (docs/pointer-signing.md). */
+export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version' | 'env'>;
 
 const TASK = 'CheckHotfix';
 
@@ -38,7 +37,7 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
   try {
     deps.log.info('aks-node-controller check-hotfix started');
     if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: run.args.join(' ') });
-    report = await checkHotfix(deps, run.fetchConfigMap, run.signingMode);
+    report = await checkHotfix(deps, run.fetchConfigMap);
   } catch (error) {
     report = { outcome: 'failed', error: isAgentError(error) ? error.message : `unexpected error: ${errorMessage(error)}` };
   } finally {
@@ -57,16 +56,16 @@ function reportOutcome(deps: CheckDeps, start: Date, report: CheckHotfixReport):
 }
 
 /** The workflow: returns a success outcome or throws an AgentError that names the failure. */
-export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise<string>, signingMode?: string): Promise<CheckHotfixReport> {
+export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise<string>): Promise<CheckHotfixReport> {
   let body: string;
   try {
     body = await fetchConfigMap();
   } catch (fetchError) {
-    return coldStart(deps, fetchError, signingMode);
+    return coldStart(deps, fetchError);
   }
   const { ENVELOPE_KEY, gateOnNode, nodeSigning } = await import('./pointer/node-gate.ts');
   const envelope = configMapEntry(body, ENVELOPE_KEY);
-  const gate = gateOnNode(deps, nodeSigning(deps, signingMode), envelope === undefined ? {} : { envelope }, 'configMap');
+  const gate = gateOnNode(deps, nodeSigning(deps), envelope === undefined ? {} : { envelope }, 'configMap');
   if (!gate.verdict.accepted) return rejection(gate.verdict);
   let served: HotfixPointer;
   try {
@@ -137,11 +136,11 @@ function configMapEntry(body: string, key: string): unknown {
  * Only after a failed FETCH: the node config's signed cold-start envelope (`hotfixPointerEnvelope`), else
  * its top-level `hotfixes` (plain JSON, spec 6.6), under the same signing rules as the ConfigMap.
  */
-async function coldStart(deps: CheckDeps, fetchError: unknown, signingMode?: string): Promise<CheckHotfixReport> {
+async function coldStart(deps: CheckDeps, fetchError: unknown): Promise<CheckHotfixReport> {
   const e1 = errorMessage(fetchError);
   deps.log.warn('failed to read anc-hotfix-version ConfigMap, attempting cold-start fallback', { error: e1 });
   const { gateOnNode, nodeSigning, NODE_CONFIG_ENVELOPE_KEY } = await import('./pointer/node-gate.ts');
-  const signing = nodeSigning(deps, signingMode);
+  const signing = nodeSigning(deps);
   let envelope: unknown;
   try {
     envelope = readColdStartField(deps, NODE_CONFIG_ENVELOPE_KEY);

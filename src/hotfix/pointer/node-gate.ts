@@ -25,8 +25,8 @@ export interface NodeSigning {
 }
 
 /** The mode from the environment (ANC_HOTFIX_POINTER_SIGNING) and the baked key set. */
-export function nodeSigning(deps: Pick<Deps, 'log'>, modeSetting: string | undefined): NodeSigning {
-  const { mode, warning } = signingMode(modeSetting);
+export function nodeSigning(deps: Pick<Deps, 'log' | 'env'>): NodeSigning {
+  const { mode, warning } = signingMode(deps.env.ANC_HOTFIX_POINTER_SIGNING);
   if (warning) deps.log.warn(warning);
   let keys: TrustedKey[] = [];
   try {
