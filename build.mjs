@@ -14,10 +14,10 @@
 // bun executable silently turns back into plain bun.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { createPublicKey } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readPointerKeys } from './scripts/pointer-keys.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BUN_VERSION = '1.4.5';
@@ -60,39 +60,6 @@ export function stampVersion(env = process.env, today = new Date()) {
   }
   const pad = (n) => String(n).padStart(2, '0');
   return `${today.getUTCFullYear()}${pad(today.getUTCMonth() + 1)}.${pad(today.getUTCDate())}.0`;
-}
-
-/**
- * The pointer-signing key set (src/hotfix/pointer/keys.ts reads the same format at run time), checked
- * here so a bad file fails the build, not a node: {"keys":[{"keyid","algorithm":"ed25519","publicKey"}]}.
- * Returns the compact JSON to bake ('' = no keys).
- */
-function readPointerKeys(file) {
-  if (file === undefined) return { text: '', ids: [] };
-  let doc;
-  try {
-    doc = JSON.parse(readFileSync(resolve(file), 'utf8'));
-  } catch (error) {
-    fail(`--pointer-keys ${file}: ${error.code === 'ENOENT' ? 'no such file' : 'not valid JSON'}`);
-  }
-  if (!Array.isArray(doc?.keys) || doc.keys.length === 0) fail(`--pointer-keys ${file}: "keys" must be a non-empty list`);
-  const keys = doc.keys.map((k, i) => {
-    const where = `--pointer-keys ${file}: keys[${i}]`;
-    if (typeof k?.keyid !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(k.keyid)) fail(`${where}.keyid must be 1-128 characters of A-Z a-z 0-9 . _ : -`);
-    if (k.algorithm !== 'ed25519') fail(`${where}.algorithm must be "ed25519"`);
-    let type;
-    try {
-      type = createPublicKey(String(k.publicKey)).asymmetricKeyType;
-    } catch {
-      fail(`${where}.publicKey is not a PEM public key`);
-    }
-    if (type !== 'ed25519') fail(`${where}.publicKey is a ${type} key, not Ed25519`);
-    return { keyid: k.keyid, algorithm: 'ed25519', publicKey: k.publicKey };
-  });
-  const ids = keys.map((k) => k.keyid);
-  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (twice) fail(`--pointer-keys ${file}: keyid "${twice}" appears twice`);
-  return { text: JSON.stringify({ keys }), ids };
 }
 
 // Where the @oven/bun-* runtime packages live; ANC_RUNTIMES_DIR overrides it (tests, vendored runtimes).
@@ -161,7 +128,7 @@ function compile(compiler, bundleFile, target, runtime, outfile) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const version = stampVersion();
-  const pointerKeys = readPointerKeys(args.pointerKeys);
+  const pointerKeys = readPointerKeys(args.pointerKeys, fail);
   const host = hostTarget();
   const compilerRuntime = runtimeFor(host);
   if (compilerRuntime.missing) fail(compilerRuntime.missing);
