@@ -27,16 +27,13 @@ export function rawOptionValues(command: AnyCommand, argv: string[], options: Re
   for (const spec of command.options) {
     if (!spec.flag.includes('<')) continue;
     const name = spec.flag.replace(/^--/, '').split(' ')[0]!;
-    const values: string[] = [];
     for (let i = 1; i < argv.length; i++) {
       const arg = argv[i]!;
-      if (arg === `--${name}` && i + 1 < argv.length) values.push(argv[i + 1]!);
-      else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3));
+      if (arg === `--${name}` && i + 1 < argv.length) options[optionKey(spec.flag)] = argv[i + 1];
+      else if (arg.startsWith(`--${name}=`)) options[optionKey(spec.flag)] = arg.slice(name.length + 3);
     }
-    if (spec.repeatable) options[optionKey(spec.flag)] = values;
-    else if (values.length > 0) options[optionKey(spec.flag)] = values[values.length - 1];
   }
-  return options;
+  return repeatedOptionValues(command, argv, options);
 }
 
 export function coerceBooleans(command: AnyCommand, options: Record<string, unknown>): Record<string, unknown> {
@@ -56,4 +53,19 @@ export function coerceBooleans(command: AnyCommand, options: Record<string, unkn
 export function isKnownFlag(command: AnyCommand, arg: string): boolean {
   const name = arg.replace(/^-+/, '').split('=')[0];
   return name === 'help' || name === 'h' || command.options.some((o) => o.flag.replace(/^--/, '').split(' ')[0] === name);
+}
+
+/** Flags marked `repeatable` (`--hotfix A --hotfix B`): every value, in order, as a list (none: []). */
+function repeatedOptionValues(command: AnyCommand, argv: string[], options: Record<string, unknown>): Record<string, unknown> {
+  for (const spec of command.options) {
+    if (!spec.repeatable) continue;
+    const name = spec.flag.replace(/^--/, '').split(' ')[0]!;
+    const values: string[] = [];
+    for (let i = 1; i < argv.length; i++) {
+      if (argv[i] === `--${name}` && i + 1 < argv.length) values.push(argv[++i]!);
+      else if (argv[i]!.startsWith(`--${name}=`)) values.push(argv[i]!.slice(name.length + 3));
+    }
+    options[optionKey(spec.flag)] = values;
+  }
+  return options;
 }
