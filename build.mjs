@@ -7,6 +7,8 @@
 //   node build.mjs --outdir DIR    write somewhere else (tests build hotfix versions this way)
 //
 // ANC_VERSION=YYYYMM.DD.PATCH stamps the version (D13); without it the version is <today>.0.
+// --pointer-keys FILE (or ANC_POINTER_KEYS=FILE) bakes the trusted hotfix-pointer signing keys
+// (docs/pointer-signing.md); the build prints the key ids it baked.
 // The target runtimes come from the lockfile-pinned @oven/bun-* packages (--compile-executable-path), so
 // the build needs nothing but `npm ci` and is byte-reproducible. Never strip the result: a stripped
 // bun executable silently turns back into plain bun.
@@ -15,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readPointerKeys } from './scripts/pointer-keys.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BUN_VERSION = '1.4.5';
@@ -33,14 +36,16 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const args = { all: false, outdir: join(here, 'dist'), quiet: false };
+  const args = { all: false, outdir: join(here, 'dist'), quiet: false, pointerKeys: process.env.ANC_POINTER_KEYS || undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--all') args.all = true;
     else if (arg === '--quiet') args.quiet = true;
     else if (arg === '--outdir') args.outdir = resolve(argv[++i] ?? fail('--outdir needs a directory'));
     else if (arg.startsWith('--outdir=')) args.outdir = resolve(arg.slice('--outdir='.length));
-    else fail(`unknown argument ${arg} (use --all, --outdir DIR, --quiet)`);
+    else if (arg === '--pointer-keys') args.pointerKeys = argv[++i] ?? fail('--pointer-keys needs a key set file');
+    else if (arg.startsWith('--pointer-keys=')) args.pointerKeys = arg.slice('--pointer-keys='.length);
+    else fail(`unknown argument ${arg} (use --all, --outdir DIR, --pointer-keys FILE, --quiet)`);
   }
   return args;
 }
@@ -78,7 +83,7 @@ function runtimeFor(target) {
   return { path };
 }
 
-async function bundle(outdir, version) {
+async function bundle(outdir, version, pointerKeys) {
   const outfile = join(outdir, '.build', 'bundle.cjs');
   const result = await build({
     entryPoints: [join(here, 'src', 'main.ts')],
@@ -90,7 +95,7 @@ async function bundle(outdir, version) {
     treeShaking: true,
     metafile: true,
     legalComments: 'none',
-    define: { __ANC_VERSION__: JSON.stringify(version) },
+    define: { __ANC_VERSION__: JSON.stringify(version), __ANC_POINTER_KEYS__: JSON.stringify(pointerKeys) },
     outfile,
     logLevel: 'warning',
   });
@@ -123,11 +128,12 @@ function compile(compiler, bundleFile, target, runtime, outfile) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const version = stampVersion();
+  const pointerKeys = readPointerKeys(args.pointerKeys, fail);
   const host = hostTarget();
   const compilerRuntime = runtimeFor(host);
   if (compilerRuntime.missing) fail(compilerRuntime.missing);
   mkdirSync(join(args.outdir, '.build'), { recursive: true });
-  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version);
+  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, pointerKeys.text);
   const wanted = args.all ? TARGETS : [host];
   const built = [];
   for (const target of wanted) {
@@ -143,6 +149,8 @@ async function main() {
   if (!args.quiet) {
     process.stdout.write(`aks-node-controller ${version}\nbundle ${statSync(bundleFile).size} bytes; by input:\n${sizeReport(metafile)}\n`);
     process.stdout.write(built.map((b) => `built ${b}`).join('\n') + '\n');
+    const baked = pointerKeys.ids.length > 0 ? pointerKeys.ids.join(', ') : 'none (every signed pointer is refused; enforce mode stages nothing)';
+    process.stdout.write(`pointer keys baked: ${baked}\n`);
   }
 }
 

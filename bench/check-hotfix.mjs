@@ -4,7 +4,8 @@
 // start-up share), then one run per fault of the e2e matrix with its outcome and time, and the worst
 // case. Prints a markdown table; asserts nothing.
 //
-//   npm run bench:check-hotfix [-- --runs N]        (ANC_BIN=<binary> to measure another build)
+//   npm run bench:check-hotfix [-- --runs N] [-- --signing]      (ANC_BIN=<binary> to measure another build)
+// The last section compares an unsigned with a signed pointer (its own build with a test key set).
 // Needs tsm (the stand-in is TypeScript): the npm script passes `--loader tsm`.
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -110,6 +111,8 @@ async function fault([name, server, setup, mutate]) {
   return { name, run: await once(server, setup, mutate) };
 }
 
+// `--signing` runs only the pointer-signing section below.
+if (!args.includes('--signing')) {
 const rows = [await versionSamples(), await samples('successful read, node-config token', {}, {}), await samples('successful read, kubeconfig client certificate', {}, (api) => ({ server: undefined, ca: null, kubeconfig: kubeconfigFor(api, { clientCert: true }) }))];
 process.stdout.write(`check-hotfix on ${process.env.ANC_BIN} (${node.ANC_VERSION.full}), ${runs} runs each\n\n`);
 process.stdout.write('| case | median ms | p90 ms | min ms |\n|---|---:|---:|---:|\n');
@@ -127,3 +130,59 @@ for (const f of FAULTS) {
   process.stdout.write(`| ${name} | ${run.outcome} | ${run.exitCode} | ${run.durationMs} | ${error} |\n`);
 }
 process.stdout.write(`\nworst case: ${worst.ms} ms (${worst.name}); bound: 12000 ms\n`);
+}
+
+// Pointer signing (docs/pointer-signing.md): the same successful read with an unsigned ConfigMap and with
+// a signed one, on one binary built with a test key set (interleaved, so load hits both alike), and the
+// verification alone in-process (envelope parse + Ed25519 verify + payload checks).
+{
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { decidePointer } = await import('../src/hotfix/pointer/gate.ts');
+  const { signPayload } = await import('../src/hotfix/pointer/signature.ts');
+  const { serializeEnvelope, POINTER_PAYLOAD_TYPE } = await import('../src/hotfix/pointer/dsse.ts');
+  const { renderSignedPointer } = await import('../src/hotfix/pointer/payload.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'anc-bench-keys-'));
+  const pair = generateKeyPairSync('ed25519');
+  const keys = [{ keyid: 'bench', algorithm: 'ed25519', publicKey: String(pair.publicKey.export({ type: 'spki', format: 'pem' })) }];
+  writeFileSync(join(dir, 'keys.json'), JSON.stringify({ keys }));
+  execFileSync(process.execPath, ['build.mjs', '--quiet', '--outdir', dir, '--pointer-keys', join(dir, 'keys.json')], { stdio: 'inherit' });
+  const bin = join(dir, 'aks-node-controller');
+  const text = renderSignedPointer({ serial: 1, expires: '2099-01-01T00:00:00Z', scope: {}, hotfixes });
+  const payload = Buffer.from(text);
+  const { sig } = signPayload(payload, String(pair.privateKey.export({ type: 'pkcs8', format: 'pem' })), 'bench');
+  const envelope = serializeEnvelope({ payloadType: POINTER_PAYLOAD_TYPE, payload, signatures: [{ keyid: 'bench', sig }] });
+  const variants = [
+    ['unsigned ConfigMap (mode unsigned-allowed)', { 'hotfixes.json': JSON.stringify({ hotfixes }) }, {}],
+    ['signed ConfigMap (mode enforce)', { 'hotfixes.json': text, 'pointer.dsse.json': envelope }, { ANC_HOTFIX_POINTER_SIGNING: 'enforce' }],
+  ];
+  const times = variants.map(() => []);
+  const gate = variants.map(() => []);
+  const { readFileSync } = await import('node:fs');
+  for (let i = 0; i < runs + 2; i++) {
+    for (const [v, [label, data, env]] of variants.entries()) {
+      const api = await startFakeApiServer({ configMaps: { [node.CM_KEY]: data } });
+      try {
+        const run = await node.runCheck(node.nodeFor(api), { bin, env });
+        if (run.outcome !== 'configMapRead') throw new Error(`${label}: outcome ${run.outcome} ${run.error}`);
+        if (i >= 2) times[v].push(run.durationMs);
+        const line = readFileSync(run.sb.path(node.LOG), 'utf8').split('\n').find((l) => l.includes('"gateMs"'));
+        if (i >= 2 && line) gate[v].push(JSON.parse(line).gateMs);
+      } finally {
+        await api.close();
+      }
+    }
+  }
+  process.stdout.write(`\npointer signing on the check-hotfix path (${runs} runs each, interleaved)\n\n| case | whole command, median ms | p90 ms | signing gate in the binary (log gateMs), median ms |\n|---|---:|---:|---:|\n`);
+  for (const [v, [label]] of variants.entries()) process.stdout.write(`| ${label} | ${median(times[v]).toFixed(1)} | ${pct(times[v], 0.9).toFixed(1)} | ${median(gate[v]).toFixed(2)} |\n`);
+  process.stdout.write(`| difference of the medians | ${(median(times[1]) - median(times[0])).toFixed(1)} | | ${(median(gate[1]) - median(gate[0])).toFixed(2)} |\n`);
+  const context = { mode: 'enforce', keys, facts: {}, minSerial: 0, now: new Date() };
+  const verifyTimes = [];
+  for (let i = 0; i < 200; i++) {
+    const t0 = performance.now();
+    if (!decidePointer({ envelope }, context).accepted) throw new Error('verification failed');
+    verifyTimes.push(performance.now() - t0);
+  }
+  process.stdout.write(`\nverification alone (in-process under node, 200 runs): median ${median(verifyTimes.slice(20)).toFixed(3)} ms, first ${verifyTimes[0].toFixed(3)} ms\n`);
+}

@@ -8,10 +8,12 @@ export function normaliseFlag(arg: string): string {
   return /^-[a-zA-Z][\w-]+(=.*)?$/.test(arg) && !/^-[a-zA-Z]$/.test(arg.split('=')[0]!) ? '-' + arg : arg;
 }
 
-/** Multi-word commands (`config validate`) become one argv word, which is how cac names them. */
+/** Multi-word commands (`config validate`, `hotfix pointer sign`) become one argv word, as cac names them. */
 export function joinCommandWords(argv: string[], commands: readonly AnyCommand[]): string[] {
-  const twoWords = argv.length >= 2 ? `${argv[0]} ${argv[1]}` : '';
-  if (commands.some((c) => c.name === twoWords)) return [twoWords, ...argv.slice(2)];
+  for (const n of [3, 2]) {
+    const words = argv.length >= n ? argv.slice(0, n).join(' ') : '';
+    if (commands.some((c) => c.name === words)) return [words, ...argv.slice(n)];
+  }
   return argv;
 }
 
@@ -31,7 +33,7 @@ export function rawOptionValues(command: AnyCommand, argv: string[], options: Re
       else if (arg.startsWith(`--${name}=`)) options[optionKey(spec.flag)] = arg.slice(name.length + 3);
     }
   }
-  return options;
+  return repeatedOptionValues(command, argv, options);
 }
 
 export function coerceBooleans(command: AnyCommand, options: Record<string, unknown>): Record<string, unknown> {
@@ -51,4 +53,19 @@ export function coerceBooleans(command: AnyCommand, options: Record<string, unkn
 export function isKnownFlag(command: AnyCommand, arg: string): boolean {
   const name = arg.replace(/^-+/, '').split('=')[0];
   return name === 'help' || name === 'h' || command.options.some((o) => o.flag.replace(/^--/, '').split(' ')[0] === name);
+}
+
+/** Flags marked `repeatable` (`--hotfix A --hotfix B`): every value, in order, as a list (none: []). */
+function repeatedOptionValues(command: AnyCommand, argv: string[], options: Record<string, unknown>): Record<string, unknown> {
+  for (const spec of command.options) {
+    if (!spec.repeatable) continue;
+    const name = spec.flag.replace(/^--/, '').split(' ')[0]!;
+    const values: string[] = [];
+    for (let i = 1; i < argv.length; i++) {
+      if (argv[i] === `--${name}` && i + 1 < argv.length) values.push(argv[++i]!);
+      else if (argv[i]!.startsWith(`--${name}=`)) values.push(argv[i]!.slice(name.length + 3));
+    }
+    options[optionKey(spec.flag)] = values;
+  }
+  return options;
 }

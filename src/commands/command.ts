@@ -8,6 +8,8 @@ export interface OptionSpec {
   description: string;
   /** Boolean flags also accept `--flag=true|false` like the reference CLI. */
   boolean?: boolean;
+  /** The flag may be given several times; the command gets every value, in order, as a list. */
+  repeatable?: boolean;
 }
 
 export interface CommandInput<O> {

@@ -9,6 +9,9 @@ import { customDataCommand } from './custom-data.ts';
 import { downloadHotfixCommand } from './download-hotfix.ts';
 import { hotfixExplainCommand } from './hotfix-explain.ts';
 import { hotfixFallbackCommand } from './hotfix-fallback.ts';
+import { hotfixPointerRenderCommand } from './hotfix-pointer-render.ts';
+import { hotfixPointerSignCommand } from './hotfix-pointer-sign.ts';
+import { hotfixPointerVerifyCommand } from './hotfix-pointer-verify.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
 import { versionCommand } from './version.ts';
@@ -21,6 +24,9 @@ export const COMMANDS: readonly AnyCommand[] = [
   checkHotfixCommand,
   hotfixExplainCommand,
   hotfixFallbackCommand,
+  hotfixPointerRenderCommand,
+  hotfixPointerSignCommand,
+  hotfixPointerVerifyCommand,
   configValidateCommand,
   configSchemaCommand,
   configHashCommand,

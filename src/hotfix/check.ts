@@ -7,10 +7,13 @@ import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
 import { goEqualFold, goTrimSpace } from '../platform/go/strings.ts';
 import { parseGoJson } from '../platform/json.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
+import type { Verdict } from './pointer/gate.ts';
 import { resolveVersion } from './resolve.ts';
 
-/** D3: the closed set of outcomes. */
-export type CheckHotfixOutcome = 'configMapRead' | 'noHotfixForBase' | 'customDataFallback' | 'failed';
+/** D3: the closed set of outcomes; the last five are pointer-signing rejections (docs/pointer-signing.md). */
+export type CheckHotfixOutcome =
+  | 'configMapRead' | 'noHotfixForBase' | 'customDataFallback' | 'failed'
+  | 'unsigned' | 'signatureInvalid' | 'expired' | 'rolledBack' | 'outOfScope';
 
 export interface CheckHotfixReport {
   outcome: CheckHotfixOutcome;
@@ -24,7 +27,8 @@ export interface CheckHotfixRun {
   fetchConfigMap: () => Promise<string>;
 }
 
-export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version'>;
+/** `env`: ANC_HOTFIX_POINTER_SIGNING, as the launcher passes it from enabled_features.sh (docs/pointer-signing.md). */
+export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version' | 'env'>;
 
 const TASK = 'CheckHotfix';
 
@@ -49,7 +53,8 @@ function reportOutcome(deps: CheckDeps, start: Date, report: CheckHotfixReport):
   if (report.error === undefined) deps.log.info('check-hotfix completed', { outcome: report.outcome });
   else deps.log.warn('check-hotfix completed with error (fail-open)', { outcome: report.outcome, error: report.error });
   const message = `check-hotfix outcome=${report.outcome}${report.error === undefined ? '' : ` error=${report.error}`}`;
-  deps.events.emit({ task: TASK, message, level: report.outcome === 'failed' ? 'Error' : 'Informational', start, end: deps.clock.now() });
+  const ok = ['configMapRead', 'noHotfixForBase', 'customDataFallback'].includes(report.outcome);
+  deps.events.emit({ task: TASK, message, level: ok ? 'Informational' : 'Error', start, end: deps.clock.now() });
 }
 
 /** The workflow: returns a success outcome or throws an AgentError that names the failure. */
@@ -60,9 +65,14 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   } catch (fetchError) {
     return coldStart(deps, fetchError);
   }
+  const { ENVELOPE_KEY, gateOnNode, nodeSigning } = await import('./pointer/node-gate.ts');
+  const envelope = configMapEntry(body, ENVELOPE_KEY);
+  const gate = gateOnNode(deps, nodeSigning(deps), envelope === undefined ? {} : { envelope }, 'configMap');
+  if (!gate.verdict.accepted) return rejection(gate.verdict);
   let served: HotfixPointer;
   try {
-    served = parseConfigMapPointer(body);
+    // With an envelope only its signed bytes are read; without one, the ConfigMap as before.
+    served = gate.verdict.signed ? parsePointer(gate.verdict.text, 'signed pointer') : parseConfigMapPointer(body);
   } catch (error) {
     // A ConfigMap that was fetched but cannot be parsed does NOT fall back (spec 6.6).
     throw new AgentError('ANC_HOTFIX', `parsing anc-hotfix-version ConfigMap: ${errorMessage(error)}`);
@@ -70,6 +80,7 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   const staged = stagePointer(deps, served.hotfixes, served.version, served.rollout);
   // D3: judged on what download-hotfix will read (the staged file), against our own version.
   const { resolved } = resolveVersion(staged, deps.version);
+  gate.commit();
   return { outcome: resolved === '' ? 'noHotfixForBase' : 'configMapRead' };
 }
 
@@ -105,10 +116,47 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
   }
 }
 
-/** Only after a failed FETCH: the node config's top-level `hotfixes` (plain JSON, spec 6.6). */
-function coldStart(deps: CheckDeps, fetchError: unknown): CheckHotfixReport {
+/** A refused pointer: its outcome names why; nothing was staged (fail-open, exit 0). */
+function rejection(verdict: Verdict & { accepted: false }): CheckHotfixReport {
+  const outcome = verdict.outcome === 'invalidPayload' ? 'failed' : verdict.outcome;
+  return { outcome, error: verdict.reason };
+}
+
+/** One `data` entry of the ConfigMap body (exact key), or undefined (also when the body is malformed). */
+function configMapEntry(body: string, key: string): unknown {
+  try {
+    const doc = JSON.parse(body) as Record<string, unknown> | null;
+    const data = doc !== null && typeof doc === 'object' ? lookupFolded(doc, 'data') : undefined;
+    if (data === null || typeof data !== 'object' || !Object.prototype.hasOwnProperty.call(data, key)) return undefined;
+    return (data as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Only after a failed FETCH: the node config's signed cold-start envelope (`hotfixPointerEnvelope`), else
+ * its top-level `hotfixes` (plain JSON, spec 6.6), under the same signing rules as the ConfigMap.
+ */
+async function coldStart(deps: CheckDeps, fetchError: unknown): Promise<CheckHotfixReport> {
   const e1 = errorMessage(fetchError);
   deps.log.warn('failed to read anc-hotfix-version ConfigMap, attempting cold-start fallback', { error: e1 });
+  const { gateOnNode, nodeSigning, NODE_CONFIG_ENVELOPE_KEY } = await import('./pointer/node-gate.ts');
+  const signing = nodeSigning(deps);
+  let envelope: unknown;
+  try {
+    envelope = readColdStartField(deps, NODE_CONFIG_ENVELOPE_KEY);
+  } catch {
+    envelope = undefined;
+  }
+  if (envelope !== undefined && envelope !== null) {
+    const gate = gateOnNode(deps, signing, { envelope }, 'customData');
+    if (!gate.verdict.accepted) return rejection(gate.verdict);
+    const signed = parsePointer(gate.verdict.text, 'signed cold-start pointer');
+    stagePointer(deps, signed.hotfixes, undefined, signed.rollout);
+    gate.commit();
+    return { outcome: 'customDataFallback' };
+  }
   let hotfixes: Record<string, string> | undefined;
   try {
     hotfixes = readColdStartHotfixes(deps);
@@ -118,12 +166,21 @@ function coldStart(deps: CheckDeps, fetchError: unknown): CheckHotfixReport {
   if (!hotfixes || Object.keys(hotfixes).length === 0) {
     throw new AgentError('ANC_HOTFIX', `configmap fetch failed and no cold-start pointer present: ${e1}`);
   }
+  const gate = gateOnNode(deps, signing, {}, 'customData');
+  if (!gate.verdict.accepted) return rejection(gate.verdict);
   stagePointer(deps, hotfixes);
   return { outcome: 'customDataFallback' };
 }
 
 /** undefined when the node config is missing or has no `hotfixes`; throws when it cannot be used. */
 export function readColdStartHotfixes(deps: Pick<Deps, 'fs' | 'paths'>): Record<string, string> | undefined {
+  const value = readColdStartField(deps, 'hotfixes');
+  if (value === undefined || value === null) return undefined;
+  return parsePointer(JSON.stringify({ hotfixes: value }), deps.paths.strip(deps.paths.nodeConfig)).hotfixes;
+}
+
+/** One top-level field of the node config read as plain JSON (Go key matching); undefined when absent. */
+function readColdStartField(deps: Pick<Deps, 'fs' | 'paths'>, field: string): unknown {
   const path = deps.paths.nodeConfig;
   const where = deps.paths.strip(path);
   let text: string;
@@ -142,9 +199,7 @@ export function readColdStartHotfixes(deps: Pick<Deps, 'fs' | 'paths'>): Record<
   }
   if (doc === null) return undefined;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: cannot unmarshal ${jsonKind(doc)} into an object`);
-  const value = lookupFolded(doc as Record<string, unknown>, 'hotfixes');
-  if (value === undefined || value === null) return undefined;
-  return parsePointer(JSON.stringify({ hotfixes: value }), where).hotfixes;
+  return lookupFolded(doc as Record<string, unknown>, field);
 }
 
 /**

@@ -42,6 +42,8 @@ export const NODE_PATHS = {
   clusterCa: '/etc/kubernetes/certs/ca.crt',
   bootstrapKubeconfig: '/var/lib/kubelet/bootstrap-kubeconfig',
   kubeconfig: '/var/lib/kubelet/kubeconfig',
+  // the highest signed-pointer serial this node accepted (anti-rollback, docs/pointer-signing.md)
+  hotfixPointerSerial: '/opt/azure/containers/aks-node-controller-hotfix-serial.json',
   // paths rendered into the provisioning command and its variables (config-contract 3.2.1, 4.1)
   provisionOutput: '/var/log/azure/cluster-provision-cse-output.log',
   clusterProvisionLog: '/var/log/azure/cluster-provision.log',

@@ -2,12 +2,15 @@
 // apiserver-pki.ts, serving ConfigMaps the way the API does (object shape, `Status` error bodies, 401
 // without valid credentials, 403 for a user without rights, 404 for a missing object), bearer tokens and
 // client certificates, plus the discovery documents kubectl fetches first (/version, /api, /apis,
-// /api/v1). Tests can inject faults (a hang, a dripping or cut body, any status) with `override`.
+// /api/v1), and what `kubectl apply/replace` needs to publish (OpenAPI v3, POST/PUT/PATCH for users with
+// `canWrite`: apiserver-writes.ts). Tests can inject faults (a hang, a dripping or cut body, any status)
+// with `override`.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { makeTestPki, type TestPki } from './apiserver-pki.ts';
+import { openApi, serveWrite, type StoredMeta, type WriteContext } from './apiserver-writes.ts';
 
 export type ServerCert = 'good' | 'wrong-name' | 'expired';
 
@@ -15,6 +18,8 @@ export interface Identity {
   user: string;
   /** May get ConfigMaps in kube-system (RBAC stand-in). */
   canRead: boolean;
+  /** May also create, replace and patch them (a publisher). */
+  canWrite?: boolean;
 }
 
 export interface RecordedRequest {
@@ -64,9 +69,9 @@ export function status(res: ServerResponse, code: number, reason: string, messag
   res.end(JSON.stringify(body));
 }
 
-function json(res: ServerResponse, body: unknown): void {
+function json(res: ServerResponse, body: unknown, code = 200): void {
   const text = JSON.stringify(body);
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -97,7 +102,7 @@ function discovery(path: string, address: string): unknown {
       groupVersion: 'v1',
       resources: [
         { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
-        { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list'], shortNames: ['cm'] },
+        { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'get', 'list', 'patch', 'update'], shortNames: ['cm'] },
       ],
     };
   }
@@ -108,28 +113,37 @@ const NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.4-anc-fake', platform: 'linux/amd64' };
 
 /** The resource part of the API for an authenticated user: namespaces and ConfigMaps (RBAC stand-in). */
-function serveResource(req: IncomingMessage, res: ServerResponse, path: string, identity: Identity, configMaps: Map<string, unknown>): void {
+function serveResource(req: IncomingMessage, res: ServerResponse, path: string, identity: Identity, writes: WriteContext): void {
+  const configMaps = writes.configMaps;
   const ns = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(path)?.[1];
   if (ns !== undefined) {
     // kubectl looks the namespace up after a 404 to word its error message.
     if (!NAMESPACES.includes(ns)) return status(res, 404, 'NotFound', `namespaces "${ns}" not found`, { name: ns, kind: 'namespaces' });
     return json(res, { kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
   }
-  const match = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(path);
-  if (!match || req.method !== 'GET') return status(res, 404, 'NotFound', 'the server could not find the requested resource');
-  const [, namespace, name] = match as unknown as [string, string, string];
+  const match = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps(?:\/([^/]+))?$/.exec(path);
+  if (!match) return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+  const [, namespace, name] = match as unknown as [string, string, string | undefined];
+  if (req.method !== 'GET') {
+    const verb = req.method === 'POST' ? 'create' : req.method === 'PUT' ? 'update' : 'patch';
+    if (!identity.canWrite) {
+      const message = `configmaps${name ? ` "${name}"` : ''} is forbidden: User "${identity.user}" cannot ${verb} resource "configmaps" in API group "" in the namespace "${namespace}"`;
+      return status(res, 403, 'Forbidden', message, { ...(name ? { name } : {}), kind: 'configmaps' });
+    }
+    if (['POST', 'PUT', 'PATCH'].includes(req.method ?? '') && (req.method === 'POST') === (name === undefined)) {
+      void serveWrite(req, res, namespace, name, writes);
+      return;
+    }
+    return status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+  if (name === undefined) return status(res, 404, 'NotFound', 'the server could not find the requested resource');
   if (!identity.canRead) {
     const message = `configmaps "${name}" is forbidden: User "${identity.user}" cannot get resource "configmaps" in API group "" in the namespace "${namespace}"`;
     return status(res, 403, 'Forbidden', message, { name, kind: 'configmaps' });
   }
   const key = `${namespace}/${name}`;
   if (!configMaps.has(key)) return status(res, 404, 'NotFound', `configmaps "${name}" not found`, { name, kind: 'configmaps' });
-  json(res, {
-    kind: 'ConfigMap',
-    apiVersion: 'v1',
-    metadata: { name, namespace, uid: '6f1c3a52-0d4e-4f8e-9d1a-0c8f7b2e5a11', resourceVersion: '4242', creationTimestamp: '2026-04-01T00:00:00Z' },
-    data: configMaps.get(key),
-  });
+  json(res, writes.object(namespace, name));
 }
 
 export async function startFakeApiServer(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
@@ -139,6 +153,28 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     certUsers: options.certUsers ?? { [pki.clientUser]: true },
   };
   const configMaps = new Map(Object.entries(options.configMaps ?? {}));
+  const meta = new Map<string, StoredMeta>();
+  let version = 4242;
+  const writes: WriteContext = {
+    configMaps,
+    meta,
+    nextVersion: () => ++version,
+    status,
+    json,
+    object(namespace, name) {
+      const stored = meta.get(`${namespace}/${name}`);
+      const metadata = {
+        name,
+        namespace,
+        uid: stored?.uid ?? '6f1c3a52-0d4e-4f8e-9d1a-0c8f7b2e5a11',
+        resourceVersion: String(stored?.resourceVersion ?? 4242),
+        creationTimestamp: '2026-04-01T00:00:00Z',
+        ...(stored?.labels ? { labels: stored.labels } : {}),
+        ...(stored?.annotations ? { annotations: stored.annotations } : {}),
+      };
+      return { kind: 'ConfigMap', apiVersion: 'v1', metadata, data: configMaps.get(`${namespace}/${name}`) };
+    },
+  };
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let address = '';
@@ -158,9 +194,9 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     if (options.override?.(req, res)) return;
     if (path === '/version') return json(res, VERSION);
     if (identity === undefined || identity === 'invalid') return status(res, 401, 'Unauthorized', 'Unauthorized');
-    const doc = discovery(path, address);
+    const doc = discovery(path, address) ?? openApi(path);
     if (doc) return json(res, doc);
-    serveResource(req, res, path, identity, configMaps);
+    serveResource(req, res, path, identity, writes);
   };
   const cert = options.cert === 'wrong-name' ? pki.wrongName : options.cert === 'expired' ? pki.expired : pki.server;
   const server: Server = options.plainHttp

@@ -1,0 +1,35 @@
+// `hotfix pointer sign --key KEY.pem --key-id ID FILE`: adds a DSSE/Ed25519 signature to a rendered
+// ConfigMap and prints it. The private key is read, used and dropped: never printed, logged or echoed.
+import { AgentError } from '../platform/errors.ts';
+import type { Command } from './command.ts';
+
+const HELP = { hint: 'Run `aks-node-controller hotfix pointer sign --help` for the flags; docs/pointer-signing.md for the workflow.' };
+import { readConfigFile as readInputFile } from './config-input.ts';
+
+interface SignOptions {
+  key?: string;
+  keyId?: string;
+  output?: string;
+}
+
+export const hotfixPointerSignCommand = {
+  name: 'hotfix pointer sign',
+  args: '<file>',
+  description: 'Sign a hotfix pointer ConfigMap (adds pointer.dsse.json) and print it',
+  options: [
+    { flag: '--key <file>', description: 'Ed25519 private key, PEM (PKCS#8)' },
+    { flag: '--key-id <id>', description: 'Key id the nodes know this key by (in the baked key set)' },
+    { flag: '-o, --output <format>', description: 'yaml (default) or json' },
+  ],
+  async run({ args, options }, deps) {
+    const [file, ...extra] = args;
+    if (!file || extra.length > 0) throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs exactly one ConfigMap file: sign --key KEY.pem --key-id ID FILE', HELP);
+    if (!options.key || !options.keyId) throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs --key FILE and --key-id ID', HELP);
+    const format = options.output ?? 'yaml';
+    if (format !== 'yaml' && format !== 'json') throw new AgentError('ANC_USAGE', `sign prints a manifest: -o yaml or -o json (got "${format}")`, HELP);
+    const { parseConfigMapText, signConfigMap, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');
+    const doc = await parseConfigMapText(readInputFile(deps, file, 'ConfigMap'), file);
+    const signed = signConfigMap(doc, readInputFile(deps, options.key, 'private key'), String(options.keyId));
+    return { exitCode: 0, stdout: await formatConfigMap(signed, format) };
+  },
+} satisfies Command<SignOptions>;

@@ -1,0 +1,66 @@
+// `hotfix pointer verify FILE | --kubeconfig K`: the node's exact checks on a ConfigMap, and why it would
+// be accepted or rejected. Exit 0 accepted, 1 rejected.
+import { AgentError } from '../platform/errors.ts';
+import type { Command } from './command.ts';
+
+const HELP = { hint: 'Run `aks-node-controller hotfix pointer verify --help` for the flags; docs/pointer-signing.md for the workflow.' };
+import { readConfigFile as readInputFile } from './config-input.ts';
+
+interface VerifyOptions {
+  mode?: string;
+  minSerial?: string;
+  kubeconfig?: string;
+  nodeConfig?: string;
+  node?: string[];
+  keys?: string;
+  at?: string;
+  output?: string;
+}
+
+export const hotfixPointerVerifyCommand = {
+  name: 'hotfix pointer verify',
+  args: '[file]',
+  description: 'Check a hotfix pointer ConfigMap exactly as a node would (exit 0 accepted, 1 rejected)',
+  options: [
+    { flag: '--mode <mode>', description: 'enforce or unsigned-allowed (default, as on a node)' },
+    { flag: '--min-serial <n>', description: "The node's serial floor: the highest serial it accepted (default 0, a fresh node)" },
+    { flag: '--kubeconfig <file>', description: 'Read the ConfigMap from this cluster instead of a file' },
+    { flag: '--node-config <file>', description: 'Match the scope against this node configuration' },
+    { flag: '--node <key=value>', description: 'A node fact to match the scope against, e.g. region=eastus (repeatable)', repeatable: true },
+    { flag: '--keys <file>', description: 'Trust this key set file instead of the keys baked into this binary' },
+    { flag: '--at <time>', description: 'Check as of this RFC 3339 time (default: now)' },
+    { flag: '-o, --output <format>', description: 'text (default), json or yaml' },
+  ],
+  async run({ args, options }, deps) {
+    const { signingMode, SIGNING_MODES } = await import('../hotfix/pointer/gate.ts');
+    const { bakedKeys, parseKeySet } = await import('../hotfix/pointer/keys.ts');
+    const { parseRfc3339 } = await import('../hotfix/pointer/payload.ts');
+    const { factsFromFlags, verifyConfigMap, verifyText } = await import('../hotfix/pointer/verify.ts');
+    const { parseConfigMapText } = await import('../hotfix/pointer/configmap.ts');
+    const format = options.output ?? 'text';
+    if (!['text', 'json', 'yaml'].includes(format)) throw new AgentError('ANC_USAGE', `unknown output format "${format}"; use text, json or yaml`, HELP);
+    if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode)) throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`, HELP);
+    const minSerial = Number(options.minSerial ?? '0');
+    if (!/^\d+$/.test(options.minSerial ?? '0') || !Number.isSafeInteger(minSerial)) throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);
+    const now = options.at === undefined ? deps.clock.now() : parseRfc3339(options.at);
+    if (!now) throw new AgentError('ANC_USAGE', `--at must be an RFC 3339 time (got "${options.at}")`, HELP);
+    if (args.length > 1 || (args.length === 1) === (options.kubeconfig !== undefined)) throw new AgentError('ANC_USAGE', 'hotfix pointer verify needs one ConfigMap file, or --kubeconfig FILE to read it from the cluster', HELP);
+    let text: string;
+    let where: string;
+    if (options.kubeconfig !== undefined) {
+      const { kubeconfigCredentials } = await import('../kube/credentials.ts');
+      const { apiGet, HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
+      const path = options.kubeconfig.startsWith('/') ? options.kubeconfig : `${deps.cwd}/${options.kubeconfig}`;
+      text = await apiGet(kubeconfigCredentials(deps, path), HOTFIX_CONFIGMAP_PATH, { userAgent: `aks-node-controller/${deps.version}` });
+      where = 'the cluster ConfigMap';
+    } else {
+      where = args[0]!;
+      text = readInputFile(deps, where, 'ConfigMap');
+    }
+    const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readInputFile(deps, options.keys, 'key set'), options.keys);
+    const facts = factsFromFlags(options.nodeConfig === undefined ? undefined : readInputFile(deps, options.nodeConfig, 'node config'), options.node ?? []);
+    const report = verifyConfigMap(await parseConfigMapText(text, where), { mode: signingMode(options.mode).mode, keys, facts, minSerial, now });
+    const stdout = format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : format === 'yaml' ? (await import('yaml')).stringify(report) : verifyText(report);
+    return { exitCode: report.accepted ? 0 : 1, stdout };
+  },
+} satisfies Command<VerifyOptions>;
