@@ -3,9 +3,11 @@
 // exits 0: runCheckHotfix is the single fail-open wrapper (STYLE 9). Inside it, helpers return or throw
 // AgentErrors normally. The fetch comes in as a function (hotfix/ does not import kube/).
 import type { Deps } from '../platform/deps.ts';
-import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clip, errorMessage, isAgentError } from '../platform/errors.ts';
+import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
 import { resolveVersion } from './resolve.ts';
+import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 
 /** D3: the closed set of outcomes. */
 export type CheckHotfixOutcome = 'configMapRead' | 'noHotfixForBase' | 'customDataFallback' | 'failed';
@@ -26,14 +28,18 @@ export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' |
 
 const TASK = 'CheckHotfix';
 
+/** The whole command's bound (the request's own 10 s bound sits inside it); it starts before the first read. */
+export const CHECK_TOTAL_BOUND_MS = 12_000;
+
 /** The fail-open wrapper: every throw, expected or not, becomes outcome `failed`; the exit code is 0. */
 export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Promise<number> {
   const start = deps.clock.now();
   let report: CheckHotfixReport = { outcome: 'failed', error: 'check-hotfix did not finish' };
   try {
     deps.log.info('aks-node-controller check-hotfix started');
-    if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: run.args.join(' ') });
-    report = await checkHotfix(deps, run.fetchConfigMap);
+    removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.pointer, start);
+    if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: clip(run.args.join(' ')) });
+    report = await withinTotalBound(deps, run.fetchConfigMap);
   } catch (error) {
     report = { outcome: 'failed', error: isAgentError(error) ? error.message : `unexpected error: ${errorMessage(error)}` };
   } finally {
@@ -41,6 +47,32 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
     reportOutcome(deps, start, report);
   }
   return 0;
+}
+
+/**
+ * Runs the workflow against CHECK_TOTAL_BOUND_MS. When the bound passes first the outcome is `failed`, and
+ * a fetch that answers later is dropped (it never resolves), so nothing is staged after the report.
+ */
+async function withinTotalBound(deps: CheckDeps, fetchConfigMap: () => Promise<string>): Promise<CheckHotfixReport> {
+  let expired = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<CheckHotfixReport>((resolve) => {
+    timer = setTimeout(() => {
+      expired = true;
+      resolve({ outcome: 'failed', error: `check-hotfix did not finish within ${CHECK_TOTAL_BOUND_MS / 1000} s` });
+    }, CHECK_TOTAL_BOUND_MS);
+  });
+  const never = new Promise<string>(() => {});
+  const fetch = () =>
+    fetchConfigMap().then(
+      (body) => (expired ? never : body),
+      (error: unknown) => (expired ? never : Promise.reject(error)),
+    );
+  try {
+    return await Promise.race([checkHotfix(deps, fetch), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function reportOutcome(deps: CheckDeps, start: Date, report: CheckHotfixReport): void {
@@ -80,7 +112,7 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
   try {
     doc = JSON.parse(body);
   } catch (error) {
-    return fail(`unmarshaling ConfigMap: ${errorMessage(error)}`);
+    return fail(`unmarshaling ConfigMap: ${jsonSyntaxProblem(body) ?? errorMessage(error)}`);
   }
   if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc))) fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(doc)} into a ConfigMap object`);
   const data = doc === null ? undefined : lookupFolded(doc as Record<string, unknown>, 'data');
@@ -127,7 +159,7 @@ export function readColdStartHotfixes(deps: Pick<Deps, 'fs' | 'paths'>): Record<
   let text: string;
   try {
     if (!deps.fs.stat(path)) return undefined;
-    text = deps.fs.readText(path);
+    text = deps.fs.readText(path, 'config');
   } catch (error) {
     throw new AgentError('ANC_HOTFIX', `reading node config ${where}: ${shortIoError(error)}`);
   }
@@ -136,7 +168,7 @@ export function readColdStartHotfixes(deps: Pick<Deps, 'fs' | 'paths'>): Record<
     doc = JSON.parse(text);
   } catch {
     // Never quote the parser's message: it may echo a piece of the file, which holds the bootstrap token.
-    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: not valid JSON`);
+    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: ${jsonSyntaxProblem(text) ?? 'not valid JSON'}`);
   }
   if (doc === null) return undefined;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: cannot unmarshal ${jsonKind(doc)} into an object`);
@@ -158,7 +190,7 @@ export function stagePointer(deps: CheckDeps, hotfixes: Record<string, string>, 
     const stat = deps.fs.stat(path);
     if (stat) {
       mode = stat.mode & 0o777;
-      existingText = deps.fs.readText(path);
+      existingText = deps.fs.readText(path, 'pointer');
     }
   } catch (error) {
     throw new AgentError('ANC_HOTFIX', `reading existing hotfix pointer ${where}: ${shortIoError(error)}`);
@@ -174,7 +206,7 @@ export function stagePointer(deps: CheckDeps, hotfixes: Record<string, string>, 
   try {
     const dir = path.slice(0, path.lastIndexOf('/')) || '/';
     if (!deps.fs.exists(dir)) deps.fs.mkdirp(dir, 0o755);
-    deps.fs.atomicWrite(path, serializePointer(merged), { mode, tempPrefix: '.aks-node-controller-hotfix-' });
+    deps.fs.atomicWrite(path, serializePointer(merged), { mode, tempPrefix: TEMP_PREFIX.pointer });
   } catch (error) {
     throw new AgentError('ANC_HOTFIX', `staging hotfix pointer ${where}: ${shortIoError(error)}`);
   }

@@ -3,7 +3,9 @@
 // ONE catch-all in downloadHotfix turns whatever happened into an outcome from a closed set, one log
 // line, one `DownloadHotfix` guest-agent event and the exit code (spec 1.4).
 import type { Deps } from '../platform/deps.ts';
+import { dirname } from 'node:path';
 import { definedEnv } from '../platform/deps.ts';
+import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
 import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './install.ts';
 import { readPointerFile } from './pointer-file.ts';
@@ -53,6 +55,7 @@ export async function downloadHotfix(deps: Deps, options: DownloadOptions): Prom
   const start = deps.clock.now();
   const seen = { target: '' };
   deps.log.info('aks-node-controller hotfix download started');
+  removeLeftoverTemps(deps, dirname(deps.paths.hotfixBinary), TEMP_PREFIX.hotfixBinary, start);
   let report: Report;
   try {
     report = await download(deps, options, seen);
@@ -84,7 +87,7 @@ async function installHotfix(deps: Deps, version: string, deadline: Deadline): P
     new AgentError('ANC_HOTFIX', `install hotfix version ${version}: ${message}`, { exitCode, step: 'installFailed', cause });
   let osRelease: string;
   try {
-    osRelease = deps.fs.readText(deps.paths.osRelease);
+    osRelease = deps.fs.readText(deps.paths.osRelease, 'osRelease');
   } catch (error) {
     throw wrap(`reading ${deps.paths.strip(deps.paths.osRelease)}: ${errorMessage(error)}`, 1, error);
   }

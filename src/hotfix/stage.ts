@@ -3,11 +3,12 @@
 import type { Deps } from '../platform/deps.ts';
 import { definedEnv } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
+import { TEMP_PREFIX } from '../platform/temp-files.ts';
 import type { Deadline } from './retry.ts';
 import { describeRun } from './retry.ts';
 
 export const VERIFY_TIMEOUT_MS = 5_000;
-export const STAGE_TEMP_PREFIX = '.aks-node-controller-update-';
+export const STAGE_TEMP_PREFIX = TEMP_PREFIX.hotfixBinary;
 
 /** Runs `<binary> version` (5 s bound) and requires it to print exactly `expected`. */
 export async function verifyInstalledBinary(deps: Deps, binary: string, expected: string, deadline: Deadline): Promise<void> {
@@ -31,7 +32,7 @@ export function copyBinaryAlongside(deps: Deps, src: string, dst: string, ref: s
   };
   let data: Uint8Array = new Uint8Array();
   try {
-    data = deps.fs.readFile(src);
+    data = deps.fs.readFile(src, 'binary');
   } catch (error) {
     fail(`reading ${src}: ${errorMessage(error)}`, error);
   }

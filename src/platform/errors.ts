@@ -59,3 +59,12 @@ export function errorMessage(value: unknown): string {
 export function toExitCode(value: unknown): number {
   return isAgentError(value) ? value.exitCode : 1;
 }
+
+/** Longest argument or excerpt an error message echoes. */
+export const ECHO_LIMIT = 200;
+
+/** `text` when short, else its first ECHO_LIMIT characters and how much was left out. */
+export function clip(text: string, limit = ECHO_LIMIT): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}... (${text.length - limit} more characters)`;
+}

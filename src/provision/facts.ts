@@ -36,7 +36,7 @@ export function loadComponents(deps: Deps): unknown {
   const path = deps.paths.componentsJson;
   let text: string;
   try {
-    text = deps.fs.readText(path);
+    text = deps.fs.readText(path, 'manifest');
   } catch (error) {
     throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: read ${path}: ${pathError('open', path, error)}`, {
       cause: error,

@@ -6,6 +6,8 @@
 import { definedEnv, type Deps } from '../platform/deps.ts';
 import { AgentError, ERROR_CODES, errorMessage, isAgentError } from '../platform/errors.ts';
 import { isSecret, type Secret } from '../platform/secret.ts';
+import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
+import { dirname } from 'node:path';
 import { prepareConfig } from './config-file.ts';
 import { execute } from './execute.ts';
 import { nbcCommand } from './nbc.ts';
@@ -100,6 +102,8 @@ function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } 
 export async function provision(req: ProvisionRequest, deps: Deps): Promise<ProvisionOutcome> {
   const start = deps.clock.now();
   deps.log.info('aks-node-controller started', { task: 'Provision' });
+  removeLeftoverTemps(deps, dirname(deps.paths.provisionJson), TEMP_PREFIX.status, start);
+  removeLeftoverTemps(deps, deps.paths.eventsDir, TEMP_PREFIX.event, start);
   deps.events.emit({ task: 'Provision', message: 'Starting', level: 'Informational', start, end: start });
   if (req.showSecrets && !req.dryRun) deps.log.warn('--show-secrets has no effect without --dry-run');
   let outcome: StepOutcome & { hint?: string };
