@@ -50,7 +50,7 @@ function fileType(stat: fs.Stats): string {
   if (stat.isCharacterDevice()) return 'a character device';
   if (stat.isBlockDevice()) return 'a block device';
   if (stat.isSocket()) return 'a socket';
-  return 'not a regular file';
+  return 'this file type';
 }
 
 /**
@@ -63,7 +63,7 @@ export function readBoundedFile(path: string, kind: InputKind): Buffer {
   try {
     const stat = fs.fstatSync(fd);
     if (stat.isDirectory()) throw refusal('EISDIR', 'illegal operation on a directory, read');
-    if (!stat.isFile()) throw refusal('ENOTREG', `${fileType(stat)}, not a regular file; refused without reading`);
+    if (!stat.isFile()) throw refusal('ENOTREG', `${fileType(stat)} is not a regular file (refused without reading)`);
     const tooLarge = (size: string) => refusal('EFBIG', `${size} bytes is over the ${limit}-byte limit for a ${KIND_NAME[kind]}`);
     if (stat.size > limit) throw tooLarge(String(stat.size));
     // Read at most limit + 1 bytes: a file that grows while we read is caught without reading it all.
