@@ -125,7 +125,8 @@ function pemBodyLines(text: string): string[] {
 /** `user:password` and `password` (raw and %-decoded) of every `scheme://userinfo@` in the text. */
 function urlUserInfoParts(text: string): string[] {
   const out: string[] = [];
-  for (const [, userInfo] of text.matchAll(/[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/@\s"']+)@/g)) {
+  // With a scheme anywhere in the text, or without one when the whole value is `user:password@host`.
+  for (const [, userInfo] of text.matchAll(/(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/|^)([^/@\s"']+)@/g)) {
     const password = userInfo!.includes(':') ? userInfo!.slice(userInfo!.indexOf(':') + 1) : userInfo!;
     out.push(userInfo!, password);
     try {
