@@ -22,6 +22,8 @@ export interface CheckHotfixRun {
   args: readonly string[];
   /** Returns the ConfigMap JSON body; any rejection counts as a failed fetch (cold-start fallback). */
   fetchConfigMap: () => Promise<string>;
+  /** The whole command's bound; CHECK_TOTAL_BOUND_MS unless a test shortens it. */
+  totalBoundMs?: number;
 }
 
 export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version'>;
@@ -39,7 +41,7 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
     deps.log.info('aks-node-controller check-hotfix started');
     removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.pointer, start);
     if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: clip(run.args.join(' ')) });
-    report = await withinTotalBound(deps, run.fetchConfigMap);
+    report = await withinTotalBound(deps, run.fetchConfigMap, run.totalBoundMs ?? CHECK_TOTAL_BOUND_MS);
   } catch (error) {
     report = { outcome: 'failed', error: isAgentError(error) ? error.message : `unexpected error: ${errorMessage(error)}` };
   } finally {
@@ -53,14 +55,14 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
  * Runs the workflow against CHECK_TOTAL_BOUND_MS. When the bound passes first the outcome is `failed`, and
  * a fetch that answers later is dropped (it never resolves), so nothing is staged after the report.
  */
-async function withinTotalBound(deps: CheckDeps, fetchConfigMap: () => Promise<string>): Promise<CheckHotfixReport> {
+async function withinTotalBound(deps: CheckDeps, fetchConfigMap: () => Promise<string>, boundMs: number): Promise<CheckHotfixReport> {
   let expired = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const bound = new Promise<CheckHotfixReport>((resolve) => {
     timer = setTimeout(() => {
       expired = true;
-      resolve({ outcome: 'failed', error: `check-hotfix did not finish within ${CHECK_TOTAL_BOUND_MS / 1000} s` });
-    }, CHECK_TOTAL_BOUND_MS);
+      resolve({ outcome: 'failed', error: `check-hotfix did not finish within ${boundMs / 1000} s` });
+    }, boundMs);
   });
   const never = new Promise<string>(() => {});
   const fetch = () =>
