@@ -29,8 +29,10 @@ export function measured(command: string, fault: string, durationMs: number, bou
   assert.ok(durationMs < boundMs, `${command} with ${fault} took ${durationMs} ms (bound ${boundMs} ms)`);
 }
 
+/** Prints the worst run per command of the file that just finished (the files share one process). */
 export function printWorstCases(file: string): void {
   for (const [command, { ms, fault }] of worst) console.log(`  [bounds] ${file}: ${command} worst ${ms} ms (${fault})`);
+  worst.clear();
 }
 
 /** Temp files of atomic writes left in a directory (none may survive a run). */
