@@ -2,7 +2,7 @@
 // table, turns results and AgentErrors into output and one exit code.
 import { cac } from 'cac';
 import type { Deps } from '../platform/deps.ts';
-import { AgentError, clip, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import type { AnyCommand } from './command.ts';
 import { coerceBooleans, isKnownFlag, joinCommandWords, normaliseFlag, rawOptionValues } from './argv.ts';
 
@@ -81,7 +81,8 @@ export function reportError(error: unknown, deps: Deps): number {
   const agentError = isAgentError(error)
     ? error
     : new AgentError('ANC_INTERNAL', `unexpected error: ${errorMessage(error)}`, { cause: error });
-  deps.log.error('aks-node-controller failed', { error: agentError.message, code: agentError.code });
-  deps.stderr.write(`${NAME}: ${agentError.message}\nhint: ${agentError.hint}\n`);
+  const message = clipEchoes(agentError.message);
+  deps.log.error('aks-node-controller failed', { error: message, code: agentError.code });
+  deps.stderr.write(`${NAME}: ${message}\nhint: ${agentError.hint}\n`);
   return agentError.exitCode;
 }

@@ -3,7 +3,7 @@
 // exits 0: runCheckHotfix is the single fail-open wrapper (STYLE 9). Inside it, helpers return or throw
 // AgentErrors normally. The fetch comes in as a function (hotfix/ does not import kube/).
 import type { Deps } from '../platform/deps.ts';
-import { AgentError, clip, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
 import { resolveVersion } from './resolve.ts';
@@ -77,7 +77,8 @@ async function withinTotalBound(deps: CheckDeps, fetchConfigMap: () => Promise<s
   }
 }
 
-function reportOutcome(deps: CheckDeps, start: Date, report: CheckHotfixReport): void {
+function reportOutcome(deps: CheckDeps, start: Date, reported: CheckHotfixReport): void {
+  const report = reported.error === undefined ? reported : { ...reported, error: clipEchoes(reported.error) };
   if (report.error === undefined) deps.log.info('check-hotfix completed', { outcome: report.outcome });
   else deps.log.warn('check-hotfix completed with error (fail-open)', { outcome: report.outcome, error: report.error });
   const message = `check-hotfix outcome=${report.outcome}${report.error === undefined ? '' : ` error=${report.error}`}`;

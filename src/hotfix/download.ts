@@ -6,7 +6,7 @@ import type { Deps } from '../platform/deps.ts';
 import { dirname } from 'node:path';
 import { definedEnv } from '../platform/deps.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
-import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './install.ts';
 import { readPointerFile } from './pointer-file.ts';
 import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.ts';
@@ -145,7 +145,7 @@ function reportFor(error: unknown): Report {
   if (step !== undefined && Object.prototype.hasOwnProperty.call(DOWNLOAD_OUTCOMES, step)) {
     const outcome = step as DownloadOutcome;
     const exit = DOWNLOAD_OUTCOMES[outcome].exit;
-    return { outcome, exitCode: exit ?? (error as AgentError).exitCode, error: errorMessage(error) };
+    return { outcome, exitCode: exit ?? (error as AgentError).exitCode, error: clipEchoes(errorMessage(error)) };
   }
   return { outcome: 'failed', exitCode: 0, error: `unexpected error: ${errorMessage(error)}` };
 }

@@ -68,3 +68,11 @@ export function clip(text: string, limit = ECHO_LIMIT): string {
   if (text.length <= limit) return text;
   return `${text.slice(0, limit)}... (${text.length - limit} more characters)`;
 }
+
+/**
+ * An error text with every unbroken run longer than ECHO_LIMIT clipped: arguments, paths and excerpts
+ * an error echoes stay readable, a 100 KB argument does not come back in full.
+ */
+export function clipEchoes(text: string): string {
+  return text.replace(new RegExp(`\\S{${ECHO_LIMIT + 1},}`, 'g'), (run) => clip(run));
+}

@@ -4,7 +4,7 @@
 // or provision.json (D14): values are Secret objects until the child's environment is built, and the
 // child's captured output is redacted before it is logged or stored.
 import { definedEnv, type Deps } from '../platform/deps.ts';
-import { AgentError, ERROR_CODES, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clipEchoes, ERROR_CODES, errorMessage, isAgentError } from '../platform/errors.ts';
 import { isSecret, type Secret } from '../platform/secret.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { dirname } from 'node:path';
@@ -92,7 +92,7 @@ async function steps(req: ProvisionRequest, deps: Deps): Promise<StepOutcome> {
 /** A thrown error as a step outcome: expected faults keep their text, anything else is a crash (D6). */
 function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } {
   if (isAgentError(error)) {
-    return { exitCode: error.exitCode, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: error.message, Output: '' }, hint: error.hint };
+    return { exitCode: error.exitCode, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: clipEchoes(error.message), Output: '' }, hint: error.hint };
   }
   deps.log.error('panic recovered in runProvision', { panic: errorMessage(error) });
   const message = `panic during provisioning: ${errorMessage(error)}`;
