@@ -77,6 +77,8 @@ async function download(deps: Deps, options: DownloadOptions, seen: { target: st
   await installHotfix(deps, decision.resolved, deadline);
   const { packageBinary, hotfixBinary, bakedBinary } = deps.paths;
   await verifyInstalledBinary(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline);
+  // The copy cannot be interrupted: it never starts after the deadline.
+  if (deadline.remainingMs() <= 0) throw new AgentError('ANC_HOTFIX', `stage hotfix binary: the ${deadline.seconds}s deadline passed before staging`, { step: 'stageFailed' });
   copyBinaryAlongside(deps, packageBinary, hotfixBinary, bakedBinary);
   deps.log.info('downloaded ANC hotfix', { target: decision.resolved, path: hotfixBinary });
   return { outcome: 'staged', exitCode: 0 };

@@ -9,8 +9,11 @@ import * as fs from 'node:fs';
 export const INPUT_LIMITS = {
   /** Node configuration, nbc command, node custom data, the tooling commands' configuration inputs. */
   config: 16 * 1024 * 1024,
-  /** bootstrap-kubeconfig / kubeconfig (one cluster, one user; inline certificates included). */
-  kubeconfig: 1024 * 1024,
+  /**
+   * bootstrap-kubeconfig / kubeconfig: one cluster and one user, inline certificates included, is a few
+   * KiB. Parsing is linear, and this cap keeps the worst shape well inside check-hotfix's 12 s bound.
+   */
+  kubeconfig: 256 * 1024,
   /** Cluster CA, client certificate and key files. */
   certificate: 1024 * 1024,
   /** The hotfix pointer (the ConfigMap it comes from is itself capped at 1 MiB). */

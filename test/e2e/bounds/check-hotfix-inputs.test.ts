@@ -2,7 +2,7 @@
 // input, a 50 MB kubeconfig, a 1 MiB kubeconfig of keys (the parser is linear), a pointer that is a
 // symlink to a secret file. Every run: exit 0 within the 12 s bound (measured), one CheckHotfix event,
 // no temp file, the pointer either untouched or replaced whole, no file content in any message.
-import { lstatSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, utimesSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_TOKEN, kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
@@ -92,17 +92,17 @@ test('a 50 MB kubeconfig is refused by its size cap before it is parsed', async 
   sb.write(BOOTSTRAP_KUBECONFIG, big, 0o600);
   const run = await runCheck(sb);
   checked(run, 'failed', '50 MB kubeconfig');
-  assert.match(run.stderr, /bootstrap-kubeconfig: EFBIG: \d+ bytes is over the 1048576-byte limit for a kubeconfig/);
+  assert.match(run.stderr, /bootstrap-kubeconfig: EFBIG: \d+ bytes is over the 262144-byte limit for a kubeconfig/);
   assert.ok(run.durationMs < 5_000, `refusal took ${run.durationMs} ms`);
 });
 
-test('a kubeconfig just under the cap, made of 80 000 keys, parses in linear time and is used', async () => {
+test('a kubeconfig just under the cap, made of 20 000 keys, parses in linear time and is used', async () => {
   const head = kubeconfigFor(ctx.api, { token: DEFAULT_TOKEN });
-  const filler = Array.from({ length: 80_000 }, (_, i) => `k${i}: v\n`).join('');
-  assert.ok(head.length + filler.length < 1024 * 1024, 'fits the cap');
+  const filler = Array.from({ length: 20_000 }, (_, i) => `k${i}: v\n`).join('');
+  assert.ok(head.length + filler.length < 256 * 1024, 'fits the cap');
   const sb = prepareNode({ kubeconfig: head + filler });
   const run = await runCheck(sb);
-  checked(run, 'configMapRead', '1 MiB kubeconfig of keys');
+  checked(run, 'configMapRead', '256 KiB kubeconfig of 20 000 keys');
   assert.match(run.stderr, '"credentials":"/var/lib/kubelet/kubeconfig"');
 });
 
@@ -126,6 +126,20 @@ test('a 100 KB argument is not echoed in full', async () => {
   checked(run, 'configMapRead', '100 KB argument');
   assert.ok(run.stderr.length < 5_000, `stderr is ${run.stderr.length} bytes`);
   assert.match(run.stderr, /ignoring unexpected check-hotfix arguments.*\(99800 more characters\)/);
+});
+
+test('a pointer temp file left by a killed run is removed at the next start; a foreign file stays', async () => {
+  const sb = nodeFor(ctx.api);
+  const old = new Date(Date.now() - 60_000);
+  const left = sb.write('/opt/azure/containers/.aks-node-controller-hotfix-1234567890', '{"hotf');
+  const foreign = sb.write('/opt/azure/containers/.someone-else-tmp', 'x');
+  utimesSync(left, old, old);
+  utimesSync(foreign, old, old);
+  const run = await runCheck(sb);
+  checked(run, 'configMapRead', 'left-over pointer temp file');
+  assert.not.ok(existsSync(left), 'the left-over temp file is gone');
+  assert.ok(existsSync(foreign), 'files of other owners are not touched');
+  assert.match(run.stderr, /removed temp files left by an interrupted earlier run.*\.aks-node-controller-hotfix-1234567890/);
 });
 
 test.run();

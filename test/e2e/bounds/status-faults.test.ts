@@ -4,7 +4,7 @@
 // with the reason when mounting is not permitted). Every write is whole or absent; the sentinel appears
 // only beside a valid provision.json.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runAnc, type Sandbox } from '../harness.ts';
@@ -112,6 +112,20 @@ test('provision: an empty provision.json left by a crash is replaced; then the s
   const w = await wait(n, ['--timeout=5']);
   assert.is(w.exitCode, 1);
   assert.match(w.stderr, /provision failed: exitCode=3/);
+  assert.equal(leftoverTemps(n.path(STATUS_DIR)), []);
+});
+
+test('provision removes status and event temp files a killed run left, and only those', async () => {
+  const n = node(failingScript(3));
+  const old = new Date(Date.now() - 60_000);
+  const status = n.write(`${STATUS_DIR}/.aks-node-controller-status-1234567890`, '{"Exi');
+  const event = n.write(`${EVENTS_DIR}/.aks-node-controller-event-1234567890`, '{"Time');
+  for (const file of [status, event]) utimesSync(file, old, old);
+  const r = await provision(n);
+  assert.is(r.exitCode, 3);
+  assert.not.ok(existsSync(status), 'status temp removed');
+  assert.not.ok(existsSync(event), 'event temp removed');
+  assertWholeEvents(n.path(EVENTS_DIR));
   assert.equal(leftoverTemps(n.path(STATUS_DIR)), []);
 });
 
