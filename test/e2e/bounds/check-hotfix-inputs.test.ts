@@ -47,13 +47,17 @@ test('node config is /dev/zero: refused, not read', async () => {
   assert.match(run.error, /ENOTREG: a character device/);
 });
 
-test('cluster CA is a FIFO: node-config credentials refused, no kubeconfig -> failed, pointer untouched', async () => {
-  const sb = nodeFor(ctx.api);
-  plantFifo(sb.path(CLUSTER_CA));
-  const run = await runCheck(sb);
-  checked(run, 'failed', 'ca.crt FIFO');
-  assert.match(run.stderr, /reading cluster CA \/etc\/kubernetes\/certs\/ca.crt: ENOTREG/);
-  assert.is(run.pointer, EXISTING_POINTER);
+const PLANTS = [[plantFifo, 'FIFO'], [plantDevice, '/dev/zero']] as const;
+
+test('cluster CA is a FIFO or /dev/zero: node-config credentials refused, no kubeconfig -> failed, pointer untouched', async () => {
+  for (const [plant, name] of PLANTS) {
+    const sb = nodeFor(ctx.api);
+    plant(sb.path(CLUSTER_CA));
+    const run = await runCheck(sb);
+    checked(run, 'failed', `ca.crt ${name}`);
+    assert.match(run.stderr, /reading cluster CA \/etc\/kubernetes\/certs\/ca.crt: ENOTREG/);
+    assert.is(run.pointer, EXISTING_POINTER);
+  }
 });
 
 test('existing pointer is a FIFO or /dev/zero: failed at once, the FIFO is left as it was', async () => {
@@ -68,22 +72,26 @@ test('existing pointer is a FIFO or /dev/zero: failed at once, the FIFO is left 
   }
 });
 
-test('both kubeconfigs are FIFOs (no node config): failed at once', async () => {
-  const sb = prepareNode({});
-  plantFifo(sb.path(BOOTSTRAP_KUBECONFIG));
-  plantFifo(sb.path(KUBECONFIG));
-  const run = await runCheck(sb);
-  checked(run, 'failed', 'kubeconfig FIFO');
-  assert.match(run.stderr, /reading kubeconfig \/var\/lib\/kubelet\/bootstrap-kubeconfig: ENOTREG/);
+test('both kubeconfigs are FIFOs or /dev/zero (no node config): failed at once', async () => {
+  for (const [plant, name] of PLANTS) {
+    const sb = prepareNode({});
+    plant(sb.path(BOOTSTRAP_KUBECONFIG));
+    plant(sb.path(KUBECONFIG));
+    const run = await runCheck(sb);
+    checked(run, 'failed', `kubeconfig ${name}`);
+    assert.match(run.stderr, /reading kubeconfig \/var\/lib\/kubelet\/bootstrap-kubeconfig: ENOTREG/);
+  }
 });
 
-test("the kubeconfig's CA file is a FIFO: failed at once", async () => {
-  const kubeconfig = kubeconfigFor(ctx.api, { token: DEFAULT_TOKEN }).replace(/certificate-authority-data: \S+/, 'certificate-authority: /etc/kubernetes/certs/fifo-ca.crt');
-  const sb = prepareNode({ kubeconfig, ca: null });
-  plantFifo(sb.path('/etc/kubernetes/certs/fifo-ca.crt'));
-  const run = await runCheck(sb);
-  checked(run, 'failed', 'kubeconfig CA FIFO');
-  assert.match(run.stderr, /reading certificate-authority \/etc\/kubernetes\/certs\/fifo-ca.crt: ENOTREG/);
+test("the kubeconfig's CA file is a FIFO or /dev/zero: failed at once", async () => {
+  for (const [plant, name] of PLANTS) {
+    const kubeconfig = kubeconfigFor(ctx.api, { token: DEFAULT_TOKEN }).replace(/certificate-authority-data: \S+/, 'certificate-authority: /etc/kubernetes/certs/odd-ca.crt');
+    const sb = prepareNode({ kubeconfig, ca: null });
+    plant(sb.path('/etc/kubernetes/certs/odd-ca.crt'));
+    const run = await runCheck(sb);
+    checked(run, 'failed', `kubeconfig CA ${name}`);
+    assert.match(run.stderr, /reading certificate-authority \/etc\/kubernetes\/certs\/odd-ca.crt: ENOTREG/);
+  }
 });
 
 test('a 50 MB kubeconfig is refused by its size cap before it is parsed', async () => {
