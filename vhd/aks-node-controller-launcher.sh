@@ -49,7 +49,8 @@ wait_for_hostname() {
     local waited=0 expected
     while :; do
         expected=""
-        [[ -r "$HOSTNAME_FILE" ]] && expected="$(<"$HOSTNAME_FILE")"
+        # -f: a FIFO planted at the path must not block the boot.
+        [[ -f "$HOSTNAME_FILE" && -r "$HOSTNAME_FILE" ]] && expected="$(head -c 256 -- "$HOSTNAME_FILE")"
         [[ -n "$expected" && "$(hostname)" == "$expected" ]] && return 0
         if [[ "$HOSTNAME_WAIT_TIMEOUT" != "0" && "$waited" -ge "$HOSTNAME_WAIT_TIMEOUT" ]]; then
             log "Hostname did not match ${HOSTNAME_FILE} after ${waited}s; continuing"
@@ -66,6 +67,20 @@ reserved_name() {
         PATH | HOME | LANG | LC_* | TZ | AKS_NODE_ROOT | IFS | ENV | BASH_ENV | SHELLOPTS | BASHOPTS | PS4) return 0 ;;
         LD_* | BUN_* | NODE_* | UV_* | MALLOC_* | GLIBC_*) return 0 ;;
     esac
+    package_manager_name "$1"
+}
+
+# Names that change what apt/dpkg/dnf/rpm (and the tools they start: gpgv, curl, perl, python, iconv)
+# trust, load or connect to. The agent hands its environment to the package manager, so the features
+# file (custom data) may not set them. Matched case-insensitively: http_proxy and HTTP_PROXY alike.
+package_manager_name() {
+    local upper="${1^^}"
+    case "$upper" in
+        APT_* | DEBIAN_* | DEBCONF_* | DPKG_* | RPM_* | DNF_* | YUM_* | TDNF_* | LIBSOLV_*) return 0 ;;
+        SSL_* | OPENSSL_* | CURL_* | GNUTLS_* | NSS_* | GNUPGHOME | GPG_* | REQUESTS_CA_BUNDLE) return 0 ;;
+        *_PROXY | PERL5* | PERLLIB | PERL_* | PYTHON* | RUBY* | GCONV_PATH | LOCPATH | NLSPATH) return 0 ;;
+        HOSTALIASES | RES_OPTIONS | LOCALDOMAIN | TMPDIR | CDPATH | GLOBIGNORE | SYSTEMD_* | XDG_* | GIO_*) return 0 ;;
+    esac
     return 1
 }
 
@@ -81,7 +96,7 @@ read_features() {
         [[ -z "$key" || "$key" == \#* ]] && continue
         [[ "$key" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
         if reserved_name "$key"; then
-            log "Ignoring reserved feature flag name ${key}"
+            log "Ignoring reserved feature flag name ${key} (it would reach the agent's runtime or the package manager)"
             continue
         fi
         FEATURE_ENV+=("${key}=${value}")
@@ -108,6 +123,37 @@ run_agent() {
         [[ -n "${!name+set}" ]] && env_args+=("${name}=${!name}")
     done
     env -i "${env_args[@]}" "${FEATURE_ENV[@]}" "$@"
+}
+
+# The floor under a staged hotfix (the full health gate is separate): it runs only when it is a
+# non-empty executable of the same format as the baked binary (ELF magic, class, byte order and machine)
+# and answers `version` within 10 s with exit 0 and a version. Anything else would let a broken download
+# skip provisioning silently (a 0-byte file runs as an empty script and exits 0).
+HOTFIX_VERSION_TIMEOUT="${HOTFIX_VERSION_TIMEOUT:-10}"
+
+# Bytes 0-5 (magic, class, byte order) and 18-19 (e_machine) of an executable, as hex.
+executable_format() {
+    { od -An -tx1 -N6 -- "$1" && od -An -tx1 -j18 -N2 -- "$1"; } 2>/dev/null | tr -d ' \n'
+}
+
+hotfix_binary_usable() {
+    local candidate="$1" format version
+    [[ -f "$candidate" && -x "$candidate" ]] || return 1
+    if [[ ! -s "$candidate" ]]; then
+        log "Not using hotfix binary ${candidate}: it is empty"
+        return 1
+    fi
+    format="$(executable_format "$candidate")"
+    if [[ "$format" != "$(executable_format "$BIN_PATH")" ]]; then
+        log "Not using hotfix binary ${candidate}: not an executable for this machine (header ${format:-unreadable})"
+        return 1
+    fi
+    if ! version="$(run_agent timeout -k 1 "$HOTFIX_VERSION_TIMEOUT" "$candidate" version 2>/dev/null)" || [[ -z "$version" ]]; then
+        log "Not using hotfix binary ${candidate}: its version check failed"
+        return 1
+    fi
+    log "Hotfix binary ${candidate} reports version ${version:0:64}"
+    return 0
 }
 
 wait_for_hostname
@@ -141,8 +187,8 @@ if [[ -f "$HOTFIX_JSON" ]]; then
     fi
 fi
 
-# A hotfix binary staged by an earlier boot counts too, as long as it is executable.
-if [[ -x "$HOTFIX_BIN" && -f "$HOTFIX_BIN" ]]; then
+# A hotfix binary staged by an earlier boot counts too, as long as it passes the floor check.
+if hotfix_binary_usable "$HOTFIX_BIN"; then
     SELECTED_BIN="$HOTFIX_BIN"
     log "Using hotfix binary: ${SELECTED_BIN}"
 else

@@ -1,6 +1,6 @@
 // Turning argv into what cac parses and back into what commands get: Go-style flags, two-word command
 // names, raw option values, `--flag=true|false` booleans.
-import { AgentError } from '../platform/errors.ts';
+import { AgentError, clip } from '../platform/errors.ts';
 import type { AnyCommand } from './command.ts';
 
 /** The reference accepts Go-style single-dash long flags (`-provision-config=x`); cac wants two dashes. */
@@ -29,11 +29,26 @@ export function rawOptionValues(command: AnyCommand, argv: string[], options: Re
     const name = spec.flag.replace(/^--/, '').split(' ')[0]!;
     for (let i = 1; i < argv.length; i++) {
       const arg = argv[i]!;
-      if (arg === `--${name}` && i + 1 < argv.length) options[optionKey(spec.flag)] = argv[i + 1];
-      else if (arg.startsWith(`--${name}=`)) options[optionKey(spec.flag)] = arg.slice(name.length + 3);
+      let value: string | undefined;
+      if (arg === `--${name}` && i + 1 < argv.length) value = argv[i + 1];
+      else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3);
+      if (value === undefined) continue;
+      // `--pointer=` would otherwise mean the current directory, `--timeout=` zero.
+      if (value === '') throw new AgentError('ANC_USAGE', `flag --${name} needs a value (got an empty one)`);
+      options[optionKey(spec.flag)] = value;
     }
   }
   return repeatedOptionValues(command, argv, options);
+}
+
+/** A duration flag: decimal seconds only (`10`, `2.5`); hex, exponents, signs and words are refused. */
+export function parseSeconds(flag: string, value: unknown): number {
+  const text = String(value);
+  const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new AgentError('ANC_USAGE', `invalid --${flag} value ${JSON.stringify(clip(text))}: want a positive decimal number of seconds (for example 30 or 2.5)`);
+  }
+  return seconds;
 }
 
 export function coerceBooleans(command: AnyCommand, options: Record<string, unknown>): Record<string, unknown> {
@@ -44,7 +59,7 @@ export function coerceBooleans(command: AnyCommand, options: Record<string, unkn
     if (value === 'true') options[key] = true;
     else if (value === 'false') options[key] = false;
     else if (value !== undefined && typeof value !== 'boolean') {
-      throw new AgentError('ANC_USAGE', `invalid boolean value "${String(value)}" for flag --${spec.flag.slice(2)}`);
+      throw new AgentError('ANC_USAGE', `invalid boolean value "${clip(String(value))}" for flag --${spec.flag.slice(2)}`);
     }
   }
   return options;

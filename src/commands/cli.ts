@@ -2,7 +2,7 @@
 // table, turns results and AgentErrors into output and one exit code.
 import { cac } from 'cac';
 import type { Deps } from '../platform/deps.ts';
-import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import type { AnyCommand } from './command.ts';
 import { coerceBooleans, isKnownFlag, joinCommandWords, normaliseFlag, rawOptionValues } from './argv.ts';
 
@@ -37,11 +37,11 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   const command = commands.find((c) => c.name === first);
   if (!command) {
     if (first.startsWith('-') && !argv.includes('--help') && !argv.includes('-h')) {
-      deps.stderr.write(`Incorrect Usage: flag provided but not defined: ${first.split('=')[0]}\n`);
+      deps.stderr.write(`Incorrect Usage: flag provided but not defined: ${clip(first.split('=')[0]!)}\n`);
       return 1;
     }
     if (first === '--help' || first === '-h') return printHelp(cli, ['--help']);
-    deps.stderr.write(`${NAME}: unknown command "${first}"; valid commands: ${validNames(commands)}\n`);
+    deps.stderr.write(`${NAME}: unknown command "${clip(first)}"; valid commands: ${validNames(commands)}\n`);
     return 1;
   }
   if (argv.includes('--help') || argv.includes('-h')) return printHelp(cli, argv);
@@ -56,7 +56,7 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
     }
   } catch (error) {
     const unknown = argv.slice(1).find((a) => a.startsWith('-') && !isKnownFlag(command, a));
-    deps.stderr.write(`Incorrect Usage: ${unknown ? `flag provided but not defined: ${unknown.split('=')[0]}` : errorMessage(error)}\n`);
+    deps.stderr.write(`Incorrect Usage: ${unknown ? `flag provided but not defined: ${clip(unknown.split('=')[0]!)}` : clip(errorMessage(error))}\n`);
     return 1;
   }
   try {
@@ -81,7 +81,8 @@ export function reportError(error: unknown, deps: Deps): number {
   const agentError = isAgentError(error)
     ? error
     : new AgentError('ANC_INTERNAL', `unexpected error: ${errorMessage(error)}`, { cause: error });
-  deps.log.error('aks-node-controller failed', { error: agentError.message, code: agentError.code });
-  deps.stderr.write(`${NAME}: ${agentError.message}\nhint: ${agentError.hint}\n`);
+  const message = clipEchoes(agentError.message);
+  deps.log.error('aks-node-controller failed', { error: message, code: agentError.code });
+  deps.stderr.write(`${NAME}: ${message}\nhint: ${agentError.hint}\n`);
   return agentError.exitCode;
 }

@@ -8,7 +8,7 @@ import { AgentError, errorMessage } from '../platform/errors.ts';
 /** `what` names the input in the error ("configuration file", "custom data file"). */
 export function readConfigFile(deps: Deps, file: string, what = 'configuration file'): string {
   try {
-    return deps.fs.readText(file);
+    return deps.fs.readText(file, 'config');
   } catch (error) {
     throw new AgentError('ANC_CONFIG_UNREADABLE', `cannot read ${what} ${file}: ${errorMessage(error)}`, { cause: error });
   }

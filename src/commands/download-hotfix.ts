@@ -1,4 +1,5 @@
-import { AgentError } from '../platform/errors.ts';
+import { AgentError, clip } from '../platform/errors.ts';
+import { parseSeconds } from './argv.ts';
 import type { Command } from './command.ts';
 
 const DEFAULT_TIMEOUT_SECONDS = 240; // D4; mirrored by hotfix/download.ts DEFAULT_TIMEOUT_SECONDS (test-checked)
@@ -11,11 +12,8 @@ export const downloadHotfixCommand = {
     { flag: '--timeout <seconds>', description: `Overall deadline for the whole download (default ${DEFAULT_TIMEOUT_SECONDS})` },
   ],
   async run({ args, options }, deps) {
-    if (args.length > 0) throw new AgentError('ANC_USAGE', `unexpected download-hotfix arguments: ${args.join(' ')}`);
-    const timeoutSeconds = options.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(options.timeout);
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-      throw new AgentError('ANC_USAGE', `invalid --timeout ${JSON.stringify(String(options.timeout))}: expected a positive number of seconds`);
-    }
+    if (args.length > 0) throw new AgentError('ANC_USAGE', `unexpected download-hotfix arguments: ${clip(args.join(' '))}`);
+    const timeoutSeconds = options.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : parseSeconds('timeout', options.timeout);
     const { downloadHotfix } = await import('../hotfix/download.ts');
     return { exitCode: await downloadHotfix(deps, { timeoutSeconds }) };
   },

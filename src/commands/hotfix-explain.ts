@@ -1,3 +1,4 @@
+import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
 import type { Command } from './command.ts';
 
 export const hotfixExplainCommand = {
@@ -12,6 +13,9 @@ export const hotfixExplainCommand = {
     const given = options.pointer === undefined ? undefined : String(options.pointer);
     const path = given === undefined ? deps.paths.hotfixPointer : given.startsWith('/') ? given : `${deps.cwd}/${given}`;
     const current = options.currentVersion === undefined ? deps.version : String(options.currentVersion);
+    if (current.length > ECHO_LIMIT) {
+      throw new AgentError('ANC_USAGE', `--current-version is ${current.length} characters long; a version is YYYYMM.DD.PATCH[-REV]`);
+    }
     return { exitCode: 0, stdout: `${JSON.stringify(explainHotfix(deps, path, current))}\n` };
   },
 } satisfies Command<{ currentVersion?: string | number; pointer?: string }>;

@@ -1,20 +1,15 @@
 // provision-wait (spec 5, D10): block until provisioning finished, print provision.json, exit 0/1.
-import { AgentError } from '../platform/errors.ts';
+import { clip } from '../platform/errors.ts';
+import { parseSeconds } from './argv.ts';
 import type { Command } from './command.ts';
 
 interface ProvisionWaitOptions {
   timeout?: string | number;
 }
 
-/** `--timeout <seconds>` (D10): a positive number; absent means wait forever like the reference. */
+/** `--timeout <seconds>` (D10): positive decimal seconds; absent means wait forever like the reference. */
 function parseTimeout(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const text = String(value).trim();
-  const seconds = Number(text);
-  if (text === '' || !Number.isFinite(seconds) || seconds <= 0) {
-    throw new AgentError('ANC_USAGE', `invalid --timeout value "${String(value)}": want a positive number of seconds`);
-  }
-  return Math.round(seconds * 1000);
+  return value === undefined ? undefined : Math.round(parseSeconds('timeout', value) * 1000);
 }
 
 export const provisionWaitCommand = {
@@ -32,7 +27,9 @@ export const provisionWaitCommand = {
     const end = deps.clock.now();
     // Spec 5: the raw provision.json is printed on every path, an empty line when there is none.
     const stdout = `${outcome.output}\n`;
-    deps.log.info('provision-wait finished', { provisionOutput: outcome.output });
+    // An unparsable file is not echoed in full (it may be megabytes of anything).
+    const unparsable = outcome.error?.startsWith('parse provision.json:') ?? false;
+    deps.log.info('provision-wait finished', { provisionOutput: unparsable ? clip(outcome.output) : outcome.output });
     if (outcome.error === undefined) {
       deps.events.emit({ task: 'ProvisionWait', message: 'Completed', level: 'Informational', start, end });
       deps.log.info('aks-node-controller finished successfully.');

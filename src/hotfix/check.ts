@@ -3,12 +3,14 @@
 // exits 0: runCheckHotfix is the single fail-open wrapper (STYLE 9). Inside it, helpers return or throw
 // AgentErrors normally. The fetch comes in as a function (hotfix/ does not import kube/).
 import type { Deps } from '../platform/deps.ts';
-import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
+import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { goEqualFold, goTrimSpace } from '../platform/go/strings.ts';
 import { parseGoJson } from '../platform/json.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
 import type { Verdict } from './pointer/gate.ts';
 import { resolveVersion } from './resolve.ts';
+import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 
 /** D3: the closed set of outcomes; the last five are pointer-signing rejections (docs/pointer-signing.md). */
 export type CheckHotfixOutcome =
@@ -25,6 +27,8 @@ export interface CheckHotfixRun {
   args: readonly string[];
   /** Returns the ConfigMap JSON body; any rejection counts as a failed fetch (cold-start fallback). */
   fetchConfigMap: () => Promise<string>;
+  /** The whole command's bound; CHECK_TOTAL_BOUND_MS unless a test shortens it. */
+  totalBoundMs?: number;
 }
 
 /** `env`: ANC_HOTFIX_POINTER_SIGNING, as the launcher passes it from enabled_features.sh (docs/pointer-signing.md). */
@@ -32,14 +36,18 @@ export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' |
 
 const TASK = 'CheckHotfix';
 
+/** The whole command's bound (the request's own 10 s bound sits inside it); it starts before the first read. */
+export const CHECK_TOTAL_BOUND_MS = 12_000;
+
 /** The fail-open wrapper: every throw, expected or not, becomes outcome `failed`; the exit code is 0. */
 export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Promise<number> {
   const start = deps.clock.now();
   let report: CheckHotfixReport = { outcome: 'failed', error: 'check-hotfix did not finish' };
   try {
     deps.log.info('aks-node-controller check-hotfix started');
-    if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: run.args.join(' ') });
-    report = await checkHotfix(deps, run.fetchConfigMap);
+    removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.pointer, start);
+    if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: clip(run.args.join(' ')) });
+    report = await withinTotalBound(deps, run.fetchConfigMap, run.totalBoundMs ?? CHECK_TOTAL_BOUND_MS);
   } catch (error) {
     report = { outcome: 'failed', error: isAgentError(error) ? error.message : `unexpected error: ${errorMessage(error)}` };
   } finally {
@@ -49,7 +57,34 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
   return 0;
 }
 
-function reportOutcome(deps: CheckDeps, start: Date, report: CheckHotfixReport): void {
+/**
+ * Runs the workflow against CHECK_TOTAL_BOUND_MS. When the bound passes first the outcome is `failed`, and
+ * a fetch that answers later is dropped (it never resolves), so nothing is staged after the report.
+ */
+async function withinTotalBound(deps: CheckDeps, fetchConfigMap: () => Promise<string>, boundMs: number): Promise<CheckHotfixReport> {
+  let expired = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<CheckHotfixReport>((resolve) => {
+    timer = setTimeout(() => {
+      expired = true;
+      resolve({ outcome: 'failed', error: `check-hotfix did not finish within ${boundMs / 1000} s` });
+    }, boundMs);
+  });
+  const never = new Promise<string>(() => {});
+  const fetch = () =>
+    fetchConfigMap().then(
+      (body) => (expired ? never : body),
+      (error: unknown) => (expired ? never : Promise.reject(error)),
+    );
+  try {
+    return await Promise.race([checkHotfix(deps, fetch), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function reportOutcome(deps: CheckDeps, start: Date, reported: CheckHotfixReport): void {
+  const report = reported.error === undefined ? reported : { ...reported, error: clipEchoes(reported.error) };
   if (report.error === undefined) deps.log.info('check-hotfix completed', { outcome: report.outcome });
   else deps.log.warn('check-hotfix completed with error (fail-open)', { outcome: report.outcome, error: report.error });
   const message = `check-hotfix outcome=${report.outcome}${report.error === undefined ? '' : ` error=${report.error}`}`;
@@ -93,7 +128,7 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
   try {
     doc = parseGoJson(body);
   } catch (error) {
-    return fail(`unmarshaling ConfigMap: ${errorMessage(error)}`);
+    return fail(`unmarshaling ConfigMap: ${jsonSyntaxProblem(body) ?? errorMessage(error)}`);
   }
   if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc))) fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(doc)} into a ConfigMap object`);
   const data = doc === null ? undefined : lookupFolded(doc as Record<string, unknown>, 'data');
@@ -186,7 +221,7 @@ function readColdStartField(deps: Pick<Deps, 'fs' | 'paths'>, field: string): un
   let text: string;
   try {
     if (!deps.fs.stat(path)) return undefined;
-    text = deps.fs.readText(path);
+    text = deps.fs.readText(path, 'config');
   } catch (error) {
     throw new AgentError('ANC_HOTFIX', `reading node config ${where}: ${shortIoError(error)}`);
   }
@@ -195,7 +230,7 @@ function readColdStartField(deps: Pick<Deps, 'fs' | 'paths'>, field: string): un
     doc = parseGoJson(text);
   } catch {
     // Never quote the parser's message: it may echo a piece of the file, which holds the bootstrap token.
-    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: not valid JSON`);
+    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: ${jsonSyntaxProblem(text) ?? 'not valid JSON'}`);
   }
   if (doc === null) return undefined;
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: cannot unmarshal ${jsonKind(doc)} into an object`);
@@ -216,7 +251,7 @@ export function stagePointer(deps: CheckDeps, hotfixes: Record<string, string>, 
     const stat = deps.fs.stat(path);
     if (stat) {
       mode = stat.mode & 0o777;
-      existingText = deps.fs.readText(path);
+      existingText = deps.fs.readText(path, 'pointer');
     }
   } catch (error) {
     throw new AgentError('ANC_HOTFIX', `reading existing hotfix pointer ${where}: ${shortIoError(error)}`);
@@ -232,7 +267,7 @@ export function stagePointer(deps: CheckDeps, hotfixes: Record<string, string>, 
   try {
     const dir = path.slice(0, path.lastIndexOf('/')) || '/';
     if (!deps.fs.exists(dir)) deps.fs.mkdirp(dir, 0o755);
-    deps.fs.atomicWrite(path, serializePointer(merged), { mode, tempPrefix: '.aks-node-controller-hotfix-' });
+    deps.fs.atomicWrite(path, serializePointer(merged), { mode, tempPrefix: TEMP_PREFIX.pointer });
   } catch (error) {
     throw new AgentError('ANC_HOTFIX', `staging hotfix pointer ${where}: ${shortIoError(error)}`);
   }

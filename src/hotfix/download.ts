@@ -3,8 +3,10 @@
 // Every step throws normally; ONE catch-all in downloadHotfix turns whatever happened into an outcome
 // from a closed set, one log line, one `DownloadHotfix` guest-agent event and the exit code (spec 1.4).
 import type { Deps } from '../platform/deps.ts';
+import { dirname } from 'node:path';
 import { definedEnv } from '../platform/deps.ts';
-import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
+import { AgentError, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './install.ts';
 import { readPointerFile } from './pointer-file.ts';
 import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.ts';
@@ -59,6 +61,7 @@ export async function downloadHotfix(deps: Deps, options: DownloadOptions): Prom
   const start = deps.clock.now();
   const seen = { target: '' };
   deps.log.info('aks-node-controller hotfix download started');
+  removeLeftoverTemps(deps, dirname(deps.paths.hotfixBinary), TEMP_PREFIX.hotfixBinary, start);
   let report: Report;
   try {
     report = await download(deps, options, seen);
@@ -84,6 +87,8 @@ async function download(deps: Deps, options: DownloadOptions, seen: { target: st
   }
   await installHotfix(deps, decision.resolved, deadline);
   const { packageBinary, hotfixBinary } = deps.paths;
+  // Staging copies the binary, which cannot be interrupted: it never starts after the deadline.
+  if (deadline.remainingMs() <= 0) throw new AgentError('ANC_HOTFIX', `stage hotfix binary: the ${deadline.seconds}s deadline passed before staging`, { step: 'stageFailed' });
   await promoteWithHealthGate(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline);
   deps.log.info('downloaded ANC hotfix', { target: decision.resolved, path: hotfixBinary });
   return { outcome: 'staged', exitCode: 0 };
@@ -94,7 +99,7 @@ async function installHotfix(deps: Deps, version: string, deadline: Deadline): P
     new AgentError('ANC_HOTFIX', `install hotfix version ${version}: ${message}`, { exitCode, step: 'installFailed', cause });
   let osRelease: string;
   try {
-    osRelease = deps.fs.readText(deps.paths.osRelease);
+    osRelease = deps.fs.readText(deps.paths.osRelease, 'osRelease');
   } catch (error) {
     throw wrap(`reading ${deps.paths.strip(deps.paths.osRelease)}: ${errorMessage(error)}`, 1, error);
   }
@@ -152,7 +157,7 @@ function reportFor(error: unknown): Report {
   if (step !== undefined && Object.prototype.hasOwnProperty.call(DOWNLOAD_OUTCOMES, step)) {
     const outcome = step as DownloadOutcome;
     const exit = DOWNLOAD_OUTCOMES[outcome].exit;
-    return { outcome, exitCode: exit ?? (error as AgentError).exitCode, error: errorMessage(error) };
+    return { outcome, exitCode: exit ?? (error as AgentError).exitCode, error: clipEchoes(errorMessage(error)) };
   }
   return { outcome: 'failed', exitCode: 0, error: `unexpected error: ${errorMessage(error)}` };
 }

@@ -7,7 +7,7 @@ import { parsePointer, type HotfixPointer } from './pointer.ts';
 export function readPointerFile(fs: FileSystem, path: string): HotfixPointer {
   let text: string | null;
   try {
-    text = fs.readText(path);
+    text = fs.readText(path, 'pointer');
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ENOENT') {
       throw new AgentError('ANC_HOTFIX', `reading hotfix config ${path}: ${errorMessage(error)}`, { cause: error, step: 'pointerUnreadable' });

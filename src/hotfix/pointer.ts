@@ -2,6 +2,7 @@
 // is the caller's job. Parsing follows Go encoding/json into the reference struct: keys match
 // case-insensitively (exact match preferred), extra keys are ignored, `null` leaves a field empty, a value
 // of the wrong type is an error.
+import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { AgentError } from '../platform/errors.ts';
 import { goTrimSpace } from '../platform/go/strings.ts';
 import { goJson, parseGoJson } from '../platform/json.ts';
@@ -47,8 +48,9 @@ export function parsePointer(text: string | null, path: string): HotfixPointer {
   let doc: unknown;
   try {
     doc = parseGoJson(text);
-  } catch (err) {
-    return fail(err instanceof Error ? err.message : String(err));
+  } catch {
+    // Never the parser's message: it quotes the content (a pointer may be a symlink to any file).
+    return fail(jsonSyntaxProblem(text) ?? 'not valid JSON');
   }
   if (doc === null) return pointer;
   if (typeof doc !== 'object' || Array.isArray(doc)) return fail(`cannot unmarshal ${jsonKind(doc)} into hotfix config object`);

@@ -2,10 +2,11 @@
 // stages the candidate under the pending name with it. The baked binary is never modified.
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
+import { TEMP_PREFIX } from '../platform/temp-files.ts';
 
 /** Bound of `<binary> version` (D5 proof, health gate, fallback). */
 export const VERIFY_TIMEOUT_MS = 5_000;
-export const STAGE_TEMP_PREFIX = '.aks-node-controller-update-';
+export const STAGE_TEMP_PREFIX = TEMP_PREFIX.hotfixBinary;
 
 /** Atomic copy of src to dst with ref's permission bits (spec 6.5). Errors: `stage hotfix binary: ...`. */
 export function copyBinaryAlongside(deps: Deps, src: string, dst: string, ref: string): void {
@@ -14,7 +15,7 @@ export function copyBinaryAlongside(deps: Deps, src: string, dst: string, ref: s
   };
   let data: Uint8Array = new Uint8Array();
   try {
-    data = deps.fs.readFile(src);
+    data = deps.fs.readFile(src, 'binary');
   } catch (error) {
     fail(`reading ${src}: ${errorMessage(error)}`, error);
   }

@@ -56,7 +56,7 @@ export function nodeConfigCredentials(deps: CredentialDeps): ApiCredentials {
   const path = deps.paths.nodeConfig;
   let text: string;
   try {
-    text = deps.fs.readText(path);
+    text = deps.fs.readText(path, 'config');
   } catch (error) {
     throw kubeError(`reading node config ${deps.paths.strip(path)}: ${ioReason(error)}`);
   }
@@ -72,7 +72,7 @@ export function nodeConfigCredentials(deps: CredentialDeps): ApiCredentials {
   const caPath = deps.paths.clusterCa;
   let ca: Buffer;
   try {
-    ca = deps.fs.readFile(caPath);
+    ca = deps.fs.readFile(caPath, 'certificate');
   } catch (error) {
     throw kubeError(`reading cluster CA ${deps.paths.strip(caPath)}: ${ioReason(error)}`);
   }
@@ -82,7 +82,7 @@ export function nodeConfigCredentials(deps: CredentialDeps): ApiCredentials {
 export function kubeconfigCredentials(deps: CredentialDeps, path: string): ApiCredentials {
   let text: string;
   try {
-    text = deps.fs.readText(path);
+    text = deps.fs.readText(path, 'kubeconfig');
   } catch (error) {
     throw kubeError(`reading kubeconfig ${deps.paths.strip(path)}: ${ioReason(error)}`);
   }
@@ -98,7 +98,7 @@ export function credentialsFromKubeconfig(deps: CredentialDeps, fields: Kubeconf
     if (file === undefined) return undefined;
     const onNode = file.startsWith('/') ? file : dir + file;
     try {
-      return deps.fs.readFile(deps.paths.under(onNode));
+      return deps.fs.readFile(deps.paths.under(onNode), 'certificate');
     } catch (error) {
       throw kubeError(`${prefix}reading ${name} ${file}: ${ioReason(error)}`);
     }

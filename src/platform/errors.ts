@@ -59,3 +59,20 @@ export function errorMessage(value: unknown): string {
 export function toExitCode(value: unknown): number {
   return isAgentError(value) ? value.exitCode : 1;
 }
+
+/** Longest argument or excerpt an error message echoes. */
+export const ECHO_LIMIT = 200;
+
+/** `text` when short, else its first ECHO_LIMIT characters and how much was left out. */
+export function clip(text: string, limit = ECHO_LIMIT): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}... (${text.length - limit} more characters)`;
+}
+
+/**
+ * An error text with every unbroken run longer than ECHO_LIMIT clipped: arguments, paths and excerpts
+ * an error echoes stay readable, a 100 KB argument does not come back in full.
+ */
+export function clipEchoes(text: string): string {
+  return text.replace(new RegExp(`\\S{${ECHO_LIMIT + 1},}`, 'g'), (run) => clip(run));
+}

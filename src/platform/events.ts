@@ -1,10 +1,13 @@
 // Guest-agent telemetry events, byte-compatible with spec 3: one file per event named
 // `<unix nanoseconds>.json`, mode 0644, Go json.Marshal field order and escaping, no trailing newline.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from './clock.ts';
 import { formatEventTime } from './clock.ts';
+import { atomicWrite } from './fs.ts';
 import { goJson } from './json.ts';
+import { TEMP_PREFIX } from './temp-files.ts';
+import { errorMessage } from './errors.ts';
 import type { Logger } from './log.ts';
 
 export type EventLevel = 'Informational' | 'Error';
@@ -43,9 +46,12 @@ export function createEventSink(eventsDir: string, clock: Clock, log: Logger): E
     emit(event) {
       try {
         mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
-        writeFileSync(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event), { mode: 0o644, flag: 'wx' });
+        // Whole or nothing (temp, fsync, rename): the guest agent never picks up a 0-byte or cut-off
+        // event, even on a full disk. The temp name does not end in .json, so it is never read as one.
+        atomicWrite(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event), { mode: 0o644, tempPrefix: TEMP_PREFIX.event });
       } catch (error) {
-        log.error('failed to write guest agent event', { task: event.task, error });
+        const op = (error as { syscall?: string }).syscall ?? 'write';
+        log.error('failed to write guest agent event', { task: event.task, operation: op, error: errorMessage(error) });
       }
     },
   };

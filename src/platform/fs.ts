@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomInt } from 'node:crypto';
+import { readBoundedFile, type InputKind } from './input.ts';
 
 export interface FileStat {
   isFile: boolean;
@@ -19,8 +20,9 @@ export interface AtomicWriteOptions {
 }
 
 export interface FileSystem {
-  readFile(path: string): Buffer;
-  readText(path: string): string;
+  /** Every read goes through the input guard (input.ts): regular files only, never blocking, capped per kind. */
+  readFile(path: string, kind: InputKind): Buffer;
+  readText(path: string, kind: InputKind): string;
   /** undefined when the path does not exist; other errors are thrown. Follows symlinks. */
   stat(path: string): FileStat | undefined;
   exists(path: string): boolean;
@@ -32,6 +34,8 @@ export interface FileSystem {
   rename(from: string, to: string): void;
   readdir(path: string): string[];
   chmod(path: string, mode: number): void;
+  /** Removes regular files in dir named `<prefix>*` last modified before `olderThan`; returns their names. */
+  removeStaleFiles(dir: string, prefix: string, olderThan: Date): string[];
   /** Watches a directory; the callback gets the file name of every create/rename/change. */
   watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
 }
@@ -90,10 +94,30 @@ function syncDirectory(dir: string): void {
   }
 }
 
+export function removeStaleFiles(dir: string, prefix: string, olderThan: Date): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const path = join(dir, name);
+    const stat = fs.lstatSync(path, { throwIfNoEntry: false });
+    if (!stat?.isFile() || stat.mtimeMs >= olderThan.getTime()) continue;
+    fs.rmSync(path, { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
 export function createRealFileSystem(): FileSystem {
   return {
-    readFile: (path) => fs.readFileSync(path),
-    readText: (path) => fs.readFileSync(path, 'utf8'),
+    readFile: readBoundedFile,
+    readText: (path, kind) => readBoundedFile(path, kind).toString('utf8'),
     stat: statOrUndefined,
     exists: (path) => fs.existsSync(path),
     mkdirp: (path, mode = 0o755) => void fs.mkdirSync(path, { recursive: true, mode }),
@@ -105,6 +129,7 @@ export function createRealFileSystem(): FileSystem {
     rename: (from, to) => fs.renameSync(from, to),
     readdir: (path) => fs.readdirSync(path),
     chmod: (path, mode) => fs.chmodSync(path, mode),
+    removeStaleFiles,
     watchDir(path, onEvent, onError) {
       const watcher = fs.watch(path, { persistent: true }, (_type, fileName) => {
         if (fileName) onEvent(fileName.toString());

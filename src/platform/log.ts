@@ -1,6 +1,6 @@
 // JSON-lines log per spec 2: one object per line with `time`, `level`, `msg`, then the attributes, written
 // to the log file and to stderr. Secrets print as their placeholder (Secret.toJSON).
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { formatLogTime } from './clock.ts';
 
@@ -56,7 +56,8 @@ export function openLogger(options: LogSinkOptions): Logger {
   }
   let fd: number;
   try {
-    fd = openSync(file, 'a', 0o644);
+    // O_NONBLOCK: a FIFO planted at the log path fails at once (ENXIO) instead of hanging every command.
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
   } catch (error) {
     throw new LogSetupError(`failed to open log file: ${(error as Error).message}`);
   }

@@ -51,7 +51,15 @@ class TailBuffer {
   }
 }
 
-const KILL_GRACE_MS = 2000;
+/** SIGTERM -> SIGKILL grace when a caller aborts (provision forwards a signal: the scripts may clean up). */
+const ABORT_KILL_GRACE_MS = 2000;
+/** SIGTERM -> SIGKILL grace at a deadline: short, so a deadline is overrun by well under a second. */
+export const DEADLINE_KILL_GRACE_MS = 500;
+/**
+ * After the child exits, how long its pipes may stay open. A grandchild that left the group (setsid) and
+ * holds stdout would otherwise keep the agent waiting for ever; after this the pipes are closed on our side.
+ */
+export const PIPE_DRAIN_MS = 300;
 
 export function runProcess(spec: RunSpec): Promise<RunResult> {
   return new Promise((resolve) => {
@@ -73,17 +81,17 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
         // already gone
       }
     };
-    const stop = () => {
+    const stop = (graceMs: number) => {
       killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+      setTimeout(() => killGroup('SIGKILL'), graceMs).unref();
     };
     const timer = spec.timeoutMs
       ? setTimeout(() => {
           timedOut = true;
-          stop();
+          stop(DEADLINE_KILL_GRACE_MS);
         }, spec.timeoutMs)
       : undefined;
-    const onAbort = () => stop();
+    const onAbort = () => stop(ABORT_KILL_GRACE_MS);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout!.on('data', (chunk: Buffer) => {
       out.push(chunk);
@@ -101,11 +109,17 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       resolve({ ...result, stdout: out.text(), stderr: err.text(), timedOut });
     };
     child.on('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));
-    child.on('close', (code, signal) => {
+    child.on('exit', (code, signal) => {
       // The direct child is gone; make sure nothing it started outlives it after a timeout.
       if (timedOut) killGroup('SIGKILL');
-      finish({ exitCode: code, signal });
+      // Normally 'close' follows at once; when something else still holds the pipes, stop reading them.
+      setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        finish({ exitCode: code, signal });
+      }, PIPE_DRAIN_MS).unref();
     });
+    child.on('close', (code, signal) => finish({ exitCode: code, signal }));
   });
 }
 

@@ -33,7 +33,7 @@ export function readConfigText(deps: Pick<Deps, 'fs'>, path: string): string {
   }
   let data: Uint8Array;
   try {
-    data = deps.fs.readFile(path);
+    data = deps.fs.readFile(path, 'config');
   } catch (error) {
     throw unreadable(path, 'open', error);
   }

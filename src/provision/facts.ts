@@ -1,5 +1,6 @@
 // Machine facts: the two inputs of the env besides the config (config-contract 3.5), gathered once and
 // only through deps: the `containerd --version` output and the VHD's components.json.
+import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
 import { parseGoJson } from '../platform/json.ts';
@@ -37,7 +38,7 @@ export function loadComponents(deps: Deps): unknown {
   const path = deps.paths.componentsJson;
   let text: string;
   try {
-    text = deps.fs.readText(path);
+    text = deps.fs.readText(path, 'manifest');
   } catch (error) {
     throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: read ${path}: ${pathError('open', path, error)}`, {
       cause: error,
@@ -47,7 +48,8 @@ export function loadComponents(deps: Deps): unknown {
   try {
     components = parseGoJson(text);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    // Never the parser's message: it quotes the file. The byte offset says where it breaks.
+    const detail = jsonSyntaxProblem(text) ?? (error instanceof Error ? error.name : 'not valid JSON');
     throw new AgentError(
       'ANC_COMPONENTS',
       `failed to load GPU config: parse ${path}: failed to unmarshal components.json: ${detail}`,

@@ -42,5 +42,5 @@ export function readNbcText(deps: Pick<Deps, 'fs'>, file: string): string {
   if (stat.size > MAX_NBC_BYTES) {
     throw new AgentError('ANC_NBC_CMD', `NBC command file ${file} is too large to compare: ${stat.size} bytes (limit ${MAX_NBC_BYTES})`);
   }
-  return deps.fs.readText(file);
+  return deps.fs.readText(file, 'config');
 }

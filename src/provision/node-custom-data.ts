@@ -76,7 +76,7 @@ export function applyNodeCustomData(deps: Pick<Deps, 'fs' | 'paths'>): string[] 
   const file = deps.paths.nodeCustomData;
   let source: string;
   try {
-    source = deps.fs.readText(file);
+    source = deps.fs.readText(file, 'config');
   } catch (error) {
     if (isNotFound(error)) return [];
     return fail(`read nodecustomdata ${file}: ${pathError('open', file, error)}`);

@@ -4,8 +4,10 @@
 // or provision.json (D14): values are Secret objects until the child's environment is built, and the
 // child's captured output is redacted before it is logged or stored.
 import { definedEnv, type Deps } from '../platform/deps.ts';
-import { AgentError, ERROR_CODES, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clipEchoes, ERROR_CODES, errorMessage, isAgentError } from '../platform/errors.ts';
 import { isSecret, type Secret } from '../platform/secret.ts';
+import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
+import { dirname } from 'node:path';
 import { prepareConfig } from './config-file.ts';
 import { execute } from './execute.ts';
 import { nbcCommand } from './nbc.ts';
@@ -103,7 +105,7 @@ async function steps(req: ProvisionRequest, deps: Deps, progress: Progress): Pro
 /** A thrown error as a step outcome: expected faults keep their text, anything else is a crash (D6). */
 function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } {
   if (isAgentError(error)) {
-    return { exitCode: error.exitCode, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: error.message, Output: '' }, hint: error.hint };
+    return { exitCode: error.exitCode, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: clipEchoes(error.message), Output: '' }, hint: error.hint };
   }
   deps.log.error('panic recovered in runProvision', { panic: errorMessage(error) });
   const message = `panic during provisioning: ${errorMessage(error)}`;
@@ -115,6 +117,10 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   deps.log.info('aks-node-controller started', { task: 'Provision', version: deps.version, dryRun: req.dryRun });
   // D9: a dry run (the hotfix health gate's self-test, for one) writes nothing, events included.
   const emit: Deps['events']['emit'] = (event) => (req.dryRun ? undefined : deps.events.emit(event));
+  if (!req.dryRun) {
+    removeLeftoverTemps(deps, dirname(deps.paths.provisionJson), TEMP_PREFIX.status, start);
+    removeLeftoverTemps(deps, deps.paths.eventsDir, TEMP_PREFIX.event, start);
+  }
   emit({ task: 'Provision', message: 'Starting', level: 'Informational', start, end: start });
   if (req.showSecrets && !req.dryRun) deps.log.warn('--show-secrets has no effect without --dry-run');
   const progress: Progress = { scriptsStarted: false };

@@ -3,9 +3,12 @@
 // provision-wait can never hang on a fail-fast path.
 import { dirname } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
+import { jsonSyntaxProblem } from '../config/json-offset.ts';
+import { clip } from '../platform/errors.ts';
 import { goAtoi } from '../platform/go/strconv.ts';
 import { goEqualFold } from '../platform/go/strings.ts';
 import { goJson, parseGoJson } from '../platform/json.ts';
+import { TEMP_PREFIX } from '../platform/temp-files.ts';
 import { pathError } from './path-error.ts';
 
 /** The reference's result record; every value is a string (`ExitCode` "240", "-1", "3", ...). */
@@ -26,33 +29,51 @@ export function renderProvisionJson(result: ProvisionResult): string {
 type StatusDeps = Pick<Deps, 'fs' | 'paths' | 'log'>;
 
 /**
- * writeCompleteFileOnError (spec 4.5): provision.json only when none exists (a failed script's own file
- * wins; exclusive create, so a file the script writes concurrently is never clobbered either), then
- * provision.complete, in that order so a waiter never sees the sentinel before the result.
+ * writeCompleteFileOnError (spec 4.5): provision.json, then provision.complete, in that order so a waiter
+ * never sees the sentinel before the result. A valid provision.json (a failed script's own) is kept; a
+ * missing, empty or invalid one (left by a crash or a full disk) is replaced whole (temp, fsync, rename).
+ * The sentinel is created only once a valid provision.json is on disk: without one it would only turn a
+ * wait into a parse error that loses the exit code.
  */
 export function writeCompleteFileOnError(deps: StatusDeps, result: ProvisionResult): void {
-  writeResultIfAbsent(deps, result);
-  createSentinelIfAbsent(deps);
+  if (writeResultUnlessValid(deps, result)) createSentinelIfAbsent(deps);
 }
 
-function writeResultIfAbsent({ fs, paths, log }: StatusDeps, result: ProvisionResult): void {
-  const file = paths.provisionJson;
+/** Whether the file holds a provision result a waiter can evaluate (any failure to read counts as no). */
+function holdsValidResult({ fs }: StatusDeps, file: string): boolean {
   try {
-    if (fs.stat(file) !== undefined) {
+    const decoded = decodeProvisionJson(fs.readText(file, 'status'));
+    return 'result' in decoded && decoded.result.ExitCode !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The failing operation as the error names it (`write` on a full disk, not `open`). */
+function failedOperation(error: unknown, fallback: string): string {
+  const syscall = (error as { syscall?: unknown } | null)?.syscall;
+  return typeof syscall === 'string' && syscall !== '' ? syscall : fallback;
+}
+
+/** Returns whether a valid provision.json exists afterwards. */
+function writeResultUnlessValid(deps: StatusDeps, result: ProvisionResult): boolean {
+  const { fs, paths, log } = deps;
+  const file = paths.provisionJson;
+  if (fs.exists(file)) {
+    if (holdsValidResult(deps, file)) {
       log.info('provision.json already exists; keeping it', { path: file });
-      return;
+      return true;
     }
-  } catch (error) {
-    log.error('failed to stat provision.json', { path: file, error: pathError('stat', file, error) });
-    return;
+    log.warn('provision.json exists but holds no valid result (empty or partial); replacing it', { path: file });
   }
   try {
     fs.mkdirp(dirname(file), 0o755);
-    fs.writeFile(file, renderProvisionJson(result), { mode: 0o600, exclusive: true });
-    fs.chmod(file, 0o600);
+    fs.atomicWrite(file, renderProvisionJson(result), { mode: 0o600, tempPrefix: TEMP_PREFIX.status });
   } catch (error) {
-    log.error('failed to write provision.json', { path: file, error: pathError('open', file, error) });
+    log.error('failed to write provision.json', { path: file, error: pathError(failedOperation(error, 'write'), file, error) });
+    return false;
   }
+  return holdsValidResult(deps, file);
 }
 
 function createSentinelIfAbsent({ fs, paths, log }: StatusDeps): void {
@@ -68,7 +89,7 @@ function createSentinelIfAbsent({ fs, paths, log }: StatusDeps): void {
     fs.writeFile(file, '', { mode: 0o600, exclusive: true });
   } catch (error) {
     if ((error as { code?: string }).code === 'EEXIST') return;
-    log.error('failed to create provision.complete', { path: file, error: pathError('open', file, error) });
+    log.error('failed to create provision.complete', { path: file, error: pathError(failedOperation(error, 'open'), file, error) });
   }
 }
 
@@ -83,7 +104,11 @@ export function decodeProvisionJson(text: string): { result: ProvisionResult } |
   try {
     value = parseGoJson(text);
   } catch (error) {
-    return { error: /^[ \t\n\r]*$/.test(text) ? 'unexpected end of JSON input' : `invalid character in JSON: ${(error as Error).message}` };
+    // Never the parser's message: it would quote the file (which may be megabytes of anything).
+    const problem = jsonSyntaxProblem(text) ?? `not valid JSON (${clip((error as Error).name)})`;
+    if (/^[ \t\n\r]*$/.test(text)) return { error: 'unexpected end of JSON input' };
+    if (problem.startsWith('not complete')) return { error: `unexpected end of JSON input (${problem.replace(/^not complete JSON \(|\)$/g, '')})` };
+    return { error: `invalid character in JSON: ${problem}` };
   }
   const result: ProvisionResult = { ExitCode: '', Error: '', Output: '' };
   if (value === null) return { result };
@@ -114,7 +139,7 @@ export function evaluateProvisionJson(text: string): string | undefined {
   const result = decoded.result;
   if (result.ExitCode === '') return 'missing ExitCode in provision.json';
   const code = goAtoi(result.ExitCode);
-  if (code === undefined) return `invalid ExitCode in provision.json: ${result.ExitCode}`;
+  if (code === undefined) return `invalid ExitCode in provision.json: ${clip(result.ExitCode)}`;
   if (code === 0n) return undefined;
   return `provision failed: exitCode=${code} error=${result.Error} output=${goQuote(result.Output)}`;
 }

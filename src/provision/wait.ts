@@ -3,6 +3,7 @@
 // check, so a sentinel created in between is never missed; a sentinel renamed into place also counts.
 import { basename } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
+import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { pathError } from './path-error.ts';
 import { evaluateProvisionJson } from './status.ts';
 
@@ -73,14 +74,17 @@ export function readAndEvaluate(deps: WaitDeps): WaitOutcome {
   const file = deps.paths.provisionJson;
   let output: string;
   try {
-    output = deps.fs.readText(file);
+    output = deps.fs.readText(file, 'status');
   } catch (error) {
     return {
       output: '',
       error: `failed to read provision.json: ${pathError('open', file, error)}. One reason could be that AKSNodeConfig is not properly set`,
     };
   }
-  return { output, error: evaluateProvisionJson(output) };
+  const error = evaluateProvisionJson(output);
+  // An empty or cut-off file is a crash or a full disk at write time: say so, with the file.
+  const problem = error?.startsWith('parse provision.json: unexpected end') ? jsonSyntaxProblem(output) : undefined;
+  return { output, error: problem ? `${error}: ${file} is ${problem} (its writer crashed or the disk was full)` : error };
 }
 
 export async function waitForProvision(deps: WaitDeps, options: { timeoutMs?: number } = {}): Promise<WaitOutcome> {

@@ -116,6 +116,8 @@ export function writeFakeAgent(path: string, recordDir: string, options: FakeAge
   const code = (c: string) => options.exitCodes?.[c as 'provision'] ?? 0;
   const script = `#!/bin/bash
 REC=${JSON.stringify(recordDir)}
+# The launcher's hotfix floor check asks for the version; it is not a call the tests count.
+[[ "\${1:-}" == version ]] && { echo 202604.01.1; exit 0; }
 N=$(find "$REC" -name '*.argv' | wc -l)
 N=$(printf '%03d' "$N")
 { printf '%s\\n' "${options.label ?? 'agent'}" "$0"; printf '%s\\n' "$@"; } > "$REC/$N.argv"

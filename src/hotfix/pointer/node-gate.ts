@@ -46,7 +46,7 @@ interface NodeConfigView {
 function readNodeConfig(deps: GateDeps): NodeConfigView {
   let text: string;
   try {
-    text = deps.fs.readText(deps.paths.nodeConfig);
+    text = deps.fs.readText(deps.paths.nodeConfig, 'config');
   } catch {
     return { facts: {} };
   }

@@ -17,7 +17,7 @@ export function readSerialState(deps: StateDeps): SerialState | undefined {
   const path = deps.paths.hotfixPointerSerial;
   try {
     if (!deps.fs.stat(path)) return undefined;
-    const doc = JSON.parse(deps.fs.readText(path)) as Partial<SerialState> | null;
+    const doc = JSON.parse(deps.fs.readText(path, 'state')) as Partial<SerialState> | null;
     if (typeof doc?.serial !== 'number' || !Number.isSafeInteger(doc.serial) || doc.serial < 0) throw new AgentError('ANC_HOTFIX', 'no integer "serial"');
     return { serial: doc.serial, keyid: String(doc.keyid ?? ''), acceptedAt: String(doc.acceptedAt ?? '') };
   } catch (error) {

@@ -49,7 +49,7 @@ export function decideWave(entry: RolloutEntry | undefined, uuid: string | undef
 export function readProductUuid(fs: FileSystem, path: string): { uuid?: string; problem?: string } {
   let text: string;
   try {
-    text = fs.readText(path);
+    text = fs.readText(path, 'state');
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     return { problem: `reading ${path}: ${typeof code === 'string' ? code : errorMessage(error)}` };

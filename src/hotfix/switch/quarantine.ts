@@ -22,7 +22,7 @@ export function readQuarantine(deps: RecordDeps): QuarantineEntry[] {
   let text: string;
   try {
     if (deps.fs.stat(path) === undefined) return [];
-    text = deps.fs.readText(path);
+    text = deps.fs.readText(path, 'state');
   } catch (error) {
     return fail(errorMessage(error), error);
   }

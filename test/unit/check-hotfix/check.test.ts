@@ -137,7 +137,7 @@ test('ColdStartFallback: fetch 404 + node config hotfixes -> customDataFallback,
 test('ColdStartNoPointerFails / unreadable / not JSON (the parser message is never quoted)', async () => {
   for (const [content, expected] of [
     ['{"version":"v1"}', 'configmap fetch failed and no cold-start pointer present: boom'],
-    ['{"version":"v1","tok":"abcdef.leakleak"', 'configmap fetch failed (boom) and cold-start fallback failed: parsing node config /opt/azure/containers/aks-node-controller-config.json: not valid JSON'],
+    ['{"version":"v1","tok":"abcdef.leakleak"', 'configmap fetch failed (boom) and cold-start fallback failed: parsing node config /opt/azure/containers/aks-node-controller-config.json: not complete JSON (it ends at byte 39 inside a value)'],
   ] as const) {
     const deps = fakeDeps();
     write(deps.paths.nodeConfig, content);

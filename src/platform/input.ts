@@ -1,0 +1,104 @@
+// The one input guard every file read of the agent goes through (FileSystem.readFile/readText): only a
+// regular file is read, opening never blocks (O_NONBLOCK: a FIFO without a writer opens at once and is
+// then refused by fstat, like a device such as /dev/zero), and each kind of input has a size cap checked
+// before and while reading (a file that grows past it is refused too). Refusals are errors with a code
+// (EISDIR, ENOTREG, EFBIG) so callers report them like any other read error, naming the file.
+import * as fs from 'node:fs';
+
+/** Size caps per kind of input; what a healthy node holds is far below each. */
+export const INPUT_LIMITS = {
+  /** Node configuration, nbc command, node custom data, the tooling commands' configuration inputs. */
+  config: 16 * 1024 * 1024,
+  /**
+   * bootstrap-kubeconfig / kubeconfig: one cluster and one user, inline certificates included, is a few
+   * KiB. Parsing is linear, and this cap keeps the worst shape well inside check-hotfix's 12 s bound.
+   */
+  kubeconfig: 256 * 1024,
+  /** Cluster CA, client certificate and key files. */
+  certificate: 1024 * 1024,
+  /** The hotfix pointer (the ConfigMap it comes from is itself capped at 1 MiB). */
+  pointer: 1024 * 1024,
+  osRelease: 64 * 1024,
+  /** provision.json: up to 1 MiB of each child stream, escaped. */
+  status: 16 * 1024 * 1024,
+  /** components.json of the image. */
+  manifest: 16 * 1024 * 1024,
+  /** An executable copied beside the baked one. */
+  binary: 512 * 1024 * 1024,
+  /** The agent's small state files (pointer serial, quarantine record) and the machine identity. */
+  state: 64 * 1024,
+} as const;
+
+export type InputKind = keyof typeof INPUT_LIMITS;
+
+const KIND_NAME: Record<InputKind, string> = {
+  config: 'configuration',
+  kubeconfig: 'kubeconfig',
+  certificate: 'certificate',
+  pointer: 'hotfix pointer',
+  osRelease: 'os-release file',
+  status: 'status file',
+  manifest: 'manifest',
+  binary: 'executable',
+  state: 'state file',
+};
+
+/** An input refusal: `code` like an errno so existing error texts (`ENOTREG: ...`) stay uniform. */
+function refusal(code: string, message: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`${code}: ${message}`);
+  error.code = code;
+  error.syscall = 'read';
+  return error;
+}
+
+function fileType(stat: fs.Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  return 'this file type';
+}
+
+/**
+ * Reads a whole regular file of the given kind. Throws the open error (ENOENT, EACCES, ...) as is,
+ * EISDIR for a directory, ENOTREG for a FIFO/device/socket, EFBIG past the kind's cap.
+ */
+export function readBoundedFile(path: string, kind: InputKind): Buffer {
+  const limit = INPUT_LIMITS[kind];
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) throw refusal('EISDIR', 'illegal operation on a directory, read');
+    if (!stat.isFile()) throw refusal('ENOTREG', `${fileType(stat)} is not a regular file (refused without reading)`);
+    const tooLarge = (size: string) => refusal('EFBIG', `${size} bytes is over the ${limit}-byte limit for a ${KIND_NAME[kind]}`);
+    if (stat.size > limit) throw tooLarge(String(stat.size));
+    // Read at most limit + 1 bytes: a file that grows while we read is caught without reading it all.
+    const buffer = Buffer.allocUnsafe(Math.min(limit + 1, Math.max(stat.size + 1, 64 * 1024)));
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > limit) throw tooLarge(`more than ${limit}`);
+        return readRest(fd, buffer, length, limit, tooLarge);
+      }
+      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) return buffer.subarray(0, length);
+      length += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The file was larger than fstat said (it grew): keep reading in chunks up to the cap. */
+function readRest(fd: number, first: Buffer, length: number, limit: number, tooLarge: (size: string) => Error): Buffer {
+  const chunks = [first.subarray(0, length)];
+  let total = length;
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) return Buffer.concat(chunks, total);
+    total += n;
+    if (total > limit) throw tooLarge(`more than ${limit}`);
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  }
+}

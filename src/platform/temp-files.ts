@@ -1,0 +1,22 @@
+// Temp files of the atomic writes (fs.atomicWrite) that a killed run left behind. Each command removes
+// its own kind at its next start: only files older than the current run, so a concurrent writer's fresh
+// temp file is never touched. A hotfix binary's temp file is as large as the agent (~100 MB).
+import type { Deps } from './deps.ts';
+import { errorMessage } from './errors.ts';
+
+/** Prefixes of the temp files, one per owner; all start with `.aks-node-controller-`. */
+export const TEMP_PREFIX = {
+  pointer: '.aks-node-controller-hotfix-',
+  hotfixBinary: '.aks-node-controller-update-',
+  status: '.aks-node-controller-status-',
+  event: '.aks-node-controller-event-',
+} as const;
+
+export function removeLeftoverTemps(deps: Pick<Deps, 'fs' | 'log'>, dir: string, prefix: string, runStarted: Date): void {
+  try {
+    const removed = deps.fs.removeStaleFiles(dir, prefix, runStarted);
+    if (removed.length > 0) deps.log.info('removed temp files left by an interrupted earlier run', { dir, files: removed });
+  } catch (error) {
+    deps.log.warn('could not remove temp files left by an earlier run', { dir, error: errorMessage(error) });
+  }
+}
