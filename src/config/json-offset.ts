@@ -6,7 +6,8 @@ import { scanJson } from './json-scan.ts';
 /** `not valid JSON (syntax error at byte offset N of M)`, or `empty (0 bytes)`; undefined when valid. */
 export function jsonSyntaxProblem(text: string): string | undefined {
   const total = Buffer.byteLength(text);
-  if (text.trim() === '') return total === 0 ? 'empty (0 bytes)' : `empty (${total} bytes of white space)`;
+  // JSON's own four white-space characters: U+00A0 and the like are not white space to a JSON parser.
+  if (/^[ \t\n\r]*$/.test(text)) return total === 0 ? 'empty (0 bytes)' : `empty (${total} bytes of white space)`;
   const { error } = scanJson(text);
   if (!error) return undefined;
   const offset = Buffer.byteLength(text.slice(0, error.at));

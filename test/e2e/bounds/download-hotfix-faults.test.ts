@@ -56,6 +56,8 @@ function fakeNode(aptInstall: string, options: { aptUpdate?: string } = {}): Fak
   sb.write('/etc/apt/apt.conf', '// stand-in\n');
   sb.write(POINTER, JSON.stringify({ hotfixes: { [ANC_VERSION.base]: ANC_VERSION.target } }));
   sb.write(`${CONTAINERS}/aks-node-controller`, readFileSync(BIN), 0o755);
+  // The node's nbc command file: what the health gate's dry-run self-test provisions against.
+  sb.write(`${CONTAINERS}/aks-node-controller-nbc-cmd.sh`, 'exit 0\n');
   const bin = sb.path('/fake-bin');
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, 'dpkg'), '#!/bin/bash\nexit 0\n', { mode: 0o755 });
