@@ -89,12 +89,14 @@ function fakeNode(aptInstall: string, options: { aptUpdate?: string } = {}): Fak
 
 /** A daemon that leaves the group (setsid) and keeps the inherited stdout/stderr open for 5 minutes. */
 const DAEMON = 'setsid sleep 300 & echo $! >> "$PIDS"';
-/** The installed agent: prints the requested version; `extra` runs first (expanded by the stand-in apt-get). */
+/** The installed agent: prints the requested version (and a command for `provision --dry-run`); `extra` runs first (expanded by the stand-in apt-get). */
 const installBinary = (extra = '') =>
   [
     'mkdir -p "$ROOT/usr/bin"',
     `cat > "$ROOT${PACKAGE_BINARY}" <<EOF`,
     '#!/bin/bash',
+    // The health gate's dry-run self-test: a provisioning command as JSON.
+    `if [ "\\$1" = provision ]; then echo '{"command":["/bin/bash"],"env":{}}'; exit 0; fi`,
     extra,
     `echo ${ANC_VERSION.target}`,
     'exit 0',
