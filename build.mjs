@@ -57,6 +57,21 @@ export function stampVersion(env = process.env, today = new Date()) {
   return `${today.getUTCFullYear()}${pad(today.getUTCMonth() + 1)}.${pad(today.getUTCDate())}.0`;
 }
 
+/**
+ * The commit and its time, stamped for `version -o json`. The commit time (not the wall clock) keeps the
+ * build reproducible; `+dirty` marks uncommitted changes; outside a git checkout both are `unknown`.
+ */
+export function gitCommit() {
+  const git = (...a) => execFileSync('git', a, { cwd: here, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  try {
+    const id = git('rev-parse', '--short=12', 'HEAD');
+    const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+    return { id: dirty ? `${id}+dirty` : id, time: new Date(git('log', '-1', '--format=%cI')).toISOString() };
+  } catch {
+    return { id: 'unknown', time: 'unknown' };
+  }
+}
+
 // Where the @oven/bun-* runtime packages live; ANC_RUNTIMES_DIR overrides it (tests, vendored runtimes).
 const RUNTIMES_DIR = process.env.ANC_RUNTIMES_DIR ? resolve(process.env.ANC_RUNTIMES_DIR) : join(here, 'node_modules');
 
@@ -78,7 +93,7 @@ function runtimeFor(target) {
   return { path };
 }
 
-async function bundle(outdir, version) {
+async function bundle(outdir, version, commit) {
   const outfile = join(outdir, '.build', 'bundle.cjs');
   const result = await build({
     entryPoints: [join(here, 'src', 'main.ts')],
@@ -90,7 +105,11 @@ async function bundle(outdir, version) {
     treeShaking: true,
     metafile: true,
     legalComments: 'none',
-    define: { __ANC_VERSION__: JSON.stringify(version) },
+    define: {
+      __ANC_VERSION__: JSON.stringify(version),
+      __ANC_COMMIT__: JSON.stringify(commit.id),
+      __ANC_BUILD_TIME__: JSON.stringify(commit.time),
+    },
     outfile,
     logLevel: 'warning',
   });
@@ -127,7 +146,7 @@ async function main() {
   const compilerRuntime = runtimeFor(host);
   if (compilerRuntime.missing) fail(compilerRuntime.missing);
   mkdirSync(join(args.outdir, '.build'), { recursive: true });
-  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version);
+  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, gitCommit());
   const wanted = args.all ? TARGETS : [host];
   const built = [];
   for (const target of wanted) {

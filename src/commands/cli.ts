@@ -1,68 +1,51 @@
-// run(argv, deps): the whole CLI in-process (STYLE 8.1). Parses with cac, dispatches to the command
-// table, turns results and AgentErrors into output and one exit code.
+// run(argv, deps): the whole CLI in-process (STYLE 8.1). Finds the command in the table (groups and
+// did-you-mean from command-tree.ts), parses its flags with cac, runs it, and turns results and
+// AgentErrors into output and one exit code. Help is generated from the table (help.ts).
 import { cac } from 'cac';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
+import { coerceBooleans, isKnownFlag, normaliseFlag, rawOptionValues, takeOutputFlag } from './argv.ts';
 import type { AnyCommand } from './command.ts';
-import { coerceBooleans, isKnownFlag, joinCommandWords, normaliseFlag, rawOptionValues } from './argv.ts';
+import { didYouMean, groupOf, matchCommandWords, PROGRAM } from './command-tree.ts';
+import { commandHelp, groupHelp } from './help.ts';
+import { outputFormat } from './output.ts';
 
-const NAME = 'aks-node-controller';
+const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
+const flagName = (arg: string) => arg.split('=')[0]!;
 
-function validNames(commands: readonly AnyCommand[]): string {
-  return commands.filter((c) => !c.hidden).map((c) => c.name).join(', ');
+/** Whether argv runs a read-only command: no node log file and no events (main decides the Deps by it). */
+export function isReadOnlyInvocation(rawArgv: readonly string[], commands: readonly AnyCommand[]): boolean {
+  const argv = rawArgv.map(normaliseFlag);
+  const match = matchCommandWords(argv[0] === '--version' || argv[0] === '-v' ? ['version'] : argv, commands);
+  if (!match.command) return true; // help, groups, typos: nothing runs
+  const readOnly = match.command.readOnly;
+  return typeof readOnly === 'function' ? readOnly(argv.slice(match.words)) : readOnly === true;
 }
 
 export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyCommand[]): Promise<number> {
-  const argv = joinCommandWords(rawArgv.map(normaliseFlag), commands);
+  let argv = rawArgv.map(normaliseFlag);
+  // `--version` is the `version` command, so both print the same text.
+  if (argv[0] === '--version' || argv[0] === '-v') argv = ['version', ...argv.slice(1)];
   const first = argv[0];
-  if (first === '--version' || first === '-v') {
-    deps.stdout.write(`${NAME} version ${deps.version}\n`);
-    return 0;
+  if (first === undefined) return usageError(deps, `missing command; run \`${PROGRAM} --help\` for the list`);
+  if (first === 'help' || first === 'h' || isHelpFlag(first)) return showHelp(argv.slice(1), deps, commands);
+  if (first.startsWith('-')) {
+    const near = didYouMean(flagName(first), ['--help', '--version']);
+    return usageError(deps, `Incorrect Usage: flag provided but not defined: ${flagName(first)}${near ? ` (did you mean ${near}?)` : ''}`, true);
   }
-  const cli = cac(NAME);
-  cli.usage('<command> [options]');
-  for (const command of commands) {
-    const registered = cli.command(`${command.name} ${command.args ?? ''}`.trim(), command.hidden ? '' : command.description);
-    for (const option of command.options) registered.option(option.flag, option.description);
+  const match = matchCommandWords(argv, commands);
+  if (match.group !== undefined) {
+    const next = argv[match.words];
+    if (next === undefined || isHelpFlag(next)) return print(deps, groupHelp(match.group, commands));
+    return unknownCommand(deps, commands, match.group, next);
   }
-  cli.help();
-  if (first === undefined) {
-    deps.stderr.write(`${NAME}: missing command; valid commands: ${validNames(commands)}\n`);
-    return 1;
-  }
-  if (first === 'help' || first === 'h') {
-    const target = argv[1] ? commands.find((c) => c.name === argv[1]) : undefined;
-    return printHelp(cli, target ? [target.name, '--help'] : ['--help']);
-  }
-  const command = commands.find((c) => c.name === first);
-  if (!command) {
-    if (first.startsWith('-') && !argv.includes('--help') && !argv.includes('-h')) {
-      deps.stderr.write(`Incorrect Usage: flag provided but not defined: ${first.split('=')[0]}\n`);
-      return 1;
-    }
-    if (first === '--help' || first === '-h') return printHelp(cli, ['--help']);
-    deps.stderr.write(`${NAME}: unknown command "${first}"; valid commands: ${validNames(commands)}\n`);
-    return 1;
-  }
-  if (argv.includes('--help') || argv.includes('-h')) return printHelp(cli, argv);
-  let parsed: { args: readonly string[]; options: Record<string, unknown> };
+  const command = match.command;
+  if (!command) return unknownCommand(deps, commands, '', first);
+  const rest = argv.slice(match.words);
+  if (rest.some(isHelpFlag)) return print(deps, commandHelp(command));
   try {
-    parsed = cli.parse(['node', NAME, ...argv], { run: false });
-    if (command.allowUnknownOptions) {
-      // Everything after the command that is not one of its own flags is handed over as written.
-      parsed = { args: argv.slice(1).filter((a) => !(a.startsWith('-') && isKnownFlag(command, a))), options: parsed.options };
-    } else {
-      cli.matchedCommand?.checkUnknownOptions();
-    }
-  } catch (error) {
-    const unknown = argv.slice(1).find((a) => a.startsWith('-') && !isKnownFlag(command, a));
-    deps.stderr.write(`Incorrect Usage: ${unknown ? `flag provided but not defined: ${unknown.split('=')[0]}` : errorMessage(error)}\n`);
-    return 1;
-  }
-  try {
-    const { '--': _rest, ...options } = parsed.options;
-    const typed = coerceBooleans(command, rawOptionValues(command, argv, options));
-    const result = await command.run({ args: parsed.args.slice(0), options: typed }, deps);
+    const input = parseInput(command, rest);
+    const result = await command.run(input, deps);
     if (result.stdout) deps.stdout.write(result.stdout);
     if (result.stderr) deps.stderr.write(result.stderr);
     return result.exitCode;
@@ -71,8 +54,76 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   }
 }
 
-function printHelp(cli: ReturnType<typeof cac>, argv: string[]): number {
-  cli.parse(['node', NAME, ...argv], { run: false });
+function parseInput(command: AnyCommand, rest: string[]): { args: string[]; options: Record<string, unknown> } {
+  const { format, args: withoutOutput } = command.output ? takeOutputFlag(rest) : { format: undefined, args: rest };
+  const unknown = withoutOutput.find((a) => a.startsWith('-') && a !== '--' && !isKnownFlag(command, a));
+  if (unknown && !command.allowUnknownOptions) {
+    const names = command.options.map((o) => `--${o.flag.replace(/^--/, '').split(' ')[0]}`);
+    if (command.output) names.push('-o');
+    const near = didYouMean(flagName(unknown), names);
+    throw new AgentError('ANC_USAGE', `flag provided but not defined: ${flagName(unknown)}${near ? ` (did you mean ${near}?)` : ''}`, {
+      hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.`,
+    });
+  }
+  const cli = cac(PROGRAM);
+  const registered = cli.command(`${command.name} [...args]`);
+  for (const option of command.options) registered.option(option.flag, option.description);
+  let parsed: { args: readonly string[]; options: Record<string, unknown> };
+  try {
+    parsed = cli.parse(['node', PROGRAM, command.name, ...withoutOutput], { run: false });
+  } catch (error) {
+    throw new AgentError('ANC_USAGE', errorMessage(error), { hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.` });
+  }
+  // Fail-open commands get everything that is not one of their own flags, as written.
+  const args = command.allowUnknownOptions
+    ? withoutOutput.filter((a) => !(a.startsWith('-') && isKnownFlag(command, a)))
+    : [...parsed.args];
+  const max = maxPositionals(command);
+  if (args.length > max && !command.allowUnknownOptions) {
+    throw new AgentError('ANC_USAGE', `unexpected ${command.name} arguments: ${args.slice(max).join(' ')}`, {
+      hint: `Run \`${PROGRAM} ${command.name} --help\` for its usage.`,
+    });
+  }
+  const { '--': _rest, ...options } = parsed.options;
+  const typed = coerceBooleans(command, rawOptionValues(command, ['', ...withoutOutput], options));
+  if (command.output) typed.output = outputFormat(format);
+  return { args, options: typed };
+}
+
+/** How many positional arguments the usage line allows (`<old> <new>` = 2, `[...args]` = any). */
+function maxPositionals(command: AnyCommand): number {
+  const spec = command.args ?? '';
+  if (spec.includes('...')) return Number.POSITIVE_INFINITY;
+  return spec.split(/\s+/).filter(Boolean).length;
+}
+
+function showHelp(words: string[], deps: Deps, commands: readonly AnyCommand[]): number {
+  const target = words.filter((w) => !isHelpFlag(w));
+  if (target.length === 0) return print(deps, groupHelp('', commands));
+  const match = matchCommandWords(target, commands);
+  if (match.words < target.length || match.words === 0) {
+    const group = target.slice(0, match.words).join(' ');
+    return unknownCommand(deps, commands, group, target[match.words]!);
+  }
+  return print(deps, match.command ? commandHelp(match.command) : groupHelp(match.group!, commands));
+}
+
+function unknownCommand(deps: Deps, commands: readonly AnyCommand[], group: string, word: string): number {
+  const candidates = groupOf(group, commands).children.map((c) => c.word);
+  const near = didYouMean(word, candidates);
+  const typed = group ? `${group} ${word}` : word;
+  const suggestion = near ? `did you mean "${group ? `${group} ${near}` : near}"?` : `valid commands: ${candidates.join(', ')}`;
+  deps.stderr.write(`${PROGRAM}: unknown command "${typed}"; ${suggestion}\nhint: Run \`${PROGRAM}${group ? ` ${group}` : ''} --help\` to see the commands.\n`);
+  return 1;
+}
+
+function usageError(deps: Deps, message: string, bare = false): number {
+  deps.stderr.write(`${bare ? '' : `${PROGRAM}: `}${message}\nhint: Run \`${PROGRAM} --help\` to see the commands and their flags.\n`);
+  return 1;
+}
+
+function print(deps: Deps, text: string): number {
+  deps.stdout.write(text);
   return 0;
 }
 
@@ -82,6 +133,7 @@ export function reportError(error: unknown, deps: Deps): number {
     ? error
     : new AgentError('ANC_INTERNAL', `unexpected error: ${errorMessage(error)}`, { cause: error });
   deps.log.error('aks-node-controller failed', { error: agentError.message, code: agentError.code });
-  deps.stderr.write(`${NAME}: ${agentError.message}\nhint: ${agentError.hint}\n`);
+  const usage = agentError.code === 'ANC_USAGE' && agentError.message.startsWith('flag provided');
+  deps.stderr.write(`${usage ? 'Incorrect Usage: ' : `${PROGRAM}: `}${agentError.message}\nhint: ${agentError.hint}\n`);
   return agentError.exitCode;
 }

@@ -26,6 +26,12 @@ export const customDataCommand = {
     { flag: '--raw', description: 'Print the decoded document instead of base64', boolean: true },
     { flag: '--decode', description: 'Read custom data (base64 or decoded, any format) and print the embedded configuration', boolean: true },
   ],
+  readOnly: true,
+  examples: [
+    ['custom-data node.json', 'base64 custom data for the VM model (boothook + cloud-config)'],
+    ['custom-data --format ignition --raw node.json', 'the decoded Ignition document (Flatcar)'],
+    ['custom-data --decode customdata.txt', 'the configuration a VM was given'],
+  ],
   async run(input, deps) {
     const text = readInput(input.args[0], deps, input.options.decode === true);
     const cd = await import('../provision/custom-data.ts');

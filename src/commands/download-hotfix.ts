@@ -5,7 +5,6 @@ const DEFAULT_TIMEOUT_SECONDS = 240; // D4; mirrored by hotfix/download.ts DEFAU
 
 export const downloadHotfixCommand = {
   name: 'download-hotfix',
-  args: '[...args]',
   description: 'Download the requested hotfix binary',
   options: [
     { flag: '--timeout <seconds>', description: `Overall deadline for the whole download (default ${DEFAULT_TIMEOUT_SECONDS})` },

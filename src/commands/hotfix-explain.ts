@@ -1,4 +1,6 @@
+// `hotfix explain [-o text|json|yaml]`: which hotfix download-hotfix would install, and why.
 import type { Command } from './command.ts';
+import { type OutputFormat, render } from './output.ts';
 
 export const hotfixExplainCommand = {
   name: 'hotfix explain',
@@ -6,6 +8,12 @@ export const hotfixExplainCommand = {
   options: [
     { flag: '--current-version <version>', description: 'Version to decide for (default: this binary\'s version)' },
     { flag: '--pointer <file>', description: 'Pointer file to read (default: the on-node hotfix pointer)' },
+  ],
+  output: true,
+  readOnly: true,
+  examples: [
+    ['hotfix explain', 'the decision for this node: its pointer file and this binary\'s version'],
+    ['hotfix explain -o json --pointer pointer.json --current-version 202604.01.0', 'a pointer you are about to publish, for a given image'],
   ],
   async run({ options }, deps) {
     const { readPointerFile } = await import('../hotfix/pointer-file.ts');
@@ -15,6 +23,6 @@ export const hotfixExplainCommand = {
     const current = options.currentVersion === undefined ? deps.version : String(options.currentVersion);
     const d = decideHotfix(readPointerFile(deps.fs, path), current);
     const out = { current: d.current, base: d.base, resolved: d.resolved, upgrade: d.upgrade, reason: d.reason };
-    return { exitCode: 0, stdout: `${JSON.stringify(out)}\n` };
+    return { exitCode: 0, stdout: await render(options.output, out) };
   },
-} satisfies Command<{ currentVersion?: string | number; pointer?: string }>;
+} satisfies Command<{ currentVersion?: string | number; pointer?: string; output?: OutputFormat }>;

@@ -1,11 +1,30 @@
+// `version [-o text|json|yaml]`: the stamped version. Text is the bare version (what install.sh, the
+// packaging and the hotfix self-test read); `--version` is this command, so both print the same.
+import { BUILD_COMMIT, BUILD_TIME, binaryKind, buildTarget, runtimeVersion } from '../platform/build-info.ts';
 import type { Command } from './command.ts';
+import { type OutputFormat, render } from './output.ts';
 
 export const versionCommand = {
   name: 'version',
-  args: '[...args]',
-  description: 'Print the version',
+  description: 'Print the version (with -o json: commit, build time, target, runtime, baked or hotfix)',
   options: [],
-  async run(_input, deps) {
-    return { exitCode: 0, stdout: `${deps.version}\n` };
+  output: true,
+  readOnly: true,
+  examples: [
+    ['version', 'the bare version, for scripts'],
+    ['version -o json', 'everything about this build, and whether it is the baked or the hotfix binary'],
+  ],
+  async run({ options }, deps) {
+    if (options.output === 'text') return { exitCode: 0, stdout: `${deps.version}\n` };
+    const info = {
+      version: deps.version,
+      commit: BUILD_COMMIT,
+      buildTime: BUILD_TIME,
+      target: buildTarget(),
+      runtime: runtimeVersion(),
+      binary: binaryKind(deps.execPath, deps.paths.hotfixBinary),
+      path: deps.execPath,
+    };
+    return { exitCode: 0, stdout: await render(options.output, info) };
   },
-} satisfies Command<{}>;
+} satisfies Command<{ output?: OutputFormat }>;

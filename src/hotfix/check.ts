@@ -6,6 +6,7 @@ import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
 import { resolveVersion } from './resolve.ts';
+import { startAttrs } from '../platform/build-info.ts';
 
 /** D3: the closed set of outcomes. */
 export type CheckHotfixOutcome = 'configMapRead' | 'noHotfixForBase' | 'customDataFallback' | 'failed';
@@ -22,7 +23,7 @@ export interface CheckHotfixRun {
   fetchConfigMap: () => Promise<string>;
 }
 
-export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version'>;
+export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version' | 'execPath'>;
 
 const TASK = 'CheckHotfix';
 
@@ -31,7 +32,7 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
   const start = deps.clock.now();
   let report: CheckHotfixReport = { outcome: 'failed', error: 'check-hotfix did not finish' };
   try {
-    deps.log.info('aks-node-controller check-hotfix started');
+    deps.log.info('aks-node-controller check-hotfix started', startAttrs(deps));
     if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: run.args.join(' ') });
     report = await checkHotfix(deps, run.fetchConfigMap);
   } catch (error) {

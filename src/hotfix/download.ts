@@ -11,6 +11,7 @@ import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.
 import { deadlineFrom, retryCommand, type Deadline } from './retry.ts';
 import { copyBinaryAlongside, verifyInstalledBinary } from './stage.ts';
 import { expectedBinaryVersion } from './version.ts';
+import { startAttrs } from '../platform/build-info.ts';
 
 /** Closed outcome set. `exit` null = the failing package manager's exit code (spec 1.4). */
 export const DOWNLOAD_OUTCOMES = {
@@ -52,7 +53,7 @@ const OUTCOME_FOR_REASON: Record<HotfixReason, DownloadOutcome> = {
 export async function downloadHotfix(deps: Deps, options: DownloadOptions): Promise<number> {
   const start = deps.clock.now();
   const seen = { target: '' };
-  deps.log.info('aks-node-controller hotfix download started');
+  deps.log.info('aks-node-controller hotfix download started', startAttrs(deps));
   let report: Report;
   try {
     report = await download(deps, options, seen);

@@ -10,6 +10,7 @@ import { prepareConfig } from './config-file.ts';
 import { execute } from './execute.ts';
 import { nbcCommand } from './nbc.ts';
 import { CONFIG_ERROR_EXIT_CODE, writeCompleteFileOnError, type ProvisionResult } from './status.ts';
+import { startAttrs } from '../platform/build-info.ts';
 
 export interface ProvisionRequest {
   provisionConfig?: string;
@@ -99,7 +100,7 @@ function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } 
 
 export async function provision(req: ProvisionRequest, deps: Deps): Promise<ProvisionOutcome> {
   const start = deps.clock.now();
-  deps.log.info('aks-node-controller started', { task: 'Provision' });
+  deps.log.info('aks-node-controller started', { task: 'Provision', ...startAttrs(deps) });
   deps.events.emit({ task: 'Provision', message: 'Starting', level: 'Informational', start, end: start });
   if (req.showSecrets && !req.dryRun) deps.log.warn('--show-secrets has no effect without --dry-run');
   let outcome: StepOutcome & { hint?: string };

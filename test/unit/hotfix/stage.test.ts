@@ -61,8 +61,11 @@ test('explain: defaults to own version and the on-node pointer', async () => {
   const d = fakeDeps({ version: '202604.01.0' });
   try {
     put(d.paths.hotfixPointer, '{"hotfixes":{"202604.01":"202604.01.1"}}');
-    const r = await hotfixExplainCommand.run({ args: [], options: {} }, d);
-    assert.equal(r, { exitCode: 0, stdout: '{"current":"202604.01.0","base":"202604.01","resolved":"202604.01.1","upgrade":true,"reason":"upgrade"}\n' });
+    const r = await hotfixExplainCommand.run({ args: [], options: { output: 'json' } }, d);
+    assert.is(r.exitCode, 0);
+    assert.equal(JSON.parse(r.stdout!), { current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade' });
+    const text = await hotfixExplainCommand.run({ args: [], options: {} }, d);
+    assert.match(text.stdout!, /^current: 202604\.01\.0\nbase: 202604\.01\nresolved: 202604\.01\.1\nupgrade: true\nreason: upgrade\n$/);
   } finally {
     d.cleanup();
   }
@@ -71,9 +74,9 @@ test('explain: --current-version and a relative --pointer', async () => {
   const d = fakeDeps();
   try {
     put(`${d.cwd}/p.json`, '{"version":"202604.01.1"}');
-    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: 'dev', pointer: 'p.json' } }, d);
+    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: 'dev', pointer: 'p.json', output: 'json' } }, d);
     assert.equal(JSON.parse(r.stdout!), { current: 'dev', base: null, resolved: '202604.01.1', upgrade: false, reason: 'compare-failed' });
-    const none = await hotfixExplainCommand.run({ args: [], options: { pointer: '/nonexistent/x.json' } }, d);
+    const none = await hotfixExplainCommand.run({ args: [], options: { pointer: '/nonexistent/x.json', output: 'json' } }, d);
     assert.is(JSON.parse(none.stdout!).reason, 'no-request');
   } finally {
     d.cleanup();
