@@ -27,7 +27,7 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   // `--version` is the `version` command, so both print the same text.
   if (argv[0] === '--version' || argv[0] === '-v') argv = ['version', ...argv.slice(1)];
   const first = argv[0];
-  if (first === undefined) return usageError(deps, `missing command; run \`${PROGRAM} --help\` for the list`);
+  if (first === undefined) return usageError(deps, `missing command; valid commands: ${groupOf('', commands).children.map((c) => c.word).join(', ')}`);
   if (first === 'help' || first === 'h' || isHelpFlag(first)) return showHelp(argv.slice(1), deps, commands);
   if (first.startsWith('-')) {
     const near = didYouMean(flagName(first), ['--help', '--version']);
@@ -56,10 +56,10 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
 
 function parseInput(command: AnyCommand, rest: string[]): { args: string[]; options: Record<string, unknown> } {
   const { format, args: withoutOutput } = command.output ? takeOutputFlag(rest) : { format: undefined, args: rest };
-  const unknown = withoutOutput.find((a) => a.startsWith('-') && a !== '--' && !isKnownFlag(command, a));
+  const unknown = withoutOutput.find((a) => a.startsWith('-') && a !== '--' && a !== '-' && !isKnownFlag(command, a));
   if (unknown && !command.allowUnknownOptions) {
     const names = command.options.map((o) => `--${o.flag.replace(/^--/, '').split(' ')[0]}`);
-    if (command.output) names.push('-o');
+    if (command.output) names.push('--output');
     const near = didYouMean(flagName(unknown), names);
     throw new AgentError('ANC_USAGE', `flag provided but not defined: ${flagName(unknown)}${near ? ` (did you mean ${near}?)` : ''}`, {
       hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.`,
@@ -69,15 +69,17 @@ function parseInput(command: AnyCommand, rest: string[]): { args: string[]; opti
   const registered = cli.command(`${command.name} [...args]`);
   for (const option of command.options) registered.option(option.flag, option.description);
   let parsed: { args: readonly string[]; options: Record<string, unknown> };
+  // The parser drops a lone `-` (stdin as a file argument); it passes through under another name.
+  const STDIN = '\u0000stdin';
   try {
-    parsed = cli.parse(['node', PROGRAM, command.name, ...withoutOutput], { run: false });
+    parsed = cli.parse(['node', PROGRAM, command.name, ...withoutOutput.map((a) => (a === '-' ? STDIN : a))], { run: false });
   } catch (error) {
     throw new AgentError('ANC_USAGE', errorMessage(error), { hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.` });
   }
   // Fail-open commands get everything that is not one of their own flags, as written.
   const args = command.allowUnknownOptions
     ? withoutOutput.filter((a) => !(a.startsWith('-') && isKnownFlag(command, a)))
-    : [...parsed.args];
+    : parsed.args.map((a) => (a === STDIN ? '-' : String(a)));
   const max = maxPositionals(command);
   if (args.length > max && !command.allowUnknownOptions) {
     throw new AgentError('ANC_USAGE', `unexpected ${command.name} arguments: ${args.slice(max).join(' ')}`, {

@@ -10,12 +10,14 @@ import { downloadHotfixCommand } from './download-hotfix.ts';
 import { hotfixExplainCommand } from './hotfix-explain.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
+import { statusCommand } from './status.ts';
 import { versionCommand } from './version.ts';
 
 export const COMMANDS: readonly AnyCommand[] = [
   provisionCommand,
   provisionWaitCommand,
   versionCommand,
+  statusCommand,
   downloadHotfixCommand,
   checkHotfixCommand,
   hotfixExplainCommand,
