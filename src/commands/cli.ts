@@ -1,17 +1,15 @@
 // run(argv, deps): the whole CLI in-process (STYLE 8.1). Finds the command in the table (groups and
 // did-you-mean from command-tree.ts), parses its flags with cac, runs it, and turns results and
 // AgentErrors into output and one exit code. Help is generated from the table (help.ts).
-import { cac } from 'cac';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
-import { coerceBooleans, isKnownFlag, normaliseFlag, rawOptionValues, takeOutputFlag } from './argv.ts';
+import { normaliseFlag } from './argv.ts';
 import type { AnyCommand } from './command.ts';
-import { didYouMean, groupOf, matchCommandWords, PROGRAM } from './command-tree.ts';
-import { commandHelp, groupHelp } from './help.ts';
-import { outputFormat } from './output.ts';
+import { didYouMean, groupOf, matchCommandWords, PROGRAM } from '../cli/command-tree.ts';
+import { commandHelp, groupHelp } from '../cli/help.ts';
+import { parseInput } from '../cli/parse.ts';
 
 const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
-const flagName = (arg: string) => arg.split('=')[0]!;
 
 /** Whether argv runs a read-only command: no node log file and no events (main decides the Deps by it). */
 export function isReadOnlyInvocation(rawArgv: readonly string[], commands: readonly AnyCommand[]): boolean {
@@ -30,8 +28,8 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   if (first === undefined) return usageError(deps, `missing command; valid commands: ${groupOf('', commands).children.map((c) => c.word).join(', ')}`);
   if (first === 'help' || first === 'h' || isHelpFlag(first)) return showHelp(argv.slice(1), deps, commands);
   if (first.startsWith('-')) {
-    const near = didYouMean(flagName(first), ['--help', '--version']);
-    return usageError(deps, `Incorrect Usage: flag provided but not defined: ${flagName(first)}${near ? ` (did you mean ${near}?)` : ''}`, true);
+    const near = didYouMean(first.split('=')[0]!, ['--help', '--version']);
+    return usageError(deps, `Incorrect Usage: flag provided but not defined: ${first.split('=')[0]}${near ? ` (did you mean ${near}?)` : ''}`, true);
   }
   const match = matchCommandWords(argv, commands);
   if (match.group !== undefined) {
@@ -52,51 +50,6 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   } catch (error) {
     return reportError(error, deps);
   }
-}
-
-function parseInput(command: AnyCommand, rest: string[]): { args: string[]; options: Record<string, unknown> } {
-  const { format, args: withoutOutput } = command.output ? takeOutputFlag(rest) : { format: undefined, args: rest };
-  const unknown = withoutOutput.find((a) => a.startsWith('-') && a !== '--' && a !== '-' && !isKnownFlag(command, a));
-  if (unknown && !command.allowUnknownOptions) {
-    const names = command.options.map((o) => `--${o.flag.replace(/^--/, '').split(' ')[0]}`);
-    if (command.output) names.push('--output');
-    const near = didYouMean(flagName(unknown), names);
-    throw new AgentError('ANC_USAGE', `flag provided but not defined: ${flagName(unknown)}${near ? ` (did you mean ${near}?)` : ''}`, {
-      hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.`,
-    });
-  }
-  const cli = cac(PROGRAM);
-  const registered = cli.command(`${command.name} [...args]`);
-  for (const option of command.options) registered.option(option.flag, option.description);
-  let parsed: { args: readonly string[]; options: Record<string, unknown> };
-  // The parser drops a lone `-` (stdin as a file argument); it passes through under another name.
-  const STDIN = '\u0000stdin';
-  try {
-    parsed = cli.parse(['node', PROGRAM, command.name, ...withoutOutput.map((a) => (a === '-' ? STDIN : a))], { run: false });
-  } catch (error) {
-    throw new AgentError('ANC_USAGE', errorMessage(error), { hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.` });
-  }
-  // Fail-open commands get everything that is not one of their own flags, as written.
-  const args = command.allowUnknownOptions
-    ? withoutOutput.filter((a) => !(a.startsWith('-') && isKnownFlag(command, a)))
-    : parsed.args.map((a) => (a === STDIN ? '-' : String(a)));
-  const max = maxPositionals(command);
-  if (args.length > max && !command.allowUnknownOptions) {
-    throw new AgentError('ANC_USAGE', `unexpected ${command.name} arguments: ${args.slice(max).join(' ')}`, {
-      hint: `Run \`${PROGRAM} ${command.name} --help\` for its usage.`,
-    });
-  }
-  const { '--': _rest, ...options } = parsed.options;
-  const typed = coerceBooleans(command, rawOptionValues(command, ['', ...withoutOutput], options));
-  if (command.output) typed.output = outputFormat(format);
-  return { args, options: typed };
-}
-
-/** How many positional arguments the usage line allows (`<old> <new>` = 2, `[...args]` = any). */
-function maxPositionals(command: AnyCommand): number {
-  const spec = command.args ?? '';
-  if (spec.includes('...')) return Number.POSITIVE_INFINITY;
-  return spec.split(/\s+/).filter(Boolean).length;
 }
 
 function showHelp(words: string[], deps: Deps, commands: readonly AnyCommand[]): number {

@@ -7,7 +7,7 @@ import type { ConfigDiff } from '../config/rollout.ts';
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
 import { loadConfigFile } from './config-input.ts';
-import { type OutputFormat, render } from './output.ts';
+import { type OutputFormat, render } from '../cli/output.ts';
 
 /** The exit code of each decision (documented in --help, docs/config.md and the man page). */
 export const DIFF_EXIT_CODES = { none: 0, 'management-drift': 2, rollout: 3 } as const;

@@ -3,7 +3,7 @@
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
 import { loadConfigFile } from './config-input.ts';
-import { type OutputFormat, render } from './output.ts';
+import { type OutputFormat, render } from '../cli/output.ts';
 
 export const configHashCommand = {
   name: 'config hash',

@@ -3,7 +3,7 @@
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from './command.ts';
 import { readConfigFile } from './config-input.ts';
-import { type OutputFormat, render } from './output.ts';
+import { type OutputFormat, render } from '../cli/output.ts';
 
 interface ValidateOptions {
   strict?: boolean;

@@ -1,6 +1,6 @@
 // `hotfix explain [-o text|json|yaml]`: which hotfix download-hotfix would install, and why.
 import type { Command } from './command.ts';
-import { type OutputFormat, render } from './output.ts';
+import { type OutputFormat, render } from '../cli/output.ts';
 
 export const hotfixExplainCommand = {
   name: 'hotfix explain',
@@ -23,6 +23,6 @@ export const hotfixExplainCommand = {
     const current = options.currentVersion === undefined ? deps.version : String(options.currentVersion);
     const d = decideHotfix(readPointerFile(deps.fs, path), current);
     const out = { current: d.current, base: d.base, resolved: d.resolved, upgrade: d.upgrade, reason: d.reason };
-    return { exitCode: 0, stdout: await render(options.output, out) };
+    return { exitCode: 0, stdout: await render(options.output, out, undefined, { compactJson: true }) };
   },
 } satisfies Command<{ currentVersion?: string | number; pointer?: string; output?: OutputFormat }>;

@@ -28,7 +28,7 @@ export const provisionCommand = {
   // --dry-run only prints: no node log, no events, runs as any user.
   readOnly: (argv) => argv.some((a) => a === '--dry-run' || a === '--dry-run=true'),
   examples: [
-    ['provision --provision-config=/opt/azure/containers/aks-node-controller-config.json', 'what the launcher runs at boot'],
+    ['provision --provision-config=node.json', 'what the launcher runs at boot (with the node configuration file)'],
     ['provision --dry-run --provision-config=node.json', 'the command and environment it would run, secrets redacted (works anywhere)'],
   ],
   exitCodes: [

@@ -2,7 +2,7 @@
 // packaging and the hotfix self-test read); `--version` is this command, so both print the same.
 import { BUILD_COMMIT, BUILD_TIME, binaryKind, buildTarget, runtimeVersion } from '../platform/build-info.ts';
 import type { Command } from './command.ts';
-import { type OutputFormat, render } from './output.ts';
+import { type OutputFormat, render } from '../cli/output.ts';
 
 export const versionCommand = {
   name: 'version',
