@@ -1,6 +1,7 @@
 // The command table. Adding a subcommand = one file in commands/ plus one line here.
 import type { AnyCommand } from './command.ts';
 import { checkHotfixCommand } from './check-hotfix.ts';
+import { completionCommand } from './completion.ts';
 import { configDiffCommand } from './config-diff.ts';
 import { configHashCommand } from './config-hash.ts';
 import { configSchemaCommand } from './config-schema.ts';
@@ -8,6 +9,7 @@ import { configValidateCommand } from './config-validate.ts';
 import { customDataCommand } from './custom-data.ts';
 import { downloadHotfixCommand } from './download-hotfix.ts';
 import { hotfixExplainCommand } from './hotfix-explain.ts';
+import { manpageCommand } from './manpage.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
 import { statusCommand } from './status.ts';
@@ -26,4 +28,6 @@ export const COMMANDS: readonly AnyCommand[] = [
   configHashCommand,
   configDiffCommand,
   customDataCommand,
+  completionCommand,
+  manpageCommand,
 ];
