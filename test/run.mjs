@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The whole test suite: type-check, unit tests, build of the host binary, end-to-end tests against
+// The whole test suite: lint and format check (Biome), type-check, unit tests, build of the host binary, end-to-end tests against
 // the compiled binary in sandbox roots. Ends with one line `N passed, N failed` (uvu prints none).
 //
 //   node test/run.mjs                 everything
@@ -111,8 +111,8 @@ function e2eFiles() {
     if (missing.length === 0) run.push(file);
     else process.stdout.write(`skip: ${file}: ${need[2]} (needs ${missing.map((t) => (t === 'linux' ? 'Linux' : t)).join(', ')})\n`);
   }
-  const escape = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return run.length === 0 ? undefined : `^(${run.map(escape).join('|')})$`;
+  const escapeRegex = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return run.length === 0 ? undefined : `^(${run.map(escapeRegex).join('|')})$`;
 }
 
 if (!process.argv.includes('--no-setup')) {
@@ -128,6 +128,7 @@ const HOST_NODE_PATHS = ['/var/log/azure', '/opt/azure', '/etc/kubernetes', '/va
 const hostBefore = HOST_NODE_PATHS.filter((p) => existsSync(p));
 
 if (!e2eOnly) {
+  countCheck(step('lint and format (biome ci)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']));
   countCheck(step('type-check (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']));
   countUvu('unit', step('unit tests', process.execPath, uvu('test/unit')));
 }
