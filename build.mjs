@@ -79,13 +79,13 @@ function packageBinary(pkg) {
   return join(RUNTIMES_DIR, pkg, 'bin', 'bun');
 }
 
-function hostTarget() {
+export function hostTarget() {
   const target = TARGETS.find((t) => t.os === process.platform && t.arch === process.arch);
   if (!target) fail(`no shipped target for this machine (${process.platform}-${process.arch}); shipped: linux x64/arm64, darwin arm64`);
   return target;
 }
 
-function runtimeFor(target) {
+export function runtimeFor(target) {
   const path = packageBinary(target.pkg);
   if (!existsSync(path)) {
     return { missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed in ${RUNTIMES_DIR} (run npm ci; it is pinned in package-lock.json)` };
@@ -127,7 +127,8 @@ function sizeReport(metafile) {
   return [...byPackage.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `  ${String(v).padStart(8)}  ${k}`).join('\n');
 }
 
-function compile(compiler, bundleFile, target, runtime, outfile) {
+/** Compiles a bundle with the agent's exact runtime and flags (bench/startup.mjs compiles a trivial program so). */
+export function compile(compiler, bundleFile, target, runtime, outfile) {
   execFileSync(
     compiler,
     [
@@ -165,4 +166,4 @@ async function main() {
   }
 }
 
-main().catch((error) => fail(error.message));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main().catch((error) => fail(error.message));

@@ -1,6 +1,7 @@
 // The man page (roff, section 8) generated from the command table: every command with its description,
 // flags, examples and exit codes, then the environment and the files an operator looks at.
 import type { AnyCommand } from '../commands/command.ts';
+import { NODE_PATHS } from '../platform/paths.ts';
 import { PROGRAM } from './command-tree.ts';
 import { commandExitCodes, commandFlags, usageLine } from './help.ts';
 
@@ -34,9 +35,10 @@ export function manPage(commands: readonly AnyCommand[], version: string): strin
     '.TP', '.B AKS_NODE_ROOT', 'Prefix for every on\\-node path (a sandbox root, or a copy of a node\'s files to inspect with status).',
     '.TP', '.B ANC_LOG_STDERR', 'The JSON log lines also go to stderr: 1 always, 0 never. By default node commands echo them when stderr is not a terminal (the journal), read\\-only commands never.',
     '.SH FILES',
-    '.TP', '.I /var/log/azure/aks\\-node\\-controller.log', 'The JSON log of every node command.',
-    '.TP', '.I /var/log/azure/aks/provision.json', 'The provisioning result (ExitCode, Error, Output); status names its exit code.',
-    '.TP', '.I /opt/azure/containers/aks\\-node\\-controller\\-hotfix.json', 'The staged hotfix pointer; hotfix explain shows the decision.',
+    '.TP', `.I ${roff(NODE_PATHS.logFile)}`, 'The JSON log of every node command.',
+    '.TP', `.I ${roff(NODE_PATHS.provisionJson)}`, 'The provisioning result (ExitCode, Error, Output); status names its exit code.',
+    '.TP', `.I ${roff(NODE_PATHS.eventsDir)}`, 'One guest\\-agent event per step; status shows them as a timeline.',
+    '.TP', `.I ${roff(NODE_PATHS.hotfixPointer)}`, 'The staged hotfix pointer; hotfix explain shows the decision.',
     '.SH SEE ALSO',
     `Run \\fB${roff(PROGRAM)} <command> \\-\\-help\\fR for the same information on one command.`,
     '',
