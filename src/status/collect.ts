@@ -29,6 +29,8 @@ export interface StatusReport {
   timeline: TimelineRow[];
   configWarnings: string[];
   notes: string[];
+  /** Where to read more. */
+  files: { agentLog: string; provisionLog: string; events: string; provisionJson: string };
 }
 
 type LogLine = Record<string, unknown> & { msg?: string };
@@ -173,5 +175,11 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
     timeline,
     configWarnings: await configWarnings(deps, notes),
     notes,
+    files: {
+      agentLog: deps.paths.logFile,
+      provisionLog: deps.paths.clusterProvisionLog,
+      events: deps.paths.eventsDir,
+      provisionJson: deps.paths.provisionJson,
+    },
   };
 }

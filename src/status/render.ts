@@ -35,5 +35,14 @@ export function renderStatusText(r: StatusReport): string {
   }
   if (r.provision?.output && r.state === 'failed') out.push('', 'provisioning output (end):', ...r.provision.output.trimEnd().split('\n').slice(-10).map((l) => `  ${l}`));
   if (r.notes.length > 0) out.push('', 'notes:', ...r.notes.map((n) => `  ${n}`));
+  if (r.state !== 'succeeded') {
+    out.push(
+      '',
+      'where to look next:',
+      `  provisioning log  ${r.files.provisionLog}`,
+      `  agent log         ${r.files.agentLog} (journalctl -u aks-node-controller for the launcher)`,
+      `  events            ${r.files.events}`,
+    );
+  }
   return `${out.join('\n')}\n`;
 }
