@@ -10,6 +10,7 @@ export const checkHotfixCommand = {
   options: [],
   allowUnknownOptions: true,
   details: 'Fail-open: extra arguments and flags are logged and ignored, and every failure still exits 0.',
+  examples: [['check-hotfix', 'what the launcher runs at boot when ENABLE_PROVISIONING_HOTFIX=true; `status` shows the outcome']],
   async run({ args }, deps) {
     const { runCheckHotfix } = await import('../hotfix/check.ts');
     const fetchConfigMap = async (): Promise<string> => {

@@ -34,6 +34,13 @@ test('per-command help: description, usage, flags, examples and exit codes', asy
     assert.match(r.stdout, part);
   }
   assert.equal((await run(['help', 'config', 'diff'])).stdout, r.stdout);
+  // Every listed command has all four parts.
+  const all = ['status', 'version', 'provision', 'provision-wait', 'download-hotfix', 'check-hotfix', 'hotfix explain', 'config validate', 'config schema', 'config hash', 'config diff', 'custom-data', 'completion'];
+  for (const name of all) {
+    const help = await run([...name.split(' '), '--help']);
+    assert.is(help.exitCode, 0, name);
+    for (const part of ['Usage:', 'Flags:', 'Examples:', 'Exit codes:']) assert.ok(help.stdout.includes(`\n${part}\n`), `${name}: ${part}`);
+  }
 });
 
 test('typos: did you mean <command>, <subcommand>, <flag>; each error is one line plus hint:', async () => {
