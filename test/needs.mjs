@@ -12,7 +12,7 @@ export const E2E_NEEDS = [
   ['vhd/custom-data', ['linux', 'cloud-init'], 'cloud-init applies the custom data'],
   ['vhd/image', ['linux', 'systemd-analyze'], 'the image: systemd checks the unit, the launcher runs the agent'],
   ['vhd/launcher', ['linux', 'shellcheck'], 'the node launcher (bash on Linux)'],
-  ['vhd/operators', ['linux', 'systemd-analyze', 'dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'rpmlint'], 'install.sh, the unit and the packages'],
+  ['vhd/operators', ['linux', 'systemd-analyze', 'dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'rpmlint', 'zsh'], 'install.sh, the unit, the packages, completion'],
   ['status/boot-status', ['linux'], 'a failed boot through the node launcher'],
   ['check-hotfix/kubectl', ['kubectl'], 'kubectl against the apiserver stand-in'],
 ];

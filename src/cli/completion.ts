@@ -8,13 +8,13 @@ import { OUTPUT_FORMATS } from './output.ts';
 interface Node {
   path: string;
   words: string[];
-  /** `word:description` for zsh. */
+  /** `word:description` for zsh's _describe (it splits at the first colon, so descriptions may hold more). */
   described: string[];
   group: boolean;
 }
 
 const flagWords = (command: AnyCommand) => commandFlags(command).flatMap((o) => o.flag.split(/[ ,]+/).filter((w) => w.startsWith('-')));
-const zshQuote = (text: string) => `'${text.replace(/'/g, `'\\''`).replace(/:/g, '\\:')}'`;
+const zshQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 function nodes(commands: readonly AnyCommand[]): Node[] {
   const groups = new Set<string>(['']);

@@ -13,7 +13,7 @@ interface CustomDataOptions {
 
 function readInput(file: string | undefined, deps: Deps, decode: boolean): string {
   if (!file) throw new AgentError('ANC_USAGE', 'custom-data needs a file: custom-data [--format mime|cloud-config|ignition] [--raw] <config-file>');
-  const path = file.startsWith('/') ? file : `${deps.cwd}/${file}`;
+  const path = file === '-' || file.startsWith('/') ? file : `${deps.cwd}/${file}`;
   return readConfigFile(deps, path, decode ? 'custom data file' : 'configuration file');
 }
 

@@ -112,7 +112,7 @@ test('version -o json: version, commit, build time, target, runtime, binary bake
   assert.is(staged.binary, 'hotfix');
 });
 
-test('config diff: exit code by decision, old -> new values, secrets never shown, - reads stdin', async () => {
+test('config diff: exit code by decision, old -> new values, secrets never shown, - reads stdin (custom-data too)', async () => {
   const old = sandbox.write('/work/old.json', CONFIG);
   const drift = sandbox.write('/work/drift.json', JSON.stringify({ ...JSON.parse(CONFIG), bootstrappingConfig: { tlsBootstrappingToken: 'sekrit.token123' }, kubeBinaryConfig: { podInfraContainerImageUrl: 'mcr/pause:3.10' } }));
   const rollout = sandbox.write('/work/rollout.json', JSON.stringify({ ...JSON.parse(CONFIG), vmSize: 'Standard_D4s_v3' }));
@@ -128,6 +128,9 @@ test('config diff: exit code by decision, old -> new values, secrets never shown
   const stdin = spawnSync(BIN, ['config', 'diff', old, '-'], { input: CONFIG.replace('D2s', 'D8s'), env: baseEnv(sandbox.root), encoding: 'utf8' });
   assert.is(stdin.status, 3, stdin.stderr);
   assert.match(stdin.stdout, /vmSize: "Standard_D2s_v3" -> "Standard_D8s_v3"/);
+  const rendered = spawnSync(BIN, ['custom-data', '--raw', '-'], { input: CONFIG, env: baseEnv(sandbox.root), encoding: 'utf8' });
+  assert.is(rendered.status, 0, rendered.stderr);
+  assert.match(rendered.stdout, /^MIME-Version: 1\.0\r?\n/);
   const missing = await run(['config', 'diff', old, '/nonexistent.json']);
   assert.is(missing.exitCode, 1);
 });
