@@ -62,6 +62,21 @@ export function stampVersion(env = process.env, today = new Date()) {
   return `${today.getUTCFullYear()}${pad(today.getUTCMonth() + 1)}.${pad(today.getUTCDate())}.0`;
 }
 
+/**
+ * The commit and its time, stamped for `version -o json`. The commit time (not the wall clock) keeps the
+ * build reproducible; `+dirty` marks uncommitted changes; outside a git checkout both are `unknown`.
+ */
+export function gitCommit() {
+  const git = (...a) => execFileSync('git', a, { cwd: here, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  try {
+    const id = git('rev-parse', '--short=12', 'HEAD');
+    const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+    return { id: dirty ? `${id}+dirty` : id, time: new Date(git('log', '-1', '--format=%cI')).toISOString() };
+  } catch {
+    return { id: 'unknown', time: 'unknown' };
+  }
+}
+
 // Where the @oven/bun-* runtime packages live; ANC_RUNTIMES_DIR overrides it (tests, vendored runtimes).
 const RUNTIMES_DIR = process.env.ANC_RUNTIMES_DIR ? resolve(process.env.ANC_RUNTIMES_DIR) : join(here, 'node_modules');
 
@@ -69,13 +84,13 @@ function packageBinary(pkg) {
   return join(RUNTIMES_DIR, pkg, 'bin', 'bun');
 }
 
-function hostTarget() {
+export function hostTarget() {
   const target = TARGETS.find((t) => t.os === process.platform && t.arch === process.arch);
   if (!target) fail(`no shipped target for this machine (${process.platform}-${process.arch}); shipped: linux x64/arm64, darwin arm64`);
   return target;
 }
 
-function runtimeFor(target) {
+export function runtimeFor(target) {
   const path = packageBinary(target.pkg);
   if (!existsSync(path)) {
     return { missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed in ${RUNTIMES_DIR} (run npm ci; it is pinned in package-lock.json)` };
@@ -83,7 +98,7 @@ function runtimeFor(target) {
   return { path };
 }
 
-async function bundle(outdir, version, pointerKeys) {
+async function bundle(outdir, version, commit, pointerKeys) {
   const outfile = join(outdir, '.build', 'bundle.cjs');
   const result = await build({
     entryPoints: [join(here, 'src', 'main.ts')],
@@ -95,7 +110,12 @@ async function bundle(outdir, version, pointerKeys) {
     treeShaking: true,
     metafile: true,
     legalComments: 'none',
-    define: { __ANC_VERSION__: JSON.stringify(version), __ANC_POINTER_KEYS__: JSON.stringify(pointerKeys) },
+    define: {
+      __ANC_VERSION__: JSON.stringify(version),
+      __ANC_COMMIT__: JSON.stringify(commit.id),
+      __ANC_BUILD_TIME__: JSON.stringify(commit.time),
+      __ANC_POINTER_KEYS__: JSON.stringify(pointerKeys),
+    },
     outfile,
     logLevel: 'warning',
   });
@@ -113,7 +133,8 @@ function sizeReport(metafile) {
   return [...byPackage.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `  ${String(v).padStart(8)}  ${k}`).join('\n');
 }
 
-function compile(compiler, bundleFile, target, runtime, outfile) {
+/** Compiles a bundle with the agent's exact runtime and flags (bench/startup.mjs compiles a trivial program so). */
+export function compile(compiler, bundleFile, target, runtime, outfile) {
   execFileSync(
     compiler,
     [
@@ -133,7 +154,7 @@ async function main() {
   const compilerRuntime = runtimeFor(host);
   if (compilerRuntime.missing) fail(compilerRuntime.missing);
   mkdirSync(join(args.outdir, '.build'), { recursive: true });
-  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, pointerKeys.text);
+  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, gitCommit(), pointerKeys.text);
   const wanted = args.all ? TARGETS : [host];
   const built = [];
   for (const target of wanted) {
@@ -154,4 +175,4 @@ async function main() {
   }
 }
 
-main().catch((error) => fail(error.message));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main().catch((error) => fail(error.message));

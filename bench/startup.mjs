@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Start-up of the compiled agent against the same bundle under node: medians over repeated runs and
-// their ratio, peak memory, and the executable size per target (raw and xz-compressed). Prints only.
+// Start-up of the compiled agent: `version` side by side with a trivial program compiled with the same
+// runtime and flags (the floor any bun executable pays; the target is at most 1.5x that), and against
+// the same bundle under node; medians over interleaved runs in one process (hyperfine when installed,
+// else our own loop), peak memory, and the executable size per target (raw and xz-compressed). Prints only.
 //
 //   node bench/startup.mjs [--runs N] [--no-sizes]
 // Needs `node build.mjs --all` output in dist/ for the size table (built here if missing).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -46,12 +48,36 @@ function peakRssMiB(command, commandArgs) {
   return median(samples);
 }
 
-const compiled = time(bin, ['version']);
-const node = time(process.execPath, [bundle, 'version']);
-console.log(`start-up of \`version\` (median of ${runs} runs)`);
-console.log(`  compiled (bun, bytecode)  ${compiled.toFixed(1)} ms   peak RSS ${peakRssMiB(bin, ['version']).toFixed(1)} MiB`);
-console.log(`  node <bundle>             ${node.toFixed(1)} ms   peak RSS ${peakRssMiB(process.execPath, [bundle, 'version']).toFixed(1)} MiB`);
-console.log(`  ratio node/compiled       ${(node / compiled).toFixed(2)}x`);
+/** A trivial program (prints one line) compiled exactly as build.mjs compiles the agent. */
+async function trivialProgram() {
+  const { compile, hostTarget, runtimeFor } = await import('../build.mjs');
+  const target = hostTarget();
+  const runtime = runtimeFor(target).path;
+  const source = join(root, 'trivial.cjs');
+  writeFileSync(source, "process.stdout.write('202604.01.0\\n');\n");
+  const out = join(root, 'trivial');
+  compile(runtime, source, target, runtime, out);
+  return out;
+}
+
+/** Medians of the commands, measured interleaved in one hyperfine run (or our loop without hyperfine). */
+function side(commands) {
+  const hyperfine = spawnSync('hyperfine', ['--version']).status === 0;
+  if (!hyperfine) return commands.map(([cmd, cmdArgs]) => time(cmd, cmdArgs));
+  const json = join(root, 'hyperfine.json');
+  const shellWords = commands.map(([cmd, cmdArgs]) => [cmd, ...cmdArgs].join(' '));
+  execFileSync('hyperfine', ['-N', '--warmup', '5', '--runs', String(runs), '--export-json', json, ...shellWords], { env, stdio: 'ignore' });
+  return JSON.parse(readFileSync(json, 'utf8')).results.map((r) => r.median * 1000);
+}
+
+const trivial = await trivialProgram();
+const [compiled, floor, node] = side([[bin, ['version']], [trivial, []], [process.execPath, [bundle, 'version']]]);
+console.log(`start-up of \`version\` (median of ${runs} runs, side by side)`);
+console.log(`  compiled agent (bun, bytecode)  ${compiled.toFixed(1)} ms   peak RSS ${peakRssMiB(bin, ['version']).toFixed(1)} MiB`);
+console.log(`  trivial program, same flags     ${floor.toFixed(1)} ms   peak RSS ${peakRssMiB(trivial, []).toFixed(1)} MiB`);
+console.log(`  node <bundle>                   ${node.toFixed(1)} ms   peak RSS ${peakRssMiB(process.execPath, [bundle, 'version']).toFixed(1)} MiB`);
+console.log(`  ratio agent/trivial             ${(compiled / floor).toFixed(2)}x (target <= 1.5x)`);
+console.log(`  ratio node/compiled             ${(node / compiled).toFixed(2)}x`);
 
 if (!args.includes('--no-sizes')) {
   const targets = ['linux-amd64', 'linux-arm64', 'darwin-arm64'];

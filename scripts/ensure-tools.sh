@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Idempotent set-up shared by `npm test` and `npm run demo`: the Debian tools the real-parts tests use
-# (qemu-user, dpkg/apt, rpm/dnf/createrepo_c, lintian, shellcheck, cloud-init, kubectl, hyperfine, gcc) and
-# the npm dependencies (npm ci when node_modules is missing or older than package-lock.json).
-# Only installs what is missing; never touches anything else on the host.
+# (qemu-user, dpkg/apt, rpm/dnf/createrepo_c, lintian, rpmlint, shellcheck, zsh, cloud-init, kubectl, hyperfine,
+# gcc) and the npm dependencies (npm ci when node_modules is missing or older than package-lock.json, then the
+# other platforms' bun runtimes, scripts/install-runtimes.mjs). Only installs what is missing; never
+# touches anything else on the host. On macOS (or any machine without apt-get) it installs nothing with
+# apt: the tests that need the Debian tools skip themselves (test/needs.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
+if [ "$(uname -s)" != Linux ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "ensure-tools: no apt-get on $(uname -s): Debian tools not installed; tests that need them are skipped"
+  skip_apt=true
+else
+  skip_apt=false
+fi
 need=()
 for pair in qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support rpmbuild:rpm createrepo_c:createrepo-c \
-            dnf:dnf apt-ftparchive:apt-utils dpkg-scanpackages:dpkg-dev lintian:lintian shellcheck:shellcheck \
+            dnf:dnf apt-ftparchive:apt-utils dpkg-scanpackages:dpkg-dev lintian:lintian rpmlint:rpmlint shellcheck:shellcheck zsh:zsh \
             cloud-init:cloud-init hyperfine:hyperfine fakeroot:fakeroot cpio:cpio systemd-analyze:systemd \
             kubectl:kubernetes-client gpg:gnupg xz:xz-utils zstd:zstd openssl:openssl logger:bsdutils cc:gcc; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
@@ -16,6 +24,7 @@ done
 [ -x /usr/bin/time ] || need+=(time)
 # The hotfix-safety tests compile small broken agent stand-ins (test/fakes/misbehaving-agent.c).
 [ -f /usr/include/stdio.h ] || need+=(libc6-dev)
+if [ "$skip_apt" = false ]; then
 # The arm64 smoke test runs the linux-arm64 binary under qemu-user with Debian's libc6:arm64 unpacked into a
 # sysroot (test/support/arm64-sysroot.mjs); apt-get download needs the foreign architecture declared.
 updated=false
@@ -29,7 +38,9 @@ if [ "${#need[@]}" -gt 0 ]; then
   [ "$updated" = true ] || apt-get update -qq
   apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "ensure-tools: npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi
+node scripts/install-runtimes.mjs

@@ -1,23 +1,24 @@
 // Entry point: wiring only. Builds the real Deps, runs the CLI in-process and sets process.exitCode
 // (never process.exit, which can cut off piped stdout in the compiled binary).
 import { COMMANDS } from './commands/index.ts';
-import { run } from './commands/cli.ts';
+import { isReadOnlyInvocation, run } from './commands/cli.ts';
 import { createRealDeps } from './platform/deps.ts';
 import { errorMessage } from './platform/errors.ts';
 
 async function main(): Promise<number> {
   // A reader that goes away early (`| head`) is not an error of ours: stop writing, keep the exit code.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => stream.destroy());
+  const argv = process.argv.slice(2);
   let deps;
   try {
-    deps = createRealDeps();
+    deps = createRealDeps({ readOnly: isReadOnlyInvocation(argv, COMMANDS) });
   } catch (error) {
     // Spec 2: a log that cannot be opened is reported on stdout before anything else runs.
     process.stdout.write(`${errorMessage(error)}\n`);
     return 1;
   }
   try {
-    return await run(process.argv.slice(2), deps, COMMANDS);
+    return await run(argv, deps, COMMANDS);
   } finally {
     deps.log.close();
   }

@@ -244,5 +244,8 @@ if [[ "$EXIT_CODE" -eq 0 ]]; then
     log "aks-node-controller completed successfully"
 else
     log "aks-node-controller exited with code ${EXIT_CODE}"
+    # The verdict with the exit code's name, the failing step and the timeline, for the journal and the
+    # serial console (boot diagnostics) without SSH. Read-only; its own failure changes nothing.
+    run_agent "$SELECTED_BIN" status || true
 fi
 exit "$EXIT_CODE"

@@ -5,18 +5,62 @@
 #   <root>/etc/systemd/system/aks-node-controller.service        0644  the unit
 #   <root>/etc/systemd/system/basic.target.wants/aks-node-controller.service -> the unit (= enabled)
 #
-# Usage: vhd/install.sh <image-root> [<binary>]
+# Usage: vhd/install.sh [--arch amd64|arm64] <image-root> [<binary>]   (--help for details)
 #   <binary> defaults to dist/aks-node-controller next to this script's repository.
+# Refuses a binary that is not a Linux executable for the image's architecture (--arch, default: this
+# machine's), and one that does not answer `version` with a YYYYMM.DD.PATCH version (run when it can run
+# here: same architecture, or qemu-user registered for it).
 # Never strip the binary: a stripped bun executable silently turns back into plain bun. Running it inside
 # a chroot of the image needs /proc mounted there (bun aborts without it).
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 <image-root> [<binary>]" >&2
+    echo "usage: $0 [--arch amd64|arm64] <image-root> [<binary>]" >&2
     exit 2
 }
 
+help() {
+    cat <<'HELP'
+install.sh: install aks-node-controller into an image root, as an image (VHD) build does.
+
+Usage: vhd/install.sh [--arch amd64|arm64] <image-root> [<binary>]
+
+  <image-root>  the root of the image being built (never /)
+  <binary>      the agent for the image (default: dist/aks-node-controller of this checkout)
+  --arch A      the image's architecture: amd64 or arm64 (default: this machine's)
+
+Installs <root>/opt/azure/containers/aks-node-controller (0755), the launcher (0755) and the systemd unit
+(0644), enabled through basic.target.wants. Refuses a binary that is not a Linux executable for the
+architecture, or that does not answer `version` (checked when it can run here).
+
+Exit codes: 0 installed, 1 refused or failed, 2 usage.
+HELP
+    exit 0
+}
+
+ARCH=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -h|--help) help ;;
+        --arch) [[ $# -ge 2 ]] || usage; ARCH="$2"; shift 2 ;;
+        --arch=*) ARCH="${1#--arch=}"; shift ;;
+        -*) echo "install.sh: unknown flag $1" >&2; usage ;;
+        *) break ;;
+    esac
+done
 [[ $# -ge 1 && $# -le 2 ]] || usage
+if [[ -z "$ARCH" ]]; then
+    case "$(uname -m)" in
+        x86_64|amd64) ARCH=amd64 ;;
+        aarch64|arm64) ARCH=arm64 ;;
+        *) echo "install.sh: cannot tell the image architecture from $(uname -m); pass --arch" >&2; exit 2 ;;
+    esac
+fi
+case "$ARCH" in
+    amd64) WANT_MACHINE="3e00" ;;   # ELF e_machine EM_X86_64, little endian
+    arm64) WANT_MACHINE="b700" ;;   # EM_AARCH64
+    *) echo "install.sh: --arch must be amd64 or arm64, not ${ARCH}" >&2; exit 2 ;;
+esac
 ROOT="${1%/}"
 [[ -n "$ROOT" ]] || { echo "install.sh: refusing to install into / (pass an image root)" >&2; exit 2; }
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,6 +68,30 @@ BINARY="${2:-${HERE}/../dist/aks-node-controller}"
 
 [[ -d "$ROOT" ]] || { echo "install.sh: image root ${ROOT} is not a directory" >&2; exit 1; }
 [[ -f "$BINARY" ]] || { echo "install.sh: binary ${BINARY} not found (run node build.mjs first)" >&2; exit 1; }
+
+# ELF magic, 64-bit, and the machine field: a darwin (Mach-O) or wrong-architecture build is refused.
+HEADER="$(od -An -tx1 -N20 "$BINARY" | tr -d ' \n')"
+if [[ "${HEADER:0:8}" != "7f454c46" ]]; then
+    echo "install.sh: refusing ${BINARY}: not a Linux executable (no ELF header; a darwin build?)" >&2
+    exit 1
+fi
+if [[ "${HEADER:8:2}" != "02" || "${HEADER:36:4}" != "$WANT_MACHINE" ]]; then
+    echo "install.sh: refusing ${BINARY}: not a linux-${ARCH} executable (ELF class ${HEADER:8:2}, machine ${HEADER:36:4})" >&2
+    exit 1
+fi
+# Does it answer `version`? Run it in a throwaway root with a clean environment (it writes nothing there).
+HOST_ARCH="$(uname -m)"
+if [[ "$ARCH" == amd64 && "$HOST_ARCH" == x86_64 ]] || [[ "$ARCH" == arm64 && "$HOST_ARCH" == aarch64 ]] || [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 && "$ARCH" == arm64 ]]; then
+    SCRATCH="$(mktemp -d)"
+    VERSION_OUT="$(env -i PATH=/usr/bin:/bin AKS_NODE_ROOT="$SCRATCH" timeout 20 "$BINARY" version 2>&1)" || VERSION_OUT="failed: ${VERSION_OUT}"
+    rm -rf "$SCRATCH"
+    if [[ ! "$VERSION_OUT" =~ ^[0-9]{6}\.[0-9]{2}\.[0-9]+$ ]]; then
+        echo "install.sh: refusing ${BINARY}: \`version\` did not print a YYYYMM.DD.PATCH version (got: ${VERSION_OUT:0:200})" >&2
+        exit 1
+    fi
+else
+    echo "install.sh: cannot run a linux-${ARCH} binary on ${HOST_ARCH}: version check skipped"
+fi
 
 CONTAINERS="${ROOT}/opt/azure/containers"
 UNIT_DIR="${ROOT}/etc/systemd/system"

@@ -1,5 +1,5 @@
-// Turning argv into what cac parses and back into what commands get: Go-style flags, two-word command
-// names, raw option values, `--flag=true|false` booleans.
+// Turning argv into what cac parses and back into what commands get: Go-style flags, the `-o` output
+// flag, raw option values, `--flag=true|false` booleans.
 import { AgentError, clip } from '../platform/errors.ts';
 import type { AnyCommand } from './command.ts';
 
@@ -8,13 +8,25 @@ export function normaliseFlag(arg: string): string {
   return /^-[a-zA-Z][\w-]+(=.*)?$/.test(arg) && !/^-[a-zA-Z]$/.test(arg.split('=')[0]!) ? '-' + arg : arg;
 }
 
-/** Multi-word commands (`config validate`, `hotfix pointer sign`) become one argv word, as cac names them. */
-export function joinCommandWords(argv: string[], commands: readonly AnyCommand[]): string[] {
-  for (const n of [3, 2]) {
-    const words = argv.length >= n ? argv.slice(0, n).join(' ') : '';
-    if (commands.some((c) => c.name === words)) return [words, ...argv.slice(n)];
+/**
+ * Takes `-o F`, `-o=F`, `--output F` and `--output=F` out of a command's arguments (the last one wins).
+ * A flag without its value leaves `format` as '' so the caller reports it.
+ */
+export function takeOutputFlag(args: readonly string[]): { format: string | undefined; args: string[] } {
+  let format: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      rest.push(...args.slice(i));
+      break;
+    }
+    const inline = /^(?:-o|--output)=(.*)$/.exec(arg);
+    if (inline) format = inline[1]!;
+    else if (arg === '-o' || arg === '--output') format = args[++i] ?? '';
+    else rest.push(arg);
   }
-  return argv;
+  return { format, args: rest };
 }
 
 const optionKey = (flag: string) => flag.replace(/^--/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());

@@ -1,68 +1,49 @@
-// run(argv, deps): the whole CLI in-process (STYLE 8.1). Parses with cac, dispatches to the command
-// table, turns results and AgentErrors into output and one exit code.
-import { cac } from 'cac';
+// run(argv, deps): the whole CLI in-process (STYLE 8.1). Finds the command in the table (groups and
+// did-you-mean from command-tree.ts), parses its flags with cac, runs it, and turns results and
+// AgentErrors into output and one exit code. Help is generated from the table (help.ts).
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
+import { normaliseFlag } from './argv.ts';
 import type { AnyCommand } from './command.ts';
-import { coerceBooleans, isKnownFlag, joinCommandWords, normaliseFlag, rawOptionValues } from './argv.ts';
+import { didYouMean, groupOf, matchCommandWords, PROGRAM } from '../cli/command-tree.ts';
+import { commandHelp, groupHelp } from '../cli/help.ts';
+import { parseInput } from '../cli/parse.ts';
 
-const NAME = 'aks-node-controller';
+const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
 
-function validNames(commands: readonly AnyCommand[]): string {
-  return commands.filter((c) => !c.hidden).map((c) => c.name).join(', ');
+/** Whether argv runs a read-only command: no node log file and no events (main decides the Deps by it). */
+export function isReadOnlyInvocation(rawArgv: readonly string[], commands: readonly AnyCommand[]): boolean {
+  const argv = rawArgv.map(normaliseFlag);
+  const match = matchCommandWords(argv[0] === '--version' || argv[0] === '-v' ? ['version'] : argv, commands);
+  if (!match.command) return true; // help, groups, typos: nothing runs
+  const readOnly = match.command.readOnly;
+  return typeof readOnly === 'function' ? readOnly(argv.slice(match.words)) : readOnly === true;
 }
 
 export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyCommand[]): Promise<number> {
-  const argv = joinCommandWords(rawArgv.map(normaliseFlag), commands);
+  let argv = rawArgv.map(normaliseFlag);
+  // `--version` is the `version` command, so both print the same text.
+  if (argv[0] === '--version' || argv[0] === '-v') argv = ['version', ...argv.slice(1)];
   const first = argv[0];
-  if (first === '--version' || first === '-v') {
-    deps.stdout.write(`${NAME} version ${deps.version}\n`);
-    return 0;
+  if (first === undefined) return usageError(deps, `missing command; valid commands: ${groupOf('', commands).children.map((c) => c.word).join(', ')}`);
+  if (first === 'help' || first === 'h' || isHelpFlag(first)) return showHelp(argv.slice(1), deps, commands);
+  if (first.startsWith('-')) {
+    const near = didYouMean(first.split('=')[0]!, ['--help', '--version']);
+    return usageError(deps, `Incorrect Usage: flag provided but not defined: ${clip(first.split('=')[0]!)}${near ? ` (did you mean ${near}?)` : ''}`, true);
   }
-  const cli = cac(NAME);
-  cli.usage('<command> [options]');
-  for (const command of commands) {
-    const registered = cli.command(`${command.name} ${command.args ?? ''}`.trim(), command.hidden ? '' : command.description);
-    for (const option of command.options) registered.option(option.flag, option.description);
+  const match = matchCommandWords(argv, commands);
+  if (match.group !== undefined) {
+    const next = argv[match.words];
+    if (next === undefined || isHelpFlag(next)) return print(deps, groupHelp(match.group, commands));
+    return unknownCommand(deps, commands, match.group, next);
   }
-  cli.help();
-  if (first === undefined) {
-    deps.stderr.write(`${NAME}: missing command; valid commands: ${validNames(commands)}\n`);
-    return 1;
-  }
-  if (first === 'help' || first === 'h') {
-    const target = argv[1] ? commands.find((c) => c.name === argv[1]) : undefined;
-    return printHelp(cli, target ? [target.name, '--help'] : ['--help']);
-  }
-  const command = commands.find((c) => c.name === first);
-  if (!command) {
-    if (first.startsWith('-') && !argv.includes('--help') && !argv.includes('-h')) {
-      deps.stderr.write(`Incorrect Usage: flag provided but not defined: ${clip(first.split('=')[0]!)}\n`);
-      return 1;
-    }
-    if (first === '--help' || first === '-h') return printHelp(cli, ['--help']);
-    deps.stderr.write(`${NAME}: unknown command "${clip(first)}"; valid commands: ${validNames(commands)}\n`);
-    return 1;
-  }
-  if (argv.includes('--help') || argv.includes('-h')) return printHelp(cli, argv);
-  let parsed: { args: readonly string[]; options: Record<string, unknown> };
+  const command = match.command;
+  if (!command) return unknownCommand(deps, commands, '', first);
+  const rest = argv.slice(match.words);
+  if (rest.some(isHelpFlag)) return print(deps, commandHelp(command));
   try {
-    parsed = cli.parse(['node', NAME, ...argv], { run: false });
-    if (command.allowUnknownOptions) {
-      // Everything after the command that is not one of its own flags is handed over as written.
-      parsed = { args: argv.slice(1).filter((a) => !(a.startsWith('-') && isKnownFlag(command, a))), options: parsed.options };
-    } else {
-      cli.matchedCommand?.checkUnknownOptions();
-    }
-  } catch (error) {
-    const unknown = argv.slice(1).find((a) => a.startsWith('-') && !isKnownFlag(command, a));
-    deps.stderr.write(`Incorrect Usage: ${unknown ? `flag provided but not defined: ${clip(unknown.split('=')[0]!)}` : clip(errorMessage(error))}\n`);
-    return 1;
-  }
-  try {
-    const { '--': _rest, ...options } = parsed.options;
-    const typed = coerceBooleans(command, rawOptionValues(command, argv, options));
-    const result = await command.run({ args: parsed.args.slice(0), options: typed }, deps);
+    const input = parseInput(command, rest);
+    const result = await command.run(input, deps);
     if (result.stdout) deps.stdout.write(result.stdout);
     if (result.stderr) deps.stderr.write(result.stderr);
     return result.exitCode;
@@ -71,8 +52,33 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   }
 }
 
-function printHelp(cli: ReturnType<typeof cac>, argv: string[]): number {
-  cli.parse(['node', NAME, ...argv], { run: false });
+function showHelp(words: string[], deps: Deps, commands: readonly AnyCommand[]): number {
+  const target = words.filter((w) => !isHelpFlag(w));
+  if (target.length === 0) return print(deps, groupHelp('', commands));
+  const match = matchCommandWords(target, commands);
+  if (match.words < target.length || match.words === 0) {
+    const group = target.slice(0, match.words).join(' ');
+    return unknownCommand(deps, commands, group, target[match.words]!);
+  }
+  return print(deps, match.command ? commandHelp(match.command) : groupHelp(match.group!, commands));
+}
+
+function unknownCommand(deps: Deps, commands: readonly AnyCommand[], group: string, word: string): number {
+  const candidates = groupOf(group, commands).children.map((c) => c.word);
+  const near = didYouMean(word, candidates);
+  const typed = clip(group ? `${group} ${word}` : word);
+  const suggestion = near ? `did you mean ${group ? `${group} ${near}` : near}?` : `valid commands: ${candidates.join(', ')}`;
+  deps.stderr.write(`${PROGRAM}: unknown command "${typed}"; ${suggestion}\nhint: Run \`${PROGRAM}${group ? ` ${group}` : ''} --help\` to see the commands.\n`);
+  return 1;
+}
+
+function usageError(deps: Deps, message: string, bare = false): number {
+  deps.stderr.write(`${bare ? '' : `${PROGRAM}: `}${message}\nhint: Run \`${PROGRAM} --help\` to see the commands and their flags.\n`);
+  return 1;
+}
+
+function print(deps: Deps, text: string): number {
+  deps.stdout.write(text);
   return 0;
 }
 
@@ -83,6 +89,7 @@ export function reportError(error: unknown, deps: Deps): number {
     : new AgentError('ANC_INTERNAL', `unexpected error: ${errorMessage(error)}`, { cause: error });
   const message = clipEchoes(agentError.message);
   deps.log.error('aks-node-controller failed', { error: message, code: agentError.code });
-  deps.stderr.write(`${NAME}: ${message}\nhint: ${agentError.hint}\n`);
+  const usage = agentError.code === 'ANC_USAGE' && message.startsWith('flag provided');
+  deps.stderr.write(`${usage ? 'Incorrect Usage: ' : `${PROGRAM}: `}${message}\nhint: ${agentError.hint}\n`);
   return agentError.exitCode;
 }

@@ -36,6 +36,19 @@ export interface Command<O = Record<string, unknown>> {
   allowUnknownOptions?: boolean;
   /** Hidden commands are callable but not listed in the help. */
   hidden?: boolean;
+  /** Takes `-o text|json|yaml` (the CLI adds the flag and hands the choice over as `options.output`). */
+  output?: boolean;
+  /**
+   * Reads only: no node log file, no events (works as non-root and on a laptop). A function decides from
+   * the raw arguments (`provision --dry-run`).
+   */
+  readOnly?: boolean | ((argv: readonly string[]) => boolean);
+  /** Longer help text under the description. */
+  details?: string;
+  /** Command lines shown in the help, each with what it does. */
+  examples?: readonly (readonly [commandLine: string, what: string])[];
+  /** Exit codes beyond 0 = success and 1 = error, shown in the help and the man page. */
+  exitCodes?: readonly (readonly [code: number, meaning: string])[];
   run(input: CommandInput<O>, deps: Deps): Promise<CommandResult>;
 }
 

@@ -5,10 +5,10 @@ import type { Configuration } from '../config/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 
-/** `what` names the input in the error ("configuration file", "custom data file"). */
+/** `what` names the input in the error ("configuration file", "custom data file"); `-` is stdin. */
 export function readConfigFile(deps: Deps, file: string, what = 'configuration file'): string {
   try {
-    return deps.fs.readText(file, 'config');
+    return file === '-' ? deps.readStdin() : deps.fs.readText(file, 'config');
   } catch (error) {
     throw new AgentError('ANC_CONFIG_UNREADABLE', `cannot read ${what} ${file}: ${errorMessage(error)}`, { cause: error });
   }

@@ -13,7 +13,7 @@ interface CustomDataOptions {
 
 function readInput(file: string | undefined, deps: Deps, decode: boolean): string {
   if (!file) throw new AgentError('ANC_USAGE', 'custom-data needs a file: custom-data [--format mime|cloud-config|ignition] [--raw] <config-file>');
-  const path = file.startsWith('/') ? file : `${deps.cwd}/${file}`;
+  const path = file === '-' || file.startsWith('/') ? file : `${deps.cwd}/${file}`;
   return readConfigFile(deps, path, decode ? 'custom data file' : 'configuration file');
 }
 
@@ -25,6 +25,12 @@ export const customDataCommand = {
     { flag: '--format <format>', description: 'mime (default: boothook + cloud-config), cloud-config (write_files) or ignition (Flatcar)' },
     { flag: '--raw', description: 'Print the decoded document instead of base64', boolean: true },
     { flag: '--decode', description: 'Read custom data (base64 or decoded, any format) and print the embedded configuration', boolean: true },
+  ],
+  readOnly: true,
+  examples: [
+    ['custom-data node.json', 'base64 custom data for the VM model (boothook + cloud-config)'],
+    ['custom-data --format ignition --raw node.json', 'the decoded Ignition document (Flatcar)'],
+    ['custom-data --decode customdata.txt', 'the configuration a VM was given'],
   ],
   async run(input, deps) {
     const text = readInput(input.args[0], deps, input.options.decode === true);

@@ -6,11 +6,15 @@ const DEFAULT_TIMEOUT_SECONDS = 240; // D4; mirrored by hotfix/download.ts DEFAU
 
 export const downloadHotfixCommand = {
   name: 'download-hotfix',
-  args: '[...args]',
   description: 'Download the requested hotfix binary',
   options: [
     { flag: '--timeout <seconds>', description: `Overall deadline for the whole download (default ${DEFAULT_TIMEOUT_SECONDS})` },
   ],
+  examples: [
+    ['download-hotfix', 'what the launcher runs when a pointer is staged (fail-open: 0 for every skip)'],
+    ['hotfix explain', 'see the decision first, without installing anything'],
+  ],
+  exitCodes: [[100, 'apt-get failed every retry (the package manager\'s own code passes through)']],
   async run({ args, options }, deps) {
     if (args.length > 0) throw new AgentError('ANC_USAGE', `unexpected download-hotfix arguments: ${clip(args.join(' '))}`);
     const timeoutSeconds = options.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : parseSeconds('timeout', options.timeout);

@@ -1,5 +1,8 @@
+// `hotfix explain [-o text|json|yaml]`: which hotfix download-hotfix would install, and why (wave,
+// quarantine), and which binary would run.
 import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
 import type { Command } from './command.ts';
+import { type OutputFormat, render } from '../cli/output.ts';
 
 export const hotfixExplainCommand = {
   name: 'hotfix explain',
@@ -7,6 +10,12 @@ export const hotfixExplainCommand = {
   options: [
     { flag: '--current-version <version>', description: 'Version to decide for (default: this binary\'s version)' },
     { flag: '--pointer <file>', description: 'Pointer file to read (default: the on-node hotfix pointer)' },
+  ],
+  output: true,
+  readOnly: true,
+  examples: [
+    ['hotfix explain', 'the decision for this node: its pointer file and this binary\'s version'],
+    ['hotfix explain -o json --pointer pointer.json --current-version 202604.01.0', 'a pointer you are about to publish, for a given image'],
   ],
   async run({ options }, deps) {
     const { explainHotfix } = await import('../hotfix/explain.ts');
@@ -16,6 +25,6 @@ export const hotfixExplainCommand = {
     if (current.length > ECHO_LIMIT) {
       throw new AgentError('ANC_USAGE', `--current-version is ${current.length} characters long; a version is YYYYMM.DD.PATCH[-REV]`);
     }
-    return { exitCode: 0, stdout: `${JSON.stringify(explainHotfix(deps, path, current))}\n` };
+    return { exitCode: 0, stdout: await render(options.output, explainHotfix(deps, path, current), undefined, { compactJson: true }) };
   },
-} satisfies Command<{ currentVersion?: string | number; pointer?: string }>;
+} satisfies Command<{ currentVersion?: string | number; pointer?: string; output?: OutputFormat }>;

@@ -1,6 +1,6 @@
 // `hotfix pointer render`: hotfix and rollout entries in, the anc-hotfix-version ConfigMap out (YAML or
 // JSON, ready for `kubectl apply -f -` once signed). Writes nothing, needs no node.
-import { AgentError } from '../platform/errors.ts';
+import type { OutputFormat } from '../cli/output.ts';
 import type { Command } from './command.ts';
 
 interface RenderOptions {
@@ -9,7 +9,7 @@ interface RenderOptions {
   serial?: string;
   expires?: string;
   scope?: string[];
-  output?: string;
+  output?: OutputFormat;
 }
 
 export const hotfixPointerRenderCommand = {
@@ -21,11 +21,20 @@ export const hotfixPointerRenderCommand = {
     { flag: '--serial <n>', description: 'Serial, higher than every pointer published before (anti-rollback)' },
     { flag: '--expires <time>', description: 'RFC 3339 expiry, e.g. 2026-12-31T00:00:00Z' },
     { flag: '--scope <key=value>', description: 'cluster, region, subscription or resourceGroup the pointer is for (repeatable; none = every node)', repeatable: true },
-    { flag: '-o, --output <format>', description: 'yaml (default) or json' },
+  ],
+  // -o text|json|yaml (the CLI's one output flag); a manifest's text form is YAML.
+  output: true,
+  readOnly: true,
+  examples: [
+    ['hotfix pointer render --hotfix 202604.01=202604.01.1 --serial 7 --expires 2026-12-31T00:00:00Z', 'a pointer for one image base, every node (YAML)'],
+    ['hotfix pointer render --hotfix 202604.01=202604.01.1 --rollout 202604.01=10:wave-a --serial 8 --expires 2026-12-31T00:00:00Z', 'the same hotfix to a 10% wave'],
+  ],
+  exitCodes: [
+    [0, 'the ConfigMap was printed'],
+    [1, 'usage: a flag missing or malformed (a version that is not a patch of its base, an expiry in the past)'],
   ],
   async run({ options }, deps) {
-    const format = options.output ?? 'yaml';
-    if (format !== 'yaml' && format !== 'json') throw new AgentError('ANC_USAGE', `render prints a manifest: -o yaml or -o json (got "${format}")`, { hint: 'Pass -o yaml (default) or -o json.' });
+    const format = options.output === 'json' ? 'json' : 'yaml';
     const { pointerFieldsFromFlags } = await import('../hotfix/pointer/render.ts');
     const { renderSignedPointer } = await import('../hotfix/pointer/payload.ts');
     const { configMapFor, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');

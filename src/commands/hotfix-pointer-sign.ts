@@ -1,6 +1,7 @@
 // `hotfix pointer sign --key KEY.pem --key-id ID FILE`: adds a DSSE/Ed25519 signature to a rendered
 // ConfigMap and prints it. The private key is read, used and dropped: never printed, logged or echoed.
 import { AgentError } from '../platform/errors.ts';
+import type { OutputFormat } from '../cli/output.ts';
 import type { Command } from './command.ts';
 
 const HELP = { hint: 'Run `aks-node-controller hotfix pointer sign --help` for the flags; docs/pointer-signing.md for the workflow.' };
@@ -9,7 +10,7 @@ import { readConfigFile as readInputFile } from './config-input.ts';
 interface SignOptions {
   key?: string;
   keyId?: string;
-  output?: string;
+  output?: OutputFormat;
 }
 
 export const hotfixPointerSignCommand = {
@@ -19,14 +20,23 @@ export const hotfixPointerSignCommand = {
   options: [
     { flag: '--key <file>', description: 'Ed25519 private key, PEM (PKCS#8)' },
     { flag: '--key-id <id>', description: 'Key id the nodes know this key by (in the baked key set)' },
-    { flag: '-o, --output <format>', description: 'yaml (default) or json' },
+  ],
+  // -o text|json|yaml (the CLI's one output flag); a manifest's text form is YAML.
+  output: true,
+  readOnly: true,
+  examples: [
+    ['hotfix pointer sign --key signing.pem --key-id fleet-2026 pointer.yaml', 'print the signed ConfigMap'],
+    ['hotfix pointer render ... | hotfix pointer sign --key signing.pem --key-id fleet-2026 - | kubectl apply -f -', 'render, sign and publish in one line'],
+  ],
+  exitCodes: [
+    [0, 'the signed ConfigMap was printed'],
+    [1, 'usage, an unreadable file, or a key that is not an Ed25519 private key'],
   ],
   async run({ args, options }, deps) {
     const [file, ...extra] = args;
     if (!file || extra.length > 0) throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs exactly one ConfigMap file: sign --key KEY.pem --key-id ID FILE', HELP);
     if (!options.key || !options.keyId) throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs --key FILE and --key-id ID', HELP);
-    const format = options.output ?? 'yaml';
-    if (format !== 'yaml' && format !== 'json') throw new AgentError('ANC_USAGE', `sign prints a manifest: -o yaml or -o json (got "${format}")`, HELP);
+    const format = options.output === 'json' ? 'json' : 'yaml';
     const { parseConfigMapText, signConfigMap, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');
     const doc = await parseConfigMapText(readInputFile(deps, file, 'ConfigMap'), file);
     const signed = signConfigMap(doc, readInputFile(deps, options.key, 'private key'), String(options.keyId));

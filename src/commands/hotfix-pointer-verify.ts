@@ -1,6 +1,7 @@
 // `hotfix pointer verify FILE | --kubeconfig K`: the node's exact checks on a ConfigMap, and why it would
 // be accepted or rejected. Exit 0 accepted, 1 rejected.
 import { AgentError } from '../platform/errors.ts';
+import type { OutputFormat } from '../cli/output.ts';
 import type { Command } from './command.ts';
 
 const HELP = { hint: 'Run `aks-node-controller hotfix pointer verify --help` for the flags; docs/pointer-signing.md for the workflow.' };
@@ -14,7 +15,7 @@ interface VerifyOptions {
   node?: string[];
   keys?: string;
   at?: string;
-  output?: string;
+  output?: OutputFormat;
 }
 
 export const hotfixPointerVerifyCommand = {
@@ -29,7 +30,16 @@ export const hotfixPointerVerifyCommand = {
     { flag: '--node <key=value>', description: 'A node fact to match the scope against, e.g. region=eastus (repeatable)', repeatable: true },
     { flag: '--keys <file>', description: 'Trust this key set file instead of the keys baked into this binary' },
     { flag: '--at <time>', description: 'Check as of this RFC 3339 time (default: now)' },
-    { flag: '-o, --output <format>', description: 'text (default), json or yaml' },
+  ],
+  output: true,
+  readOnly: true,
+  examples: [
+    ['hotfix pointer verify --mode enforce signed.yaml', 'would a node in enforce mode accept this ConfigMap?'],
+    ['hotfix pointer verify --kubeconfig ~/.kube/config --node region=eastus -o json', "the cluster's pointer, for a node in eastus"],
+  ],
+  exitCodes: [
+    [0, 'accepted: a node would stage this pointer'],
+    [1, 'rejected (the outcome says why), or a usage error'],
   ],
   async run({ args, options }, deps) {
     const { signingMode, SIGNING_MODES } = await import('../hotfix/pointer/gate.ts');
@@ -38,7 +48,6 @@ export const hotfixPointerVerifyCommand = {
     const { factsFromFlags, verifyConfigMap, verifyText } = await import('../hotfix/pointer/verify.ts');
     const { parseConfigMapText } = await import('../hotfix/pointer/configmap.ts');
     const format = options.output ?? 'text';
-    if (!['text', 'json', 'yaml'].includes(format)) throw new AgentError('ANC_USAGE', `unknown output format "${format}"; use text, json or yaml`, HELP);
     if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode)) throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`, HELP);
     const minSerial = Number(options.minSerial ?? '0');
     if (!/^\d+$/.test(options.minSerial ?? '0') || !Number.isSafeInteger(minSerial)) throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);

@@ -1,6 +1,7 @@
 // The command table. Adding a subcommand = one file in commands/ plus one line here.
 import type { AnyCommand } from './command.ts';
 import { checkHotfixCommand } from './check-hotfix.ts';
+import { completionCommand } from './completion.ts';
 import { configDiffCommand } from './config-diff.ts';
 import { configHashCommand } from './config-hash.ts';
 import { configSchemaCommand } from './config-schema.ts';
@@ -12,14 +13,17 @@ import { hotfixFallbackCommand } from './hotfix-fallback.ts';
 import { hotfixPointerRenderCommand } from './hotfix-pointer-render.ts';
 import { hotfixPointerSignCommand } from './hotfix-pointer-sign.ts';
 import { hotfixPointerVerifyCommand } from './hotfix-pointer-verify.ts';
+import { manpageCommand } from './manpage.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
+import { statusCommand } from './status.ts';
 import { versionCommand } from './version.ts';
 
 export const COMMANDS: readonly AnyCommand[] = [
   provisionCommand,
   provisionWaitCommand,
   versionCommand,
+  statusCommand,
   downloadHotfixCommand,
   checkHotfixCommand,
   hotfixExplainCommand,
@@ -32,4 +36,6 @@ export const COMMANDS: readonly AnyCommand[] = [
   configHashCommand,
   configDiffCommand,
   customDataCommand,
+  completionCommand,
+  manpageCommand,
 ];

@@ -2,6 +2,7 @@
 import { clip } from '../platform/errors.ts';
 import { parseSeconds } from './argv.ts';
 import type { Command } from './command.ts';
+import { startAttrs } from '../platform/build-info.ts';
 
 interface ProvisionWaitOptions {
   timeout?: string | number;
@@ -14,14 +15,15 @@ function parseTimeout(value: string | number | undefined): number | undefined {
 
 export const provisionWaitCommand = {
   name: 'provision-wait',
-  args: '[...args]',
   description: 'Wait for provisioning to complete',
   options: [{ flag: '--timeout <seconds>', description: 'give up after this many seconds (default: wait forever)' }],
+  examples: [['provision-wait --timeout 900', 'what the CustomScript extension runs: wait, print provision.json']],
+  exitCodes: [[1, 'provisioning failed, or the timeout passed']],
   async run(input, deps) {
     const timeoutMs = parseTimeout(input.options.timeout);
     const { waitForProvision } = await import('../provision/wait.ts');
     const start = deps.clock.now();
-    deps.log.info('aks-node-controller started', { task: 'ProvisionWait' });
+    deps.log.info('aks-node-controller started', { task: 'ProvisionWait', ...startAttrs(deps) });
     deps.events.emit({ task: 'ProvisionWait', message: 'Starting', level: 'Informational', start, end: start });
     const outcome = await waitForProvision(deps, { timeoutMs });
     const end = deps.clock.now();

@@ -18,7 +18,6 @@ function asPath(value: unknown, flag: string): string | undefined {
 
 export const provisionCommand = {
   name: 'provision',
-  args: '[...args]',
   description: 'Run node provisioning',
   options: [
     { flag: '--provision-config <file>', description: 'path to the provision config file' },
@@ -26,6 +25,17 @@ export const provisionCommand = {
     { flag: '--dry-run', description: 'print the command that would be run without executing it', boolean: true },
     { flag: '--show-secrets', description: 'with --dry-run: print secret values instead of <redacted>', boolean: true },
   ],
+  // --dry-run only prints: no node log, no events, runs as any user.
+  readOnly: (argv) => argv.some((a) => a === '--dry-run' || a === '--dry-run=true'),
+  examples: [
+    ['provision --provision-config=node.json', 'what the launcher runs at boot (with the node configuration file)'],
+    ['provision --dry-run --provision-config=node.json', 'the command and environment it would run, secrets redacted (works anywhere)'],
+  ],
+  exitCodes: [
+    [1, 'configuration or usage error (provision.json records ExitCode 240)'],
+    [255, 'the provisioning script was killed by a signal'],
+  ],
+  details: 'Any other exit code is the provisioning script\'s own (see `status` for its name).',
   async run(input, deps) {
     const provisionConfig = asPath(input.options.provisionConfig, 'provision-config');
     const nbcCmd = asPath(input.options.nbcCmd, 'nbc-cmd');

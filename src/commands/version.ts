@@ -1,14 +1,32 @@
+// `version [-o text|json|yaml]`: the stamped version. Text is the bare version (what install.sh, the
+// packaging and the hotfix self-test read); `--version` is this command, so both print the same.
+import { BUILD_COMMIT, BUILD_TIME, binaryKind, buildTarget, runtimeVersion } from '../platform/build-info.ts';
 import type { Command } from './command.ts';
+import { type OutputFormat, render } from '../cli/output.ts';
 
 export const versionCommand = {
   name: 'version',
-  args: '[...args]',
-  description: 'Print the version (-o json: also the baked hotfix-pointer signing key ids)',
-  options: [{ flag: '-o, --output <format>', description: 'text (default) or json' }],
+  description: 'Print the version (with -o json: commit, build time, target, runtime, baked or hotfix, pointer key ids)',
+  options: [],
+  output: true,
+  readOnly: true,
+  examples: [
+    ['version', 'the bare version, for scripts'],
+    ['version -o json', 'everything about this build, and whether it is the baked or the hotfix binary'],
+  ],
   async run({ options }, deps) {
-    if (options.output !== 'json') return { exitCode: 0, stdout: `${deps.version}\n` };
+    if (options.output === 'text') return { exitCode: 0, stdout: `${deps.version}\n` };
     const { bakedKeys } = await import('../hotfix/pointer/keys.ts');
-    const pointerKeyIds = bakedKeys().map((k) => k.keyid);
-    return { exitCode: 0, stdout: `${JSON.stringify({ version: deps.version, pointerKeyIds })}\n` };
+    const info = {
+      version: deps.version,
+      commit: BUILD_COMMIT,
+      buildTime: BUILD_TIME,
+      target: buildTarget(),
+      runtime: runtimeVersion(),
+      binary: binaryKind(deps.execPath, deps.paths.hotfixBinary),
+      path: deps.execPath,
+      pointerKeyIds: bakedKeys().map((k) => k.keyid),
+    };
+    return { exitCode: 0, stdout: await render(options.output, info) };
   },
-} satisfies Command<{ output?: string }>;
+} satisfies Command<{ output?: OutputFormat }>;

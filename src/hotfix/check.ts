@@ -11,6 +11,7 @@ import { emptyPointer, mergePointer, parsePointer, serializePointer, type Hotfix
 import type { Verdict } from './pointer/gate.ts';
 import { resolveVersion } from './resolve.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
+import { startAttrs } from '../platform/build-info.ts';
 
 /** D3: the closed set of outcomes; the last five are pointer-signing rejections (docs/pointer-signing.md). */
 export type CheckHotfixOutcome =
@@ -32,7 +33,7 @@ export interface CheckHotfixRun {
 }
 
 /** `env`: ANC_HOTFIX_POINTER_SIGNING, as the launcher passes it from enabled_features.sh (docs/pointer-signing.md). */
-export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version' | 'env'>;
+export type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'log' | 'events' | 'clock' | 'version' | 'env' | 'execPath'>;
 
 const TASK = 'CheckHotfix';
 
@@ -44,7 +45,7 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
   const start = deps.clock.now();
   let report: CheckHotfixReport = { outcome: 'failed', error: 'check-hotfix did not finish' };
   try {
-    deps.log.info('aks-node-controller check-hotfix started');
+    deps.log.info('aks-node-controller check-hotfix started', startAttrs(deps));
     removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.pointer, start);
     if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: clip(run.args.join(' ')) });
     report = await withinTotalBound(deps, run.fetchConfigMap, run.totalBoundMs ?? CHECK_TOTAL_BOUND_MS);

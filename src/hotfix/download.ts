@@ -14,6 +14,7 @@ import { deadlineFrom, retryCommand, type Deadline } from './retry.ts';
 import { nodeEligibility } from './switch/eligibility.ts';
 import { promoteWithHealthGate } from './switch/gate.ts';
 import { expectedBinaryVersion } from './version.ts';
+import { startAttrs } from '../platform/build-info.ts';
 
 /** Closed outcome set. `exit` null = the failing package manager's exit code (spec 1.4). */
 export const DOWNLOAD_OUTCOMES = {
@@ -60,7 +61,7 @@ const OUTCOME_FOR_REASON: Record<HotfixReason, DownloadOutcome> = {
 export async function downloadHotfix(deps: Deps, options: DownloadOptions): Promise<number> {
   const start = deps.clock.now();
   const seen = { target: '' };
-  deps.log.info('aks-node-controller hotfix download started');
+  deps.log.info('aks-node-controller hotfix download started', startAttrs(deps));
   removeLeftoverTemps(deps, dirname(deps.paths.hotfixBinary), TEMP_PREFIX.hotfixBinary, start);
   let report: Report;
   try {

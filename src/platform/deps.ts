@@ -1,9 +1,10 @@
 // The world as the commands see it: one Deps object built in main and passed down (STYLE 7).
 // Tests build their own with fakes; nothing below main reads process.env or process.argv.
+import { readFileSync } from 'node:fs';
 import { createRealClock, type Clock } from './clock.ts';
 import { createEventSink, type EventSink } from './events.ts';
 import { createRealFileSystem, type FileSystem } from './fs.ts';
-import { openLogger, type Logger } from './log.ts';
+import { logToStderr, openLogger, type Logger } from './log.ts';
 import { resolveNodePaths, type NodePaths } from './paths.ts';
 import { createRealProcessRunner, type ProcessRunner } from './proc.ts';
 import { forwardingTerminationSignals } from './signals.ts';
@@ -27,6 +28,8 @@ export interface Deps {
   events: EventSink;
   stdout: OutputStream;
   stderr: OutputStream;
+  /** All of stdin as text (a `-` file argument). */
+  readStdin(): string;
   /** Runs `body` with SIGTERM/SIGINT/SIGHUP turned into an abort of its signal (provision forwards them). */
   withTerminationSignals: typeof forwardingTerminationSignals;
 }
@@ -44,13 +47,20 @@ declare const __ANC_VERSION__: string | undefined;
 /** The version esbuild stamped into the bundle (build.mjs), or `dev` when running from source. */
 export const BUILD_VERSION: string = typeof __ANC_VERSION__ === 'string' ? __ANC_VERSION__ : 'dev';
 
-export function createRealDeps(): Deps {
+export interface RealDepsOptions {
+  /** A read-only command: no node log file, no events, log lines on stderr only on request. */
+  readOnly: boolean;
+}
+
+export function createRealDeps(options: RealDepsOptions = { readOnly: false }): Deps {
   const env = process.env;
   const paths = resolveNodePaths(env.AKS_NODE_ROOT);
   const clock = createRealClock();
   const stdout = { write: (text: string | Uint8Array) => void process.stdout.write(text) };
   const stderr = { write: (text: string | Uint8Array) => void process.stderr.write(text) };
   const log = openLogger({
+    toFile: !options.readOnly,
+    toStderr: logToStderr(env.ANC_LOG_STDERR, process.stderr.isTTY === true, options.readOnly),
     logDir: paths.logDir,
     logFile: paths.logFile,
     cwd: process.cwd(),
@@ -67,9 +77,10 @@ export function createRealDeps(): Deps {
     proc: createRealProcessRunner(),
     clock,
     log,
-    events: createEventSink(paths.eventsDir, clock, log),
+    events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log, BUILD_VERSION),
     stdout,
     stderr,
+    readStdin: () => readFileSync(0, 'utf8'),
     withTerminationSignals: forwardingTerminationSignals,
   };
 }

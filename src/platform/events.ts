@@ -24,7 +24,12 @@ export interface EventSink {
   emit(event: AgentEvent): void;
 }
 
-export function renderEvent(event: AgentEvent): string {
+/**
+ * `version` is the agent's own version: the reference writes a constant "1.23" there (spec 3), which
+ * says nothing; the field is free text for the guest agent, and a node's events must say which build
+ * (baked or hotfix) produced them.
+ */
+export function renderEvent(event: AgentEvent, version: string): string {
   const start = formatEventTime(event.start);
   const end = formatEventTime(event.end);
   const durationMs = Math.trunc(event.end.getTime() - event.start.getTime());
@@ -32,7 +37,7 @@ export function renderEvent(event: AgentEvent): string {
   return goJson({
     Timestamp: start,
     OperationId: end,
-    Version: '1.23',
+    Version: version,
     TaskName: `AKS.AKSNodeController.${event.task}`,
     EventLevel: event.level,
     Message: event.message === '' ? timing : `${event.message} | ${timing}`,
@@ -41,14 +46,14 @@ export function renderEvent(event: AgentEvent): string {
   });
 }
 
-export function createEventSink(eventsDir: string, clock: Clock, log: Logger): EventSink {
+export function createEventSink(eventsDir: string, clock: Clock, log: Logger, version: string): EventSink {
   return {
     emit(event) {
       try {
         mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
         // Whole or nothing (temp, fsync, rename): the guest agent never picks up a 0-byte or cut-off
         // event, even on a full disk. The temp name does not end in .json, so it is never read as one.
-        atomicWrite(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event), { mode: 0o644, tempPrefix: TEMP_PREFIX.event });
+        atomicWrite(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event, version), { mode: 0o644, tempPrefix: TEMP_PREFIX.event });
       } catch (error) {
         const op = (error as { syscall?: string }).syscall ?? 'write';
         log.error('failed to write guest agent event', { task: event.task, operation: op, error: errorMessage(error) });

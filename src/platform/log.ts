@@ -1,5 +1,6 @@
 // JSON-lines log per spec 2: one object per line with `time`, `level`, `msg`, then the attributes, written
-// to the log file and to stderr. Secrets print as their placeholder (Secret.toJSON).
+// to the log file and, for machines (the journal, a pipe), to stderr. Secrets print as their placeholder
+// (Secret.toJSON). Read-only commands get a logger without a file (they work as non-root, on a laptop).
 import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { formatLogTime } from './clock.ts';
@@ -29,6 +30,10 @@ export function renderLogLine(now: Date, level: LogLevel, msg: string, attrs: Lo
 }
 
 export interface LogSinkOptions {
+  /** false: no log file at all (read-only commands); `file` is then ''. */
+  toFile: boolean;
+  /** Echo every line to stderr (the journal under systemd, a pipe, or on request). */
+  toStderr: boolean;
   logDir: string;
   logFile: string;
   cwd: string;
@@ -43,6 +48,7 @@ export class LogSetupError extends Error {}
  * to `aks-node-controller.log` in the working directory. Failing to open the file is fatal (spec 2).
  */
 export function openLogger(options: LogSinkOptions): Logger {
+  if (!options.toFile) return stderrLogger(options);
   let file = options.logFile;
   try {
     mkdirSync(options.logDir, { recursive: true, mode: 0o755 });
@@ -68,7 +74,7 @@ export function openLogger(options: LogSinkOptions): Logger {
     } catch {
       // The log must never take the agent down; stderr still gets the line.
     }
-    options.writeStderr(line);
+    if (options.toStderr) options.writeStderr(line);
   };
   return {
     file,
@@ -83,4 +89,28 @@ export function openLogger(options: LogSinkOptions): Logger {
       }
     },
   };
+}
+
+function stderrLogger(options: LogSinkOptions): Logger {
+  const write = (level: LogLevel, msg: string, attrs?: LogAttrs) => {
+    if (options.toStderr) options.writeStderr(renderLogLine(options.now(), level, msg, attrs));
+  };
+  return {
+    file: '',
+    info: (msg, attrs) => write('INFO', msg, attrs),
+    warn: (msg, attrs) => write('WARN', msg, attrs),
+    error: (msg, attrs) => write('ERROR', msg, attrs),
+    close() {},
+  };
+}
+
+/**
+ * When log lines also go to stderr: ANC_LOG_STDERR=1 asks for them, =0 silences them; otherwise the
+ * agent's node commands echo them when stderr is not a terminal (systemd's journal, the launcher's
+ * pipe), and read-only commands never do (a person or a CI job reads their stderr).
+ */
+export function logToStderr(setting: string | undefined, stderrIsTerminal: boolean, readOnly: boolean): boolean {
+  if (setting === '1') return true;
+  if (setting === '0') return false;
+  return !readOnly && !stderrIsTerminal;
 }

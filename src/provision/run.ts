@@ -13,6 +13,7 @@ import { execute } from './execute.ts';
 import { nbcCommand } from './nbc.ts';
 import { launcherFallsBack, markScriptsStarted } from './scripts-marker.ts';
 import { CONFIG_ERROR_EXIT_CODE, writeCompleteFileOnError, type ProvisionResult } from './status.ts';
+import { startAttrs } from '../platform/build-info.ts';
 
 export interface ProvisionRequest {
   provisionConfig?: string;
@@ -114,7 +115,7 @@ function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } 
 
 export async function provision(req: ProvisionRequest, deps: Deps): Promise<ProvisionOutcome> {
   const start = deps.clock.now();
-  deps.log.info('aks-node-controller started', { task: 'Provision', version: deps.version, dryRun: req.dryRun });
+  deps.log.info('aks-node-controller started', { task: 'Provision', ...startAttrs(deps), dryRun: req.dryRun });
   // D9: a dry run (the hotfix health gate's self-test, for one) writes nothing, events included.
   const emit: Deps['events']['emit'] = (event) => (req.dryRun ? undefined : deps.events.emit(event));
   if (!req.dryRun) {

@@ -36,6 +36,8 @@ export interface FakeDepsOptions {
   run?: (spec: RunSpec) => Promise<RunResult> | RunResult;
   which?: ProcessRunner['which'];
   now?: () => Date;
+  /** What the command reads from stdin. */
+  stdin?: string;
 }
 
 export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
@@ -74,6 +76,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     events: { emit: (e) => void emitted.push(e) },
     stdout: { write: (t) => void out.push(String(t)) },
     stderr: { write: (t) => void err.push(String(t)) },
+    readStdin: () => options.stdin ?? '',
     withTerminationSignals: forwardingTerminationSignals,
     logs,
     emitted,

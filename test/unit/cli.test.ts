@@ -3,15 +3,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { run } from '../../src/commands/cli.ts';
+import { isReadOnlyInvocation, run } from '../../src/commands/cli.ts';
 import { COMMANDS } from '../../src/commands/index.ts';
 import { fakeDeps } from '../fakes/deps.ts';
 
-test('version and --version print the Deps version', async () => {
+test('version and --version print the same text: the Deps version', async () => {
   const deps = fakeDeps({ version: '202604.01.5' });
   assert.is(await run(['version'], deps, COMMANDS), 0);
   assert.is(await run(['--version'], deps, COMMANDS), 0);
-  assert.equal(deps.out, ['202604.01.5\n', 'aks-node-controller version 202604.01.5\n']);
+  assert.equal(deps.out, ['202604.01.5\n', '202604.01.5\n']);
   deps.cleanup();
 });
 
@@ -30,7 +30,7 @@ test('flag values stay text exactly as typed (no number coercion of versions)', 
   const deps = fakeDeps();
   const pointer = join(deps.cwd, 'pointer.json');
   writeFileSync(pointer, '{"hotfixes":{"202604.10":"202604.10.3"}}');
-  assert.is(await run(['hotfix', 'explain', '--current-version', '202604.10', `--pointer=${pointer}`], deps, COMMANDS), 0);
+  assert.is(await run(['hotfix', 'explain', '-o', 'json', '--current-version', '202604.10', `--pointer=${pointer}`], deps, COMMANDS), 0);
   assert.is(JSON.parse(deps.out.join('')).current, '202604.10');
   deps.cleanup();
 });
@@ -40,9 +40,32 @@ test('usage errors: unknown command, unknown flag, bad boolean value', async () 
   assert.is(await run(['nope'], deps, COMMANDS), 1);
   assert.is(await run(['provision', '--nope'], deps, COMMANDS), 1);
   assert.is(await run(['provision', '--dry-run=maybe', '--provision-config=x'], deps, COMMANDS), 1);
-  assert.match(deps.err.join(''), /unknown command "nope"/);
+  assert.match(deps.err.join(''), /unknown command "nope"; valid commands: provision, /);
   assert.match(deps.err.join(''), /flag provided but not defined: --nope/);
   assert.match(deps.err.join(''), /invalid boolean value "maybe" for flag --dry-run/);
+  deps.cleanup();
+});
+
+test('read-only invocations: decided from the command table and, for provision, --dry-run', () => {
+  const cases: [string[], boolean][] = [
+    [['config', 'validate', 'x'], true], [['status'], true], [['version'], true], [['--version'], true], [['hotfix', 'explain'], true],
+    [['provision', '--dry-run', '--provision-config=x'], true], [['provision', '--provision-config=x'], false],
+    [['provision-wait'], false], [['check-hotfix'], false], [['download-hotfix'], false], [['config'], true], [['nope'], true],
+  ];
+  for (const [argv, readOnly] of cases) assert.is(isReadOnlyInvocation(argv, COMMANDS), readOnly, argv.join(' '));
+});
+
+test('three-word commands (a group inside a group) need no change in the CLI', async () => {
+  const deps = fakeDeps();
+  const render = { name: 'hotfix pointer render', description: 'Render a pointer', options: [], run: async () => ({ exitCode: 0, stdout: 'rendered\n' }) };
+  const commands = [...COMMANDS, render];
+  assert.is(await run(['hotfix', 'pointer', 'render'], deps, commands), 0);
+  assert.is(await run(['hotfix'], deps, commands), 0);
+  assert.is(await run(['hotfix', 'pointer'], deps, commands), 0);
+  assert.is(await run(['hotfix', 'pointer', 'rendr'], deps, commands), 1);
+  assert.match(deps.out.join(''), /rendered\n/);
+  assert.match(deps.out.join(''), /\n  pointer +Commands: render\n/);
+  assert.match(deps.err.join(''), /did you mean hotfix pointer render\?/);
   deps.cleanup();
 });
 

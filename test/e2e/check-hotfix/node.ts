@@ -23,7 +23,7 @@ export const ANC_VERSION = (() => {
   const sb = makeSandbox('anc-ver-');
   const out = spawnSync(BIN, ['--version'], { encoding: 'utf8', env: baseEnv(sb.root) });
   sb.cleanup();
-  const match = /version (\d{6}\.\d{2})\.(\d+)/.exec(out.stdout ?? '');
+  const match = /(\d{6}\.\d{2})\.(\d+)/.exec(out.stdout ?? '');
   if (!match) throw new Error(`cannot read the version of ${BIN}: ${out.stdout}${out.stderr}`);
   return { full: `${match[1]}.${match[2]}`, base: match[1]!, target: `${match[1]}.${Number(match[2]) + 1}` };
 })();

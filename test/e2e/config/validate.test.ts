@@ -14,7 +14,7 @@ test('valid: the shared sample config -> exit 0, "valid", nothing on stderr', as
   assert.is(r.exitCode, 0, r.stderr);
   assert.is(r.stdout, `${SAMPLE}: valid (0 errors, 0 warnings)\n`);
   assert.is(r.stderr, '');
-  const json = await run(['config', 'validate', '--json', SAMPLE]);
+  const json = await run(['config', 'validate', '-o', 'json', SAMPLE]);
   assert.is(json.exitCode, 0);
   assert.equal(JSON.parse(json.stdout), { file: SAMPLE, valid: true, strict: false, errors: [], warnings: [] });
 });
@@ -39,7 +39,7 @@ test('broken: several bad fields are all reported with path, found and expected;
   assert.match(r.stdout, 'expected true or false');
   assert.match(r.stdout, 'found "true"');
   assert.not.match(r.stdout, '987654321987');
-  const json = JSON.parse((await run(['config', 'validate', '--json', file])).stdout);
+  const json = JSON.parse((await run(['config', 'validate', '-o', 'json', file])).stdout);
   assert.is(json.valid, false);
   assert.is(json.errors.length, 5);
   for (const e of json.errors) assert.ok(e.path && e.expected && e.found && e.message, JSON.stringify(e));
@@ -72,7 +72,9 @@ test('missing file: exit 1, ANC_CONFIG_UNREADABLE naming the file on stderr', as
   assert.is(r.exitCode, 1);
   assert.is(r.stdout, '');
   assert.match(r.stderr, `cannot read configuration file ${file}`);
-  assert.match(r.stderr, 'ANC_CONFIG_UNREADABLE');
+  // The error code is in the JSON log line, which a read-only command prints on request.
+  const logged = await runAnc(['config', 'validate', file], { root: sandbox.root, env: { ANC_LOG_STDERR: '1' } });
+  assert.match(logged.stderr, '"code":"ANC_CONFIG_UNREADABLE"');
 });
 
 test('config schema prints the committed JSON Schema (draft 2020-12)', async () => {

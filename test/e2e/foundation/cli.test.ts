@@ -15,21 +15,22 @@ test('`version` prints the stamped YYYYMM.DD.PATCH version and a newline', async
   assert.is(r.stderr, '');
 });
 
-test('--version and -v print "aks-node-controller version <V>"', async () => {
-  const version = (await run(['version'])).stdout.trimEnd();
+test('--version and -v print the same text as `version` (one format everywhere)', async () => {
+  const version = (await run(['version'])).stdout;
   for (const flag of ['--version', '-v']) {
     const r = await run([flag]);
     assert.is(r.exitCode, 0);
-    assert.is(r.stdout, `aks-node-controller version ${version}\n`);
+    assert.is(r.stdout, version);
   }
 });
 
-test('no command: exit 1 and one line on stderr naming the valid commands', async () => {
+test('no command: exit 1, one line on stderr naming the valid commands, then its hint', async () => {
   const r = await run([]);
   assert.is(r.exitCode, 1);
   assert.is(r.stdout, '');
   const lines = r.stderr.trimEnd().split('\n');
-  assert.is(lines.length, 1);
+  assert.is(lines.length, 2);
+  assert.match(lines[1]!, /^hint: /);
   for (const name of ['provision', 'provision-wait', 'version', 'download-hotfix', 'check-hotfix']) {
     assert.ok(lines[0]!.includes(name), `missing ${name} in: ${lines[0]}`);
   }
@@ -39,7 +40,8 @@ test('unknown command: exit 1 and the valid commands on stderr', async () => {
   const r = await run(['unknown']);
   assert.is(r.exitCode, 1);
   assert.match(r.stderr, /unknown command "unknown"; valid commands: provision, /);
-  assert.is(r.stderr.trimEnd().split('\n').length, 1);
+  assert.match(r.stderr, /\nhint: Run `aks-node-controller --help`/);
+  assert.is(r.stderr.trimEnd().split('\n').length, 2);
 });
 
 test('--help, -h, help and help <cmd> exit 0 with help text on stdout', async () => {

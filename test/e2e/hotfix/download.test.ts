@@ -137,11 +137,11 @@ test('dnf: legacy pointer -> real dnf --installroot install, verified, staged', 
 
 test('hotfix explain: the decision download-hotfix acts on, from the stamped version and the pointer', async () => {
   const n = node('apt', '{"hotfixes":{"202604.01":"202604.01.1"}}');
-  const own = await runAnc(['hotfix', 'explain'], { root: n.sb.root, bin: n.sb.path(BAKED) });
+  const own = await runAnc(['hotfix', 'explain', '-o', 'json'], { root: n.sb.root, bin: n.sb.path(BAKED) });
   assert.is(own.exitCode, 0, own.stderr);
   const { current, base, resolved, upgrade, reason } = JSON.parse(own.stdout);
   assert.equal({ current, base, resolved, upgrade, reason }, { current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade' });
-  const other = await runAnc(['hotfix', 'explain', '--current-version', '202605.30.0'], { root: n.sb.root, bin: n.sb.path(BAKED) });
+  const other = await runAnc(['hotfix', 'explain', '-o', 'json', '--current-version', '202605.30.0'], { root: n.sb.root, bin: n.sb.path(BAKED) });
   const o = JSON.parse(other.stdout);
   assert.equal([o.current, o.base, o.resolved, o.upgrade, o.reason], ['202605.30.0', '202605.30', '', false, 'not-listed']);
   assert.equal(n.sb.events(), [], 'explain emits no events');

@@ -25,8 +25,8 @@ const SAME = `{"kubelet_config":{"kubelet_flags":{"--node-status-update-frequenc
 const ROTATED = { ...BASE, bootstrappingConfig: { tlsBootstrappingToken: 'zzzzzz.rotated9876543210' } };
 const BUMPED = { ...BASE, kubernetesVersion: '1.31.2' };
 
-test('config hash prints both sha256 hashes as JSON, equal to the library result', async () => {
-  const r = await anc(['config', 'hash', file('base.json', BASE)]);
+test('config hash -o json prints both sha256 hashes, equal to the library result', async () => {
+  const r = await anc(['config', 'hash', '-o', 'json', file('base.json', BASE)]);
   assert.is(r.exitCode, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(Object.keys(out), ['rolloutHash', 'payloadHash']);
@@ -37,45 +37,53 @@ test('config hash prints both sha256 hashes as JSON, equal to the library result
 });
 
 test('key order, spelling, explicit defaults and unknown fields change neither hash', async () => {
-  const a = JSON.parse((await anc(['config', 'hash', file('base.json', BASE)])).stdout);
-  const r = await anc(['config', 'hash', file('same.json', SAME)]);
+  const a = JSON.parse((await anc(['config', 'hash', '-o', 'json', file('base.json', BASE)])).stdout);
+  const r = await anc(['config', 'hash', '-o', 'json', file('same.json', SAME)]);
   assert.is(r.exitCode, 0);
   assert.equal(JSON.parse(r.stdout), a);
   assert.match(r.stderr, /fromTheFuture/, 'the unknown field is reported as a warning');
 });
 
 test('config diff: token rotation is management drift with the ConfigUpdatePending condition', async () => {
-  const r = await anc(['config', 'diff', file('base.json', BASE), file('rotated.json', ROTATED)]);
-  assert.is(r.exitCode, 0, r.stderr);
+  const r = await anc(['config', 'diff', '-o', 'json', file('base.json', BASE), file('rotated.json', ROTATED)]);
+  assert.is(r.exitCode, 2, r.stderr);
   assert.equal(JSON.parse(r.stdout), {
     decision: 'management-drift',
     rolloutFields: [],
     payloadFields: ['bootstrappingConfig.tlsBootstrappingToken'],
     condition: { type: 'ConfigUpdatePending', reason: 'ManagementConfigDrift' },
+    changes: [{ path: 'bootstrappingConfig.tlsBootstrappingToken', before: '<redacted>', after: '<redacted>' }],
   });
   assert.not.ok(r.stdout.includes('rotated9876543210') || r.stdout.includes(TOKEN), 'no secret values');
 });
 
 test('config diff: a Kubernetes version bump is a rollout naming the field', async () => {
-  const r = await anc(['config', 'diff', file('base.json', BASE), file('bumped.json', BUMPED)]);
-  assert.equal(JSON.parse(r.stdout), { decision: 'rollout', rolloutFields: ['kubernetesVersion'], payloadFields: [] });
+  const r = await anc(['config', 'diff', '-o', 'json', file('base.json', BASE), file('bumped.json', BUMPED)]);
+  assert.is(r.exitCode, 3);
+  assert.equal(JSON.parse(r.stdout), {
+    decision: 'rollout',
+    rolloutFields: ['kubernetesVersion'],
+    payloadFields: [],
+    changes: [{ path: 'kubernetesVersion', before: '"1.30.4"', after: '"1.31.2"' }],
+  });
 });
 
 test('config diff: equivalent documents are none', async () => {
-  const r = await anc(['config', 'diff', file('base.json', BASE), file('same.json', SAME)]);
-  assert.equal(JSON.parse(r.stdout), { decision: 'none', rolloutFields: [], payloadFields: [] });
+  const r = await anc(['config', 'diff', '-o', 'json', file('base.json', BASE), file('same.json', SAME)]);
+  assert.is(r.exitCode, 0);
+  assert.equal(JSON.parse(r.stdout), { decision: 'none', rolloutFields: [], payloadFields: [], changes: [] });
 });
 
-test('config diff --human prints a readable summary', async () => {
-  const drift = await anc(['config', 'diff', '--human', file('base.json', BASE), file('rotated.json', ROTATED)]);
-  assert.is(drift.exitCode, 0);
+test('config diff (text) prints a readable summary with old -> new values', async () => {
+  const drift = await anc(['config', 'diff', file('base.json', BASE), file('rotated.json', ROTATED)]);
+  assert.is(drift.exitCode, 2);
   assert.match(drift.stdout, /^decision: management-drift: /);
   assert.match(drift.stdout, /ConfigUpdatePending \(reason ManagementConfigDrift\)/);
-  assert.match(drift.stdout, /payload-only fields \(platform-managed\) \(1\):\n  bootstrappingConfig\.tlsBootstrappingToken\n/);
+  assert.match(drift.stdout, /payload-only fields \(platform-managed\) \(1\):\n  bootstrappingConfig\.tlsBootstrappingToken: <redacted> -> <redacted>\n/);
   assert.not.ok(drift.stdout.includes(TOKEN));
-  const roll = await anc(['config', 'diff', file('base.json', BASE), file('bumped.json', BUMPED), '--human']);
-  assert.match(roll.stdout, /^decision: rollout: .*\nrollout fields \(customer intent\) \(1\):\n  kubernetesVersion\n$/);
-  const none = await anc(['config', 'diff', '--human=true', file('base.json', BASE), file('same.json', SAME)]);
+  const roll = await anc(['config', 'diff', file('base.json', BASE), file('bumped.json', BUMPED), '-o', 'text']);
+  assert.match(roll.stdout, /^decision: rollout: .*\nrollout fields \(customer intent\) \(1\):\n  kubernetesVersion: "1\.30\.4" -> "1\.31\.2"\n$/);
+  const none = await anc(['config', 'diff', '--output=text', file('base.json', BASE), file('same.json', SAME)]);
   assert.match(none.stdout, /^decision: none: /);
 });
 
@@ -101,8 +109,8 @@ test('custom data is byte-identical for two documents with the same payload hash
     "bootstrapping_config":{"tls_bootstrapping_token":"${TOKEN}"},"kubernetes_version":"1.30.4","version":"v1"}`;
   const a = file('base.json', BASE);
   const b = file('reordered.json', reordered);
-  const ha = JSON.parse((await anc(['config', 'hash', a])).stdout);
-  assert.equal(JSON.parse((await anc(['config', 'hash', b])).stdout), ha);
+  const ha = JSON.parse((await anc(['config', 'hash', '-o', 'json', a])).stdout);
+  assert.equal(JSON.parse((await anc(['config', 'hash', '-o', 'json', b])).stdout), ha);
   for (const format of ['mime', 'cloud-config', 'ignition']) {
     const ca = await anc(['custom-data', '--format', format, a]);
     const cb = await anc(['custom-data', '--format', format, b]);
@@ -116,7 +124,7 @@ test('custom data is byte-identical when the only difference is explicit default
   const withDefaults = { ...BASE, isVhd: true, cseTimeout: 900, linuxAdminUsername: 'azureuser' };
   const a = file('base.json', BASE);
   const b = file('explicit-defaults.json', JSON.stringify(withDefaults));
-  assert.equal(JSON.parse((await anc(['config', 'hash', b])).stdout), JSON.parse((await anc(['config', 'hash', a])).stdout));
+  assert.equal(JSON.parse((await anc(['config', 'hash', '-o', 'json', b])).stdout), JSON.parse((await anc(['config', 'hash', '-o', 'json', a])).stdout));
   for (const format of ['mime', 'cloud-config', 'ignition']) {
     const ca = await anc(['custom-data', '--format', format, a]);
     const cb = await anc(['custom-data', '--format', format, b]);

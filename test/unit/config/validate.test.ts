@@ -53,7 +53,7 @@ test('human report: summary line, then one line per problem, errors first', () =
   assert.match(lines[2] ?? '', /^warning: \$\.extra: unknown field/);
 });
 
-test('command: reads the file through deps.fs, --json report, exit codes', async () => {
+test('command: reads the file through deps.fs, -o json report, exit codes', async () => {
   const deps = fakeDeps();
   try {
     const good = join(deps.cwd, 'good.json');
@@ -63,7 +63,7 @@ test('command: reads the file through deps.fs, --json report, exit codes', async
     assert.match(ok.stdout ?? '', 'valid (0 errors, 0 warnings)');
     const bad = join(deps.cwd, 'bad.json');
     writeFileSync(bad, '{"version":"v1","isVhd":"true","cseTimeout":1.5,"clusterConfig":{"vmType":true}}');
-    const r = await configValidateCommand.run({ args: [bad], options: { json: true } }, deps);
+    const r = await configValidateCommand.run({ args: [bad], options: { output: 'json' } }, deps);
     assert.is(r.exitCode, 1);
     const json = JSON.parse(r.stdout ?? '');
     assert.is(json.valid, false);

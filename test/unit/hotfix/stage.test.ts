@@ -61,7 +61,8 @@ test('explain: defaults to own version and the on-node pointer', async () => {
   const d = fakeDeps({ version: '202604.01.0' });
   try {
     put(d.paths.hotfixPointer, '{"hotfixes":{"202604.01":"202604.01.1"}}');
-    const r = await hotfixExplainCommand.run({ args: [], options: {} }, d);
+    const r = await hotfixExplainCommand.run({ args: [], options: { output: 'json' } }, d);
+    assert.is(r.exitCode, 0);
     const wave = { percent: 100, seed: null, cutoff: 1, inWave: true };
     const { identityProblem, ...out } = JSON.parse(r.stdout!);
     assert.equal(out, {
@@ -69,6 +70,8 @@ test('explain: defaults to own version and the on-node pointer', async () => {
       ...wave, quarantine: null, binary: 'baked', binaryPath: d.paths.bakedBinary,
     });
     assert.match(identityProblem, 'product_uuid');
+    const text = await hotfixExplainCommand.run({ args: [], options: {} }, d);
+    assert.match(text.stdout!, /^current: 202604\.01\.0\nbase: 202604\.01\nresolved: 202604\.01\.1\nupgrade: true\nreason: upgrade\n/);
   } finally {
     d.cleanup();
   }
@@ -77,10 +80,10 @@ test('explain: --current-version and a relative --pointer', async () => {
   const d = fakeDeps();
   try {
     put(`${d.cwd}/p.json`, '{"version":"202604.01.1"}');
-    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: 'dev', pointer: 'p.json' } }, d);
+    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: 'dev', pointer: 'p.json', output: 'json' } }, d);
     const { current, base, resolved, upgrade, reason } = JSON.parse(r.stdout!);
     assert.equal({ current, base, resolved, upgrade, reason }, { current: 'dev', base: null, resolved: '202604.01.1', upgrade: false, reason: 'compare-failed' });
-    const none = await hotfixExplainCommand.run({ args: [], options: { pointer: '/nonexistent/x.json' } }, d);
+    const none = await hotfixExplainCommand.run({ args: [], options: { pointer: '/nonexistent/x.json', output: 'json' } }, d);
     assert.is(JSON.parse(none.stdout!).reason, 'no-request');
   } finally {
     d.cleanup();

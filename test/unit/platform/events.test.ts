@@ -2,12 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderEvent } from '../../../src/platform/events.ts';
 
-test('event JSON matches the Go layout byte for byte', () => {
+test('event JSON matches the Go layout byte for byte, with the agent version in Version', () => {
   const start = new Date(2099, 1, 3, 10, 30, 45, 0);
   const end = new Date(2099, 1, 3, 10, 35, 50, 0);
   assert.is(
-    renderEvent({ task: 'Provision', message: 'a <b> & c', level: 'Informational', start, end }),
-    '{"Timestamp":"2099-02-03 10:30:45.000","OperationId":"2099-02-03 10:35:50.000","Version":"1.23",' +
+    renderEvent({ task: 'Provision', message: 'a <b> & c', level: 'Informational', start, end }, '202604.01.1'),
+    '{"Timestamp":"2099-02-03 10:30:45.000","OperationId":"2099-02-03 10:35:50.000","Version":"202604.01.1",' +
       '"TaskName":"AKS.AKSNodeController.Provision","EventLevel":"Informational",' +
       '"Message":"a \\u003cb\\u003e \\u0026 c | startTime=2099-02-03 10:30:45.000 endTime=2099-02-03 10:35:50.000 durationMs=305000",' +
       '"EventPid":"0","EventTid":"0"}',

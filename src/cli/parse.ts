@@ -1,0 +1,56 @@
+// A command's arguments into what its run() gets: `-o` taken out and checked, unknown flags refused with
+// did-you-mean (fail-open commands get them as arguments), flags parsed by cac, extra positional
+// arguments refused.
+import { cac } from 'cac';
+import { coerceBooleans, isKnownFlag, rawOptionValues, takeOutputFlag } from '../commands/argv.ts';
+import type { AnyCommand } from '../commands/command.ts';
+import { AgentError, errorMessage } from '../platform/errors.ts';
+import { didYouMean, PROGRAM } from './command-tree.ts';
+import { outputFormat } from './output.ts';
+
+const flagName = (arg: string) => arg.split('=')[0]!;
+
+export function parseInput(command: AnyCommand, rest: string[]): { args: string[]; options: Record<string, unknown> } {
+  const { format, args: withoutOutput } = command.output ? takeOutputFlag(rest) : { format: undefined, args: rest };
+  const unknown = withoutOutput.find((a) => a.startsWith('-') && a !== '--' && a !== '-' && !isKnownFlag(command, a));
+  if (unknown && !command.allowUnknownOptions) {
+    const names = command.options.map((o) => `--${o.flag.replace(/^--/, '').split(' ')[0]}`);
+    if (command.output) names.push('--output');
+    const near = didYouMean(flagName(unknown), names);
+    throw new AgentError('ANC_USAGE', `flag provided but not defined: ${flagName(unknown)}${near ? ` (did you mean ${near}?)` : ''}`, {
+      hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.`,
+    });
+  }
+  const cli = cac(PROGRAM);
+  const registered = cli.command(`${command.name} [...args]`);
+  for (const option of command.options) registered.option(option.flag, option.description);
+  let parsed: { args: readonly string[]; options: Record<string, unknown> };
+  // The parser drops a lone `-` (stdin as a file argument); it passes through under another name.
+  const STDIN = '\u0000stdin';
+  try {
+    parsed = cli.parse(['node', PROGRAM, command.name, ...withoutOutput.map((a) => (a === '-' ? STDIN : a))], { run: false });
+  } catch (error) {
+    throw new AgentError('ANC_USAGE', errorMessage(error), { hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.` });
+  }
+  // Fail-open commands get everything that is not one of their own flags, as written.
+  const args = command.allowUnknownOptions
+    ? withoutOutput.filter((a) => !(a.startsWith('-') && isKnownFlag(command, a)))
+    : parsed.args.map((a) => (a === STDIN ? '-' : String(a)));
+  const max = maxPositionals(command);
+  if (args.length > max && !command.allowUnknownOptions) {
+    throw new AgentError('ANC_USAGE', `unexpected ${command.name} arguments: ${args.slice(max).join(' ')}`, {
+      hint: `Run \`${PROGRAM} ${command.name} --help\` for its usage.`,
+    });
+  }
+  const { '--': _rest, ...options } = parsed.options;
+  const typed = coerceBooleans(command, rawOptionValues(command, ['', ...withoutOutput], options));
+  if (command.output) typed.output = outputFormat(format);
+  return { args, options: typed };
+}
+
+/** How many positional arguments the usage line allows (`<old> <new>` = 2, `[...args]` = any). */
+function maxPositionals(command: AnyCommand): number {
+  const spec = command.args ?? '';
+  if (spec.includes('...')) return Number.POSITIVE_INFINITY;
+  return spec.split(/\s+/).filter(Boolean).length;
+}

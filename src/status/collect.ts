@@ -1,0 +1,186 @@
+// Gathers what `status` shows from the node's files: provision.json + provision.complete, the events,
+// the agent log, the hotfix pointer and the node configuration. Every source may be missing, partial
+// or unreadable (a boot still running, a non-root user): that becomes a note, never an error.
+import type { Deps } from '../platform/deps.ts';
+import { errorMessage } from '../platform/errors.ts';
+import type { InputKind } from '../platform/input.ts';
+import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
+import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
+
+export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'not-started';
+
+export interface StatusReport {
+  state: BootState;
+  /** One line for people. */
+  summary: string;
+  /** The sandbox root the files were read under ('' on a node). */
+  root: string;
+  provision: { exitCode: NamedExitCode | null; error: string; output: string; execDuration: string; complete: boolean } | null;
+  failingStep: { task: string; message: string; exitCode: NamedExitCode | null } | null;
+  /** Which agent binary ran provision, from its start log line (or its events). */
+  binary: { kind: 'baked' | 'hotfix' | 'unknown'; version: string } | null;
+  hotfix: {
+    pointer: 'present' | 'absent' | 'unreadable';
+    /** download-hotfix's decision for the baked version, as `hotfix explain` gives it. */
+    decision: { current: string; resolved: string; upgrade: boolean; reason: string } | null;
+    staged: boolean;
+    checkHotfix: string | null;
+    downloadHotfix: string | null;
+  };
+  timeline: TimelineRow[];
+  configWarnings: string[];
+  notes: string[];
+  /** Where to read more. */
+  files: { agentLog: string; provisionLog: string; events: string; provisionJson: string };
+}
+
+type LogLine = Record<string, unknown> & { msg?: string };
+const LOG_TAIL_BYTES = 4 * 1024 * 1024;
+
+function readOptional(deps: Deps, path: string, kind: InputKind, notes: string[]): string | undefined {
+  try {
+    return deps.fs.exists(path) ? deps.fs.readText(path, kind) : undefined;
+  } catch (error) {
+    notes.push(`cannot read ${deps.paths.strip(path)}: ${errorMessage(error)}`);
+    return undefined;
+  }
+}
+
+function readEvents(deps: Deps, notes: string[]): RawEvent[] {
+  const dir = deps.paths.eventsDir;
+  let names: string[];
+  try {
+    names = deps.fs.exists(dir) ? deps.fs.readdir(dir).filter((n) => n.endsWith('.json')) : [];
+  } catch (error) {
+    notes.push(`cannot list ${deps.paths.strip(dir)}: ${errorMessage(error)}`);
+    return [];
+  }
+  const events: RawEvent[] = [];
+  for (const file of names) {
+    const text = readOptional(deps, `${dir}/${file}`, 'status', notes);
+    if (text === undefined) continue;
+    try {
+      events.push({ ...(JSON.parse(text) as object), file });
+    } catch {
+      notes.push(`event ${file} is not JSON (written while the node stopped?); skipped`);
+    }
+  }
+  return events;
+}
+
+function readLog(deps: Deps, notes: string[]): LogLine[] {
+  const text = readOptional(deps, deps.paths.logFile, 'status', notes);
+  if (text === undefined) return [];
+  const tail = text.length > LOG_TAIL_BYTES ? text.slice(-LOG_TAIL_BYTES) : text;
+  return tail.split('\n').flatMap((line) => {
+    try {
+      return line.startsWith('{') ? [JSON.parse(line) as LogLine] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => items.filter(match).pop();
+
+async function hotfixDecision(deps: Deps, bakedVersion: string | undefined, notes: string[]): Promise<StatusReport['hotfix']['decision'] | 'unreadable' | null> {
+  if (!deps.fs.exists(deps.paths.hotfixPointer)) return null;
+  try {
+    const [{ readPointerFile }, { decideHotfix }] = await Promise.all([import('../hotfix/pointer-file.ts'), import('../hotfix/resolve.ts')]);
+    const d = decideHotfix(readPointerFile(deps.fs, deps.paths.hotfixPointer), bakedVersion ?? deps.version);
+    return { current: d.current, resolved: d.resolved, upgrade: d.upgrade, reason: d.reason };
+  } catch (error) {
+    notes.push(`hotfix pointer: ${errorMessage(error)}`);
+    return 'unreadable';
+  }
+}
+
+async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
+  const text = readOptional(deps, deps.paths.nodeConfig, 'config', notes);
+  if (text === undefined) return [];
+  const { loadConfiguration } = await import('../config/load.ts');
+  return loadConfiguration(text).issues.map((i) => `${i.severity}: ${i.path}: ${i.message}`);
+}
+
+function parseProvisionJson(text: string | undefined, complete: boolean, notes: string[]): StatusReport['provision'] {
+  if (text === undefined) return null;
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    notes.push('provision.json is not JSON (still being written?)');
+    return { exitCode: null, error: '', output: '', execDuration: '', complete };
+  }
+  const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+  const output = str(json.Output);
+  return {
+    exitCode: json.ExitCode === undefined ? null : (nameExitCode(str(json.ExitCode)) ?? null),
+    error: str(json.Error),
+    output: output.length > 2000 ? `...${output.slice(-2000)}` : output,
+    execDuration: str(json.ExecDuration),
+    complete,
+  };
+}
+
+export async function collectStatus(deps: Deps): Promise<StatusReport> {
+  const notes: string[] = [];
+  const complete = deps.fs.exists(deps.paths.provisionComplete);
+  const provision = parseProvisionJson(readOptional(deps, deps.paths.provisionJson, 'status', notes), complete, notes);
+  const events = readEvents(deps, notes);
+  const timeline = buildTimeline(events);
+  const log = readLog(deps, notes);
+
+  const started = last(log, (l) => l.msg === 'aks-node-controller started' && l.task === 'Provision');
+  const provisionEvent = last(timeline, (r) => r.task === 'Provision');
+  const binary: StatusReport['binary'] = started
+    ? { kind: started.binary === 'hotfix' || started.binary === 'baked' ? started.binary : 'unknown', version: String(started.version ?? 'unknown') }
+    : provisionEvent?.version
+      ? { kind: 'unknown', version: provisionEvent.version }
+      : null;
+  const bakedStart = last(log, (l) => typeof l.msg === 'string' && /check-hotfix started|hotfix download started/.test(l.msg) && l.binary === 'baked');
+  const decision = await hotfixDecision(deps, bakedStart ? String(bakedStart.version) : undefined, notes);
+  const check = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('check-hotfix completed'));
+  const download = last(log, (l) => typeof l.msg === 'string' && /^aks-node-controller hotfix download (finished|failed)/.test(l.msg));
+
+  const exitCode = provision?.exitCode ?? null;
+  const failed = provision !== null && exitCode !== null && exitCode.code !== 0 && (complete || exitCode.code === 240);
+  const state: BootState = failed ? 'failed' : complete && exitCode?.code === 0 ? 'succeeded' : complete || provision || timeline.length > 0 || log.length > 0 ? 'in-progress' : 'not-started';
+  if (complete && !provision) notes.push('provision.complete exists but provision.json does not');
+  // The scripts' last step says more than the agent's own "exited with error" row.
+  const failingRow = failed
+    ? (last(timeline, (r) => !r.agent && r.outcome === 'error') ?? last(timeline, (r) => !r.agent) ?? last(timeline, (r) => r.outcome === 'error'))
+    : undefined;
+  const running = last(timeline, (r) => r.outcome === 'running');
+  const summary =
+    state === 'failed'
+      ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}`
+      : state === 'succeeded'
+        ? `provisioning succeeded${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}`
+        : state === 'in-progress'
+          ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start})` : ''}`
+          : 'provisioning has not started (no status files, events or log)';
+  return {
+    state,
+    summary,
+    root: deps.paths.root,
+    provision,
+    failingStep: failed ? { task: failingRow?.task ?? 'unknown', message: failingRow?.message || provision!.error, exitCode } : null,
+    binary,
+    hotfix: {
+      pointer: decision === 'unreadable' ? 'unreadable' : decision ? 'present' : 'absent',
+      decision: decision === 'unreadable' ? null : decision,
+      staged: deps.fs.exists(deps.paths.hotfixBinary),
+      checkHotfix: check ? String(check.outcome ?? check.msg) : null,
+      downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
+    },
+    timeline,
+    configWarnings: await configWarnings(deps, notes),
+    notes,
+    files: {
+      agentLog: deps.paths.logFile,
+      provisionLog: deps.paths.clusterProvisionLog,
+      events: deps.paths.eventsDir,
+      provisionJson: deps.paths.provisionJson,
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// The guest-agent events of a boot as a timeline: one row per step (task, start, duration, outcome). The
+// agent's `Starting` event and its final event are one row; a step that started and has no final event
+// yet is `running` (an ongoing boot). The scripts' own events are rows of their own. Pure.
+
+export interface RawEvent {
+  /** Event file name: `<unix ns or ms>.json`, the order events were written in. */
+  file: string;
+  Timestamp?: string;
+  OperationId?: string;
+  Version?: string;
+  TaskName?: string;
+  EventLevel?: string;
+  Message?: string;
+}
+
+export interface TimelineRow {
+  task: string;
+  /** `YYYY-MM-DD HH:MM:SS.mmm` as the event says (node-local time). */
+  start: string;
+  /** Whole milliseconds, or null while running. */
+  durationMs: number | null;
+  outcome: 'ok' | 'error' | 'running';
+  message: string;
+  /** An event of aks-node-controller itself (else of the provisioning scripts). */
+  agent: boolean;
+  /** The agent version the event carries (agent events only). */
+  version?: string;
+}
+
+const AGENT_PREFIX = 'AKS.AKSNodeController.';
+
+const eventTime = (text: string | undefined) => (text ? Date.parse(`${text.replace(' ', 'T')}Z`) : Number.NaN);
+
+function durationOf(start: RawEvent, end: RawEvent): number | null {
+  const fromMessage = /durationMs=(\d+)/.exec(end.Message ?? '');
+  if (start === end && fromMessage) return Number(fromMessage[1]);
+  const ms = eventTime(end.OperationId) - eventTime(start.Timestamp);
+  return Number.isFinite(ms) ? Math.max(0, ms) : null;
+}
+
+const messageOf = (event: RawEvent) => (event.Message ?? '').split(' | startTime=')[0]!.replace(/^startTime=.*$/, '');
+
+/** Orders by file name (the write order), numerically. */
+export function sortEvents(events: RawEvent[]): RawEvent[] {
+  const key = (e: RawEvent) => BigInt(/^\d+/.exec(e.file)?.[0] ?? '0');
+  return [...events].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+export function buildTimeline(events: RawEvent[]): TimelineRow[] {
+  const rows: TimelineRow[] = [];
+  const open = new Map<string, { row: TimelineRow; start: RawEvent }>();
+  for (const event of sortEvents(events)) {
+    const name = event.TaskName ?? '(no task name)';
+    const agent = name.startsWith(AGENT_PREFIX);
+    const task = agent ? name.slice(AGENT_PREFIX.length) : name;
+    const message = messageOf(event);
+    const error = event.EventLevel === 'Error';
+    const base = { task, start: event.Timestamp ?? '', message, agent, ...(agent && event.Version ? { version: event.Version } : {}) };
+    if (agent && message === 'Starting') {
+      const row: TimelineRow = { ...base, durationMs: null, outcome: 'running' };
+      rows.push(row);
+      open.set(task, { row, start: event });
+      continue;
+    }
+    const started = agent ? open.get(task) : undefined;
+    if (started) {
+      open.delete(task);
+      Object.assign(started.row, { durationMs: durationOf(started.start, event), outcome: error ? 'error' : 'ok', message });
+      continue;
+    }
+    rows.push({ ...base, durationMs: durationOf(event, event), outcome: error ? 'error' : 'ok' });
+  }
+  return rows;
+}

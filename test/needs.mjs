@@ -1,0 +1,21 @@
+// Which end-to-end test files need tools a Mac (or a machine without the Debian set-up) does not have.
+// test/run.mjs skips a file whose tools are missing from PATH, with one line saying why, so `npm test`
+// runs the unit tests and every portable end-to-end test anywhere. `linux` means the file runs Linux-only
+// parts (the node launcher, systemd, /proc). ANC_HIDE_DEBIAN_TOOLS=1 hides every tool named here from
+// PATH, which proves the portable subset on a Debian machine (`npm run test:portable`).
+
+/** [path under test/e2e (prefix), tools it needs, why]. */
+export const E2E_NEEDS = [
+  ['boot/', ['linux', 'apt-get', 'dpkg', 'dpkg-deb', 'apt-ftparchive', 'gpg'], 'a whole first boot: the launcher, a signed apt repository, dpkg'],
+  ['hotfix/download', ['linux', 'apt-get', 'dpkg', 'dpkg-deb', 'dnf', 'rpm', 'rpmbuild', 'createrepo_c', 'gpg'], 'apt and dnf installing hotfix packages'],
+  ['hotfix/packaging', ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'lintian', 'xz'], 'building and linting .deb and .rpm packages'],
+  ['vhd/custom-data', ['linux', 'cloud-init'], 'cloud-init applies the custom data'],
+  ['vhd/image', ['linux', 'systemd-analyze'], 'the image: systemd checks the unit, the launcher runs the agent'],
+  ['vhd/launcher', ['linux', 'shellcheck'], 'the node launcher (bash on Linux)'],
+  ['vhd/operators', ['linux', 'systemd-analyze', 'dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'rpmlint', 'zsh'], 'install.sh, the unit, the packages, completion'],
+  ['status/boot-status', ['linux'], 'a failed boot through the node launcher'],
+  ['check-hotfix/kubectl', ['kubectl'], 'kubectl against the apiserver stand-in'],
+];
+
+/** Every tool named above (what ANC_HIDE_DEBIAN_TOOLS hides), plus qemu for the arm64 test. */
+export const DEBIAN_TOOLS = [...new Set(E2E_NEEDS.flatMap(([, tools]) => tools).filter((t) => t !== 'linux')), 'qemu-aarch64-static'];
