@@ -57,15 +57,15 @@ test('read-only invocations: decided from the command table and, for provision, 
 
 test('three-word commands (a group inside a group) need no change in the CLI', async () => {
   const deps = fakeDeps();
-  const render = { name: 'hotfix pointer render', description: 'Render a pointer', options: [], run: async () => ({ exitCode: 0, stdout: 'rendered\n' }) };
+  const render = { name: 'hotfix sample render', description: 'Render a sample', options: [], run: async () => ({ exitCode: 0, stdout: 'rendered\n' }) };
   const commands = [...COMMANDS, render];
-  assert.is(await run(['hotfix', 'pointer', 'render'], deps, commands), 0);
+  assert.is(await run(['hotfix', 'sample', 'render'], deps, commands), 0);
   assert.is(await run(['hotfix'], deps, commands), 0);
-  assert.is(await run(['hotfix', 'pointer'], deps, commands), 0);
-  assert.is(await run(['hotfix', 'pointer', 'rendr'], deps, commands), 1);
+  assert.is(await run(['hotfix', 'sample'], deps, commands), 0);
+  assert.is(await run(['hotfix', 'sample', 'rendr'], deps, commands), 1);
   assert.match(deps.out.join(''), /rendered\n/);
-  assert.match(deps.out.join(''), /\n  pointer +Commands: render\n/);
-  assert.match(deps.err.join(''), /did you mean hotfix pointer render\?/);
+  assert.match(deps.out.join(''), /\n  sample +Commands: render\n/);
+  assert.match(deps.err.join(''), /did you mean hotfix sample render\?/);
   deps.cleanup();
 });
 

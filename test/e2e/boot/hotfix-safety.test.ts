@@ -76,7 +76,7 @@ test('crash at provision: the launcher falls back to the baked agent once and qu
   assert.is(again.exitCode, 0, again.stderr);
   const last = JSON.parse(readFileSync(join(b.eventsDir, newestEvent(b.eventsDir)), 'utf8')).Message as string;
   assert.match(last, /^outcome=quarantined current=202604\.01\.0 target=202604\.01\.1 reason=hotfix 202604\.01\.1 is quarantined/);
-  const explain = JSON.parse((await runAnc(['hotfix', 'explain'], { root: b.root, bin: baked })).stdout);
+  const explain = JSON.parse((await runAnc(['hotfix', 'explain', '-o', 'json'], { root: b.root, bin: baked })).stdout);
   assert.equal([explain.reason, explain.upgrade, explain.binary, explain.quarantine.version], ['quarantined', false, 'baked', HOTFIX_VERSION]);
 });
 
@@ -154,7 +154,7 @@ test('a fine hotfix, but the node is outside the wave: notInWave, nothing instal
   assert.ok(b.launcher.stdout.includes('Using VHD-baked binary: '));
   assert.equal(provisionedBy(b), [BAKED_VERSION]);
   assertProvisionWaitReturned(b);
-  const explain = JSON.parse((await runAnc(['hotfix', 'explain'], { root: b.root, bin: baked })).stdout);
+  const explain = JSON.parse((await runAnc(['hotfix', 'explain', '-o', 'json'], { root: b.root, bin: baked })).stdout);
   assert.equal([explain.inWave, explain.reason, explain.cutoff, explain.binary], [false, 'notInWave', 0.3, 'baked']);
   assert.is(explain.seed, waveSeed(uuid, salt));
   // The same node in a wave that includes it takes the hotfix (explain against a raised percent).

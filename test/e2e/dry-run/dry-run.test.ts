@@ -53,7 +53,8 @@ async function dryRun(showSecrets: boolean, containerdOutput?: string, configTex
   const { box, file, path } = setup(containerdOutput);
   if (configText !== undefined) writeFileSync(file, configText);
   const args = ['provision', `--provision-config=${file}`, '--dry-run', ...(showSecrets ? ['--show-secrets'] : [])];
-  const run = await runAnc(args, { root: box.root, env: { PATH: path } });
+  // A dry run is read-only (no log file): its log lines reach stderr on request.
+  const run = await runAnc(args, { root: box.root, env: { PATH: path, ANC_LOG_STDERR: '1' } });
   assert.is(run.exitCode, 0, run.stderr);
   let log = '';
   try {

@@ -68,7 +68,7 @@ test('extra positional arguments exit 1; the fail-open check-hotfix keeps warnin
     assert.is(r.exitCode, 1, args.join(' '));
     assert.match(r.stderr, new RegExp(`unexpected ${args.slice(0, -1).join(' ')} arguments: ${args.at(-1)}`));
   }
-  const file = sandbox.write('/work/one.json', CONFIG);
+  const file = sandbox.write('/in/one.json', CONFIG);
   assert.is((await run(['config', 'hash', file, file])).exitCode, 1);
   const failOpen = await run(['check-hotfix', 'extra']);
   assert.is(failOpen.exitCode, 0);
@@ -76,7 +76,7 @@ test('extra positional arguments exit 1; the fail-open check-hotfix keeps warnin
 });
 
 test('-o text|json|yaml right after the command words on every command that prints a result', async () => {
-  const file = sandbox.write('/work/config.json', CONFIG);
+  const file = sandbox.write('/in/config.json', CONFIG);
   const commands = [['config', 'validate', '-o', 'FORMAT', file], ['config', 'hash', '-o', 'FORMAT', file], ['config', 'diff', '-o', 'FORMAT', file, file], ['hotfix', 'explain', '-o', 'FORMAT'], ['version', '-o', 'FORMAT'], ['status', '-o', 'FORMAT']];
   for (const command of commands) {
     const json = await run(command.map((a) => (a === 'FORMAT' ? 'json' : a)));
@@ -113,9 +113,9 @@ test('version -o json: version, commit, build time, target, runtime, binary bake
 });
 
 test('config diff: exit code by decision, old -> new values, secrets never shown, - reads stdin (custom-data too)', async () => {
-  const old = sandbox.write('/work/old.json', CONFIG);
-  const drift = sandbox.write('/work/drift.json', JSON.stringify({ ...JSON.parse(CONFIG), bootstrappingConfig: { tlsBootstrappingToken: 'sekrit.token123' }, kubeBinaryConfig: { podInfraContainerImageUrl: 'mcr/pause:3.10' } }));
-  const rollout = sandbox.write('/work/rollout.json', JSON.stringify({ ...JSON.parse(CONFIG), vmSize: 'Standard_D4s_v3' }));
+  const old = sandbox.write('/in/old.json', CONFIG);
+  const drift = sandbox.write('/in/drift.json', JSON.stringify({ ...JSON.parse(CONFIG), bootstrappingConfig: { tlsBootstrappingToken: 'sekrit.token123' }, kubeBinaryConfig: { podInfraContainerImageUrl: 'mcr/pause:3.10' } }));
+  const rollout = sandbox.write('/in/rollout.json', JSON.stringify({ ...JSON.parse(CONFIG), vmSize: 'Standard_D4s_v3' }));
   assert.is((await run(['config', 'diff', old, old])).exitCode, 0);
   const d = await run(['config', 'diff', old, drift]);
   assert.is(d.exitCode, 2, d.stderr);

@@ -23,7 +23,8 @@ function node(baked: FakeAgentOptions, hotfix: FakeAgentOptions | null) {
   writeHostname(root);
   mkdirSync(join(root, 'opt/azure/containers'), { recursive: true });
   writeFileSync(p.config, '{}');
-  const calls = () => recordedCalls(rec).map((c) => `${c.label} ${c.args.join(' ')}`);
+  // Provisioning calls only: after a failure the launcher also runs `status` (checked in row 1).
+  const calls = () => recordedCalls(rec).filter((c) => c.args[0] !== 'status').map((c) => `${c.label} ${c.args.join(' ')}`);
   return { root, p, rec, marker, calls, run: () => runLauncher(root) };
 }
 const markThen = (marker: string, rest: string) => `printf 'v t\\n' > ${JSON.stringify(marker)}; ${rest}`;
@@ -35,6 +36,7 @@ test('row 1: the baked binary fails -> its exit code, nothing else runs (nothing
   assert.is(out.exitCode, 3);
   assert.equal(n.calls(), [`baked ${provision(n)}`]);
   assert.is(recordedCalls(n.rec)[0]!.env.ANC_LAUNCHER_FALLBACK, undefined, 'the baked run has no fallback');
+  assert.equal(recordedCalls(n.rec).at(-1)!.args, ['status'], 'after a failure the launcher prints status (serial console)');
 });
 
 test('row 2: the hotfix succeeds -> exit 0, one run, told that the launcher would fall back', async () => {
