@@ -19,6 +19,10 @@ import { choosePackagesIndex, parseRelease } from '../../../src/hotfix/repositor
 import { findRpmEntry, parseRepomd } from '../../../src/hotfix/repository/repodata.ts';
 import { isLocalHost, resolveUnder, urlRuleViolation } from '../../../src/hotfix/repository/url-rules.ts';
 import { enabledRepos } from '../../../src/hotfix/repository/yum-repo.ts';
+import { decompress, HAS_IN_PROCESS_ZSTD } from '../../../src/hotfix/repository/decompress.ts';
+import { createScratch } from '../../../src/hotfix/repository/scratch.ts';
+import { runProcess } from '../../../src/platform/proc.ts';
+import { fakeDeps } from '../../fakes/deps.ts';
 import { debFiller } from '../../fakes/repo-index.ts';
 
 const SHA = 'a'.repeat(64);
@@ -179,6 +183,30 @@ test('httpGet: byte cap, redirects asked for, status and hang reported (not thro
   } finally {
     server.closeAllConnections();
     server.close();
+  }
+});
+
+test('decompress: gzip in-process, zstd/xz through the tools under Node 20, output bounded', async () => {
+  const d = fakeDeps({ run: runProcess });
+  const scratch = createScratch(d);
+  try {
+    const text = Buffer.from('index '.repeat(10_000));
+    const input = scratch.write('in', text);
+    execFileSync('sh', ['-c', 'zstd -q -19 -k -f "$1" -o "$1.zst" && xz -k -f "$1"', 'sh', input]);
+    assert.is(HAS_IN_PROCESS_ZSTD, false, 'Node 20 has no zstd in node:zlib (bun has)');
+    assert.equal(await decompress(d, scratch, 'gz', gzipSync(text), 1e6, 'x'), text);
+    assert.equal(await decompress(d, scratch, 'zst', readFileSync(`${input}.zst`), 1e6, 'x'), text);
+    assert.equal(await decompress(d, scratch, 'xz', readFileSync(`${input}.xz`), 1e6, 'x'), text);
+    for (const kind of ['gz', 'zst', 'xz'] as const) {
+      const packed = kind === 'gz' ? gzipSync(text) : readFileSync(`${input}.${kind}`);
+      await decompress(d, scratch, kind, packed, 1000, 'Packages').then(
+        () => assert.unreachable(`${kind}: bound not enforced`),
+        (e: Error & { step?: string }) => assert.equal([e.step, /unpacks to more than the 1000-byte limit/.test(e.message)], ['integrityFailed', true]),
+      );
+    }
+  } finally {
+    scratch.remove();
+    d.cleanup();
   }
 });
 
