@@ -29,9 +29,8 @@ try {
   const xz = join(work, 'bin.xz');
   const compressMs = {
     zstd: time(() => execFileSync('zstd', ['-19', '-T0', '-q', '-f', bin, '-o', zst])),
-    xz: time(() => execFileSync('xz', ['-9', '-T0', '-c', bin], { maxBuffer: 1 << 30 })),
+    xz: time(() => execFileSync('sh', ['-c', 'xz -9 -T0 -c "$1" > "$2"', 'sh', bin, xz])),
   };
-  execFileSync('sh', ['-c', 'xz -9 -T0 -c "$1" > "$2"', 'sh', bin, xz]);
   const packed = readFileSync(zst);
   const out = join(work, 'out');
   const ways = {
