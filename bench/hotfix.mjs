@@ -1,23 +1,27 @@
 #!/usr/bin/env node
-// download-hotfix end to end on loopback: the baked agent (202604.01.0) installs, health-checks and stages
-// the hotfix package (202604.01.1) through the real apt-get/dpkg and dnf into throwaway roots. Prints the
-// median whole-command time per path, and each package's size against the raw executable. Never asserts.
+// download-hotfix end to end on loopback, all paths in one run: the baked agent (202604.01.0) stages the
+// hotfix (202604.01.1) through the repository fast path (apt and rpm repositories), through the real
+// apt-get/dpkg and through the real dnf (`--method package-manager`), each into a throwaway root holding the
+// node's configuration (what the health gate's dry-run self-test provisions against). Same
+// release packages (zstd -19 unless --compression says otherwise) and the same realistic indices
+// (thousands of other entries) for every path. Prints medians, the fast path as a share of the package
+// manager's time, the bytes each path pulled from the server, and package sizes. Never asserts.
 //
-//   npm run bench:hotfix [-- --runs N] [-- --release]     (--release also builds the xz packages: slow)
+//   npm run bench:hotfix [-- --runs N] [-- --compression zstd|xz|fast]
 // Runs under tsm (package.json script) because it reuses the test repo builders in test/fakes/repos.ts.
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { demoConfiguration } from '../test/fakes/demo-config.ts';
-import {
-  buildAgent, buildBaseStubRpm, buildHotfixPackages, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo,
-} from '../test/fakes/repos.ts';
+import { FILLER_ENTRIES } from '../test/fakes/repo-index.ts';
+import { buildAgent, buildBaseStubRpm, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo } from '../test/fakes/repos.ts';
 import { buildPackages } from '../vhd/packaging/build-packages.mjs';
 
 const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1]) || 5;
-const release = args.includes('--release');
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const runs = Number(option('--runs', '5')) || 5;
+const compression = option('--compression', 'zstd');
 const work = mkdtempSync(join(tmpdir(), 'anc-bench-hotfix-'));
 
 const median = (values) => {
@@ -26,16 +30,17 @@ const median = (values) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-function runAgent(bin, root) {
+function runAgent(bin, root, extra) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(bin, ['download-hotfix'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(bin, ['download-hotfix', ...extra], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      code === 0 ? resolve(ms) : reject(new Error(`download-hotfix exited ${code}: ${stderr.slice(-2000)}`));
+      const finished = stderr.trim().split('\n').pop() ?? '';
+      code === 0 ? resolve({ ms, finished }) : reject(new Error(`download-hotfix exited ${code}: ${stderr.slice(-2000)}`));
     });
   });
 }
@@ -43,59 +48,67 @@ function runAgent(bin, root) {
 /** The health gate's own duration (version + dry-run self-test), from the agent's log line. */
 function gateMs(root) {
   const lines = readFileSync(join(root, 'var/log/azure/aks-node-controller.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  return lines.find((l) => l.msg === 'hotfix health check passed').durationMs;
+  return lines.find((l) => l.msg === 'hotfix health check passed')?.durationMs ?? NaN;
 }
 
-async function timePath(name, baked, prepare) {
-  const samples = [];
-  const gate = [];
-  for (let i = 0; i < runs; i++) {
-    const root = join(work, `${name}-${i}`);
-    prepare(root);
-    mkdirSync(join(root, 'opt/azure/containers'), { recursive: true });
-    copyFileSync(baked, join(root, 'opt/azure/containers/aks-node-controller'));
-    chmodSync(join(root, 'opt/azure/containers/aks-node-controller'), 0o755);
-    writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-hotfix.json'), '{"hotfixes":{"202604.01":"202604.01.1"}}');
-    // The node's own configuration: what the health gate's dry-run self-test provisions against.
-    writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-config.json'), JSON.stringify(demoConfiguration('127.0.0.1', 'abcdef.0123456789abcdef')));
-    writeFileSync(join(root, 'opt/azure/components.json'), '{}\n');
-    samples.push(await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root));
-    gate.push(gateMs(root));
-    rmSync(root, { recursive: true, force: true });
-  }
-  return { median: median(samples), min: Math.min(...samples), max: Math.max(...samples), gate: median(gate) };
+/** One sample of one path: fresh root, the baked agent, the pointer; time and bytes served. */
+async function sample(path, i, baked, repo, prepare, extra) {
+  const root = join(work, `${path.name.replace(/\W+/g, '-')}-${i}`);
+  prepare(root);
+  mkdirSync(join(root, 'opt/azure/containers'), { recursive: true });
+  copyFileSync(baked, join(root, 'opt/azure/containers/aks-node-controller'));
+  chmodSync(join(root, 'opt/azure/containers/aks-node-controller'), 0o755);
+  writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-hotfix.json'), '{"hotfixes":{"202604.01":"202604.01.1"}}');
+  writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-config.json'), JSON.stringify(demoConfiguration('127.0.0.1', 'abcdef.0123456789abcdef')));
+  writeFileSync(join(root, 'opt/azure/components.json'), '{}\n');
+  const before = repo.bytesServed.count;
+  const { ms, finished } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
+  const expected = extra.length ? path.name.split(' ')[0] : 'repository';
+  if (!finished.includes(`"path":"${expected}"`)) throw new Error(`${path.name}: expected path ${expected}, got ${finished}`);
+  path.samples.push(ms);
+  path.bytes = repo.bytesServed.count - before;
+  path.stages = finished;
+  path.gate.push(gateMs(root));
+  rmSync(root, { recursive: true, force: true });
 }
 
 const mb = (n) => (n / 1e6).toFixed(1).padStart(6) + ' MB';
 
 try {
   const baked = buildAgent('202604.01.0', join(work, 'baked'));
+  const bin = buildAgent('202604.01.1', join(work, 'hot'));
   const t0 = Date.now();
-  const hot = buildHotfixPackages('202604.01.1', join(work, 'pkg'));
+  const built = buildPackages({ bins: { amd64: bin }, outDir: join(work, 'pkg'), version: '202604.01.1', compression });
   const packMs = Date.now() - t0;
-  const apt = await startAptRepo(join(work, 'apt'), [hot.deb]);
-  const rpm = await startRpmRepo(join(work, 'rpm'), [hot.rpm]);
+  const file = (format) => built.find((b) => b.format === format).file;
+  const apt = await startAptRepo(join(work, 'apt'), [file('deb')]);
+  const rpm = await startRpmRepo(join(work, 'rpm'), [file('rpm')]);
   const stub = buildBaseStubRpm(join(work, 'stub'));
-  const aptTime = await timePath('apt', baked, (root) => prepareAptRoot(root, apt));
-  const dnfTime = await timePath('dnf', baked, (root) => prepareRpmRoot(root, rpm, stub));
+  const aptRoot = (root) => prepareAptRoot(root, apt);
+  const rpmRoot = (root) => prepareRpmRoot(root, rpm, stub);
+  const pm = ['--method', 'package-manager'];
+  const paths = [
+    { name: 'repository (apt repo)', repo: apt, prepare: aptRoot, extra: [] },
+    { name: 'apt-get update+install', repo: apt, prepare: aptRoot, extra: pm },
+    { name: 'repository (rpm repo)', repo: rpm, prepare: rpmRoot, extra: [] },
+    { name: 'dnf install --refresh', repo: rpm, prepare: rpmRoot, extra: pm },
+  ].map((p) => ({ ...p, samples: [], gate: [], bytes: 0, stages: '' }));
+  // Interleaved, so machine load drifts over all paths alike.
+  for (let i = 0; i < runs; i++) for (const p of paths) await sample(p, i, baked, p.repo, p.prepare, p.extra);
   await apt.close();
   await rpm.close();
-  const fmt = (t) => `median ${t.median.toFixed(0)} ms (min ${t.min.toFixed(0)}, max ${t.max.toFixed(0)}) over ${runs} runs`;
-  console.log('download-hotfix, whole command on loopback (install + verify + stage, 202604.01.0 -> 202604.01.1):');
-  console.log(`  apt-get/dpkg  ${fmt(aptTime)}`);
-  console.log(`  dnf           ${fmt(dnfTime)}`);
-  console.log(`  of which the health gate (pending version + provision --dry-run self-test): median ${aptTime.gate} ms (apt runs), ${dnfTime.gate} ms (dnf runs)`);
-  console.log(`\npackages vs raw executable (${mb(statSync(hot.bin).size)}), amd64; build of both fast packages: ${(packMs / 1000).toFixed(1)} s incl. agent build:`);
-  const rows = [...hot.built];
-  if (release) {
-    const r0 = Date.now();
-    rows.push(...buildPackages({ bins: { amd64: hot.bin }, outDir: join(work, 'release'), version: '202604.01.1' }).map((p) => ({ ...p, release: true })));
-    console.log(`  (release xz packages built in ${((Date.now() - r0) / 1000).toFixed(0)} s)`);
+  const m = Object.fromEntries(paths.map((p) => [p.name, median(p.samples)]));
+  console.log(`download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved):`);
+  for (const p of paths) {
+    console.log(`  ${p.name.padEnd(24)} median ${m[p.name].toFixed(0).padStart(6)} ms (min ${Math.min(...p.samples).toFixed(0)}, max ${Math.max(...p.samples).toFixed(0)})  fetched ${mb(p.bytes)}`);
   }
-  for (const p of rows) {
-    const kind = p.release ? (p.format === 'deb' ? 'xz -9' : 'xz w9') : p.format === 'deb' ? 'zstd -3' : 'zstd w3';
-    console.log(`  .${p.format.padEnd(3)} ${kind.padEnd(8)} ${mb(p.size)}  = ${((p.size / p.rawSize) * 100).toFixed(1)}% of raw`);
-  }
+  const ratio = (a, b) => `${((m[a] / m[b]) * 100).toFixed(0)}%`;
+  console.log(`  fast path / apt path: ${ratio('repository (apt repo)', 'apt-get update+install')} (target <= 35%)`);
+  console.log(`  fast path / dnf path: ${ratio('repository (rpm repo)', 'dnf install --refresh')}`);
+  console.log(`  health gate (version + dry-run self-test) median: ${paths.map((p) => `${p.name} ${median(p.gate)} ms`).join(', ')}`);
+  console.log(`  last fast-path stages (apt repo): ${/"sourceMs".*?"verifyMs":\d+/.exec(paths[0].stages)?.[0] ?? paths[0].stages}`);
+  console.log(`\npackages (amd64, ${compression}) vs raw executable (${mb(statSync(bin).size)}), built in ${(packMs / 1000).toFixed(1)} s:`);
+  for (const p of built) console.log(`  .${p.format.padEnd(3)} ${mb(p.size)}  = ${((p.size / p.rawSize) * 100).toFixed(1)}% of raw`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRealClock, type Clock } from './clock.ts';
 import { createEventSink, type EventSink } from './events.ts';
 import { createRealFileSystem, type FileSystem } from './fs.ts';
+import { createHttpClient, type HttpClient } from './http.ts';
 import { logToStderr, openLogger, type Logger } from './log.ts';
 import { resolveNodePaths, type NodePaths } from './paths.ts';
 import { createRealProcessRunner, type ProcessRunner } from './proc.ts';
@@ -23,6 +24,8 @@ export interface Deps {
   cwd: string;
   fs: FileSystem;
   proc: ProcessRunner;
+  /** Bounded HTTP GET (the hotfix repository fast path). */
+  http: HttpClient;
   clock: Clock;
   log: Logger;
   events: EventSink;
@@ -75,6 +78,7 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
     cwd: process.cwd(),
     fs: createRealFileSystem(),
     proc: createRealProcessRunner(),
+    http: createHttpClient(),
     clock,
     log,
     events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log, BUILD_VERSION),

@@ -32,6 +32,8 @@ export interface FileSystem {
   unlink(path: string): void;
   /** rename(2): atomic within one file system (promoting a staged file). */
   rename(from: string, to: string): void;
+  /** Removes a directory tree (no error when it does not exist). */
+  removeTree(path: string): void;
   readdir(path: string): string[];
   chmod(path: string, mode: number): void;
   /** Removes regular files in dir named `<prefix>*` last modified before `olderThan`; returns their names. */
@@ -127,6 +129,7 @@ export function createRealFileSystem(): FileSystem {
     atomicWrite,
     unlink: (path) => fs.rmSync(path, { force: true }),
     rename: (from, to) => fs.renameSync(from, to),
+    removeTree: (path) => fs.rmSync(path, { recursive: true, force: true }),
     readdir: (path) => fs.readdirSync(path),
     chmod: (path, mode) => fs.chmodSync(path, mode),
     removeStaleFiles,

@@ -25,6 +25,8 @@ export const INPUT_LIMITS = {
   manifest: 16 * 1024 * 1024,
   /** An executable copied beside the baked one. */
   binary: 512 * 1024 * 1024,
+  /** apt sources and apt.conf, yum.repos.d and dnf.conf: what the repository fast path reads. */
+  packageConfig: 1024 * 1024,
   /** The agent's small state files (pointer serial, quarantine record) and the machine identity. */
   state: 64 * 1024,
 } as const;
@@ -40,6 +42,7 @@ const KIND_NAME: Record<InputKind, string> = {
   status: 'status file',
   manifest: 'manifest',
   binary: 'executable',
+  packageConfig: 'package-manager configuration file',
   state: 'state file',
 };
 

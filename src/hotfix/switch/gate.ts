@@ -22,12 +22,20 @@ const healthCheckFailed = (message: string, cause?: unknown) =>
  * Throws AgentErrors with step `verifyFailed` (missing, or another version: D5), `healthCheckFailed`
  * (does not run, hangs, fails the self-test) or `stageFailed` (copy or rename failed).
  */
-export async function promoteWithHealthGate(deps: Deps, candidatePath: string, expectedVersion: string, deadline: Deadline): Promise<void> {
+export async function promoteWithHealthGate(
+  deps: Deps,
+  candidatePath: string,
+  expectedVersion: string,
+  deadline: Deadline,
+  options: { moveCandidate?: boolean } = {},
+): Promise<void> {
   const { hotfixPending: pending, hotfixBinary, bakedBinary } = deps.paths;
   if (!deps.fs.exists(candidatePath)) {
     throw new AgentError('ANC_HOTFIX', `verify hotfix binary: ${candidatePath} does not exist after the install`, { step: 'verifyFailed' });
   }
-  copyBinaryAlongside(deps, candidatePath, pending, bakedBinary);
+  // A private candidate on the same file system (the fast path's scratch copy) is moved, not copied again.
+  if (options.moveCandidate) moveAlongside(deps, candidatePath, pending, bakedBinary);
+  else copyBinaryAlongside(deps, candidatePath, pending, bakedBinary);
   try {
     const started = deps.clock.now().getTime();
     await checkVersion(deps, pending, expectedVersion, deadline);
@@ -37,6 +45,15 @@ export async function promoteWithHealthGate(deps: Deps, candidatePath: string, e
   } catch (error) {
     removePending(deps, pending);
     throw error;
+  }
+}
+
+function moveAlongside(deps: Deps, from: string, to: string, ref: string): void {
+  try {
+    deps.fs.chmod(from, (deps.fs.stat(ref)?.mode ?? 0o755) & 0o777);
+    deps.fs.rename(from, to);
+  } catch (error) {
+    throw new AgentError('ANC_HOTFIX', `stage hotfix binary: moving ${from} to ${to}: ${errorMessage(error)}`, { step: 'stageFailed', cause: error });
   }
 }
 

@@ -43,12 +43,12 @@ test('check-hotfix read the ConfigMap and staged the pointer', () => {
   assert.match(check[0]!.Message!, /^check-hotfix outcome=configMapRead/);
 });
 
-test('download-hotfix installed the package through apt and staged a binary that reports the new version', () => {
-  assert.match(boot.launcher.stdout, /Setting up aks-node-controller \(202604\.01\.1\)/);
+test('download-hotfix staged the package verified against the signed apt repository (fast path, no apt-get/dpkg)', () => {
+  assert.not.match(boot.launcher.stdout, /Setting up aks-node-controller/);
   assert.is(boot.hotfixVersion, HOTFIX_VERSION);
   const download = boot.events.find((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix');
   assert.ok(download);
-  assert.match(download!.Message!, new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')}`));
+  assert.match(download!.Message!, new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')} target=\\S+ path=repository fetchedBytes=\\d+`));
 });
 
 test('provision ran the stand-in scripts and provision-wait printed their status', () => {
@@ -72,10 +72,11 @@ test('no bootstrap token in the log, the events or any output of the boot', () =
   assert.not.ok(everything.includes(DEFAULT_TOKEN.split('.')[1]!), 'token secret found in boot output');
 });
 
-test('every step of the timeline has a duration and the boot stays under a minute', () => {
+test('every step of the timeline has a duration and the boot stays bounded', () => {
   for (const step of boot.steps) assert.ok(step.durationMs >= 0 && step.outcome.length > 0, step.name);
   const last = boot.steps.reduce((max, s) => Math.max(max, s.atMs + s.durationMs), 0);
-  assert.ok(last < 60_000, `boot took ${last} ms`);
+  // A sanity bound with generous slack (the builds inside it share a loaded machine); speed is bench/'s job.
+  assert.ok(last < 180_000, `boot took ${last} ms`);
 });
 
 test.after(() => boot?.cleanup());
