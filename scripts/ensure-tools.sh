@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent set-up shared by `npm test` and `npm run demo`: the Debian tools the real-parts tests use
-# (qemu-user, dpkg/apt, rpm/dnf/createrepo_c, lintian, shellcheck, cloud-init, kubectl, hyperfine) and
+# (qemu-user, dpkg/apt, rpm/dnf/createrepo_c, lintian, shellcheck, cloud-init, kubectl, hyperfine, xdelta3: the delta encoder) and
 # the npm dependencies (npm ci when node_modules is missing or older than package-lock.json).
 # Only installs what is missing; never touches anything else on the host.
 set -euo pipefail
@@ -10,7 +10,7 @@ need=()
 for pair in qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support rpmbuild:rpm createrepo_c:createrepo-c \
             dnf:dnf apt-ftparchive:apt-utils dpkg-scanpackages:dpkg-dev lintian:lintian shellcheck:shellcheck \
             cloud-init:cloud-init hyperfine:hyperfine fakeroot:fakeroot cpio:cpio systemd-analyze:systemd \
-            kubectl:kubernetes-client gpg:gnupg xz:xz-utils zstd:zstd openssl:openssl logger:bsdutils; do
+            kubectl:kubernetes-client gpg:gnupg xz:xz-utils zstd:zstd openssl:openssl logger:bsdutils xdelta3:xdelta3; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 [ -x /usr/bin/time ] || need+=(time)

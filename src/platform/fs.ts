@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomInt } from 'node:crypto';
+import { createHashingWriter, openPositionalReader, sha256OfFile, type HashingWriter, type PositionalReader, type WrittenFile } from './file-stream.ts';
 
 export interface FileStat {
   isFile: boolean;
@@ -32,6 +33,10 @@ export interface FileSystem {
   chmod(path: string, mode: number): void;
   /** Watches a directory; the callback gets the file name of every create/rename/change. */
   watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
+  /** Large files in pieces (file-stream.ts): positional reads, a hashing exclusive writer, streaming sha256. */
+  openReader(path: string): PositionalReader;
+  createHashingWriter(path: string, mode: number): HashingWriter;
+  sha256OfFile(path: string): WrittenFile;
 }
 
 function toStat(s: fs.Stats): FileStat {
@@ -109,5 +114,8 @@ export function createRealFileSystem(): FileSystem {
       watcher.on('error', onError);
       return () => watcher.close();
     },
+    openReader: openPositionalReader,
+    createHashingWriter,
+    sha256OfFile,
   };
 }
