@@ -1,5 +1,8 @@
 // Types for build-packages.mjs (imported by test/fakes/repos.ts and bench/hotfix.mjs).
 export interface BuiltPackage {
+  /** aks-node-controller-delta entries carry the manifest; rawSize/sha256 are then the target's. */
+  package: 'aks-node-controller' | 'aks-node-controller-delta';
+  manifest?: DeltaManifestJson;
   format: 'deb' | 'rpm';
   arch: 'amd64' | 'arm64';
   version: string;
@@ -15,6 +18,17 @@ export interface BuildPackagesOptions {
   fast?: boolean;
   formats?: Array<'deb' | 'rpm'>;
   epoch?: string;
+  /** Base executables (any of the built architectures): also build the delta packages. */
+  deltaFrom?: string[];
+}
+export interface DeltaManifestJson {
+  schema: string;
+  package: string;
+  version: string;
+  architecture: string;
+  format: string;
+  target: { sha256: string; size: number };
+  deltas: Array<{ base: { sha256: string; size: number }; file: string; sha256: string; size: number }>;
 }
 export function buildPackages(options: BuildPackagesOptions): BuiltPackage[];
 export function binaryVersion(binary: string): string;
