@@ -9,6 +9,7 @@ export const downloadHotfixCommand = {
   description: 'Download the requested hotfix binary',
   options: [
     { flag: '--timeout <seconds>', description: `Overall deadline for the whole download (default ${DEFAULT_TIMEOUT_SECONDS})` },
+    { flag: '--method <method>', description: 'auto (verified repository fast path, else apt/dnf), repository, or package-manager (default auto)' },
   ],
   async run({ args, options }, deps) {
     if (args.length > 0) throw new AgentError('ANC_USAGE', `unexpected download-hotfix arguments: ${args.join(' ')}`);
@@ -16,7 +17,11 @@ export const downloadHotfixCommand = {
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
       throw new AgentError('ANC_USAGE', `invalid --timeout ${JSON.stringify(String(options.timeout))}: expected a positive number of seconds`);
     }
+    const method = options.method ?? 'auto';
+    if (method !== 'auto' && method !== 'repository' && method !== 'package-manager') {
+      throw new AgentError('ANC_USAGE', `invalid --method ${JSON.stringify(String(method))}: expected auto, repository or package-manager`);
+    }
     const { downloadHotfix } = await import('../hotfix/download.ts');
-    return { exitCode: await downloadHotfix(deps, { timeoutSeconds }) };
+    return { exitCode: await downloadHotfix(deps, { timeoutSeconds, method }) };
   },
-} satisfies Command<{ timeout?: string | number }>;
+} satisfies Command<{ timeout?: string | number; method?: string }>;

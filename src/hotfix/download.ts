@@ -7,6 +7,8 @@ import { definedEnv } from '../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../platform/errors.ts';
 import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './install.ts';
 import { readPointerFile } from './pointer-file.ts';
+import type { Trace } from './repository/fetcher.ts';
+import { tryRepositoryFastPath } from './repository/fast-path.ts';
 import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.ts';
 import { deadlineFrom, retryCommand, type Deadline } from './retry.ts';
 import { copyBinaryAlongside, verifyInstalledBinary } from './stage.ts';
@@ -21,6 +23,7 @@ export const DOWNLOAD_OUTCOMES = {
   pointerUnreadable: { exit: 0, failure: false, doc: 'pointer file unreadable or not valid JSON' },
   installFailed: { exit: null, failure: true, doc: 'OS detection, apt source or package manager failed' },
   verifyFailed: { exit: 1, failure: true, doc: 'installed binary missing, not runnable or wrong version' },
+  integrityFailed: { exit: 1, failure: true, doc: 'repository fast path: signature, digest, freshness, identity or version check failed (final, no fallback)' },
   stageFailed: { exit: 1, failure: true, doc: 'copying the binary beside the baked one failed' },
   failed: { exit: 0, failure: true, doc: 'unexpected error (fail-open: baked binary stays)' },
 } as const;
@@ -29,8 +32,12 @@ export type DownloadOutcome = keyof typeof DOWNLOAD_OUTCOMES;
 
 export const DEFAULT_TIMEOUT_SECONDS = 240;
 
+/** `auto`: the repository fast path, else the package manager; the other two force one path. */
+export type DownloadMethod = 'auto' | 'repository' | 'package-manager';
+
 export interface DownloadOptions {
   timeoutSeconds: number;
+  method?: DownloadMethod;
 }
 
 interface Report {
@@ -51,7 +58,7 @@ const OUTCOME_FOR_REASON: Record<HotfixReason, DownloadOutcome> = {
 
 export async function downloadHotfix(deps: Deps, options: DownloadOptions): Promise<number> {
   const start = deps.clock.now();
-  const seen = { target: '' };
+  const seen: Seen = { target: '', trace: { path: 'none', fetchedBytes: 0, stages: {} } };
   deps.log.info('aks-node-controller hotfix download started');
   let report: Report;
   try {
@@ -60,26 +67,51 @@ export async function downloadHotfix(deps: Deps, options: DownloadOptions): Prom
     // The one catch-all: expected failures carry their outcome in `step`, anything else is `failed`.
     report = reportFor(error);
   }
-  finish(deps, report, seen.target, start);
+  finish(deps, report, seen, start);
   return report.exitCode;
 }
 
-async function download(deps: Deps, options: DownloadOptions, seen: { target: string }): Promise<Report> {
+interface Seen {
+  target: string;
+  trace: Trace;
+}
+
+async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promise<Report> {
   const deadline = deadlineFrom(() => deps.clock.now(), options.timeoutSeconds);
   const pointer = readPointerFile(deps.fs, deps.paths.hotfixPointer);
   const decision = decideHotfix(pointer, deps.version);
   seen.target = decision.resolved;
   logDecision(deps, decision);
   if (!decision.upgrade) return { outcome: OUTCOME_FOR_REASON[decision.reason], exitCode: 0 };
-  await installHotfix(deps, decision.resolved, deadline);
+  const method = options.method ?? 'auto';
   const { packageBinary, hotfixBinary, bakedBinary } = deps.paths;
-  await verifyInstalledBinary(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline);
-  copyBinaryAlongside(deps, packageBinary, hotfixBinary, bakedBinary);
+  const fast = method === 'package-manager' ? undefined : await tryRepositoryFastPath(deps, decision.resolved, deadline, seen.trace);
+  if (fast && !fast.staged) {
+    if (method === 'repository') throw new AgentError('ANC_HOTFIX', fast.reason, { step: 'installFailed' });
+    deps.log.warn('repository fast path unavailable, falling back to the package manager', { reason: fast.reason });
+  }
+  if (!fast?.staged) {
+    const timed = stageTimer(deps, seen.trace);
+    await timed('installMs', () => installHotfix(deps, decision.resolved, deadline, seen.trace));
+    await timed('verifyMs', () => verifyInstalledBinary(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline));
+    await timed('stageMs', () => copyBinaryAlongside(deps, packageBinary, hotfixBinary, bakedBinary));
+  }
   deps.log.info('downloaded ANC hotfix', { target: decision.resolved, path: hotfixBinary });
   return { outcome: 'staged', exitCode: 0 };
 }
 
-async function installHotfix(deps: Deps, version: string, deadline: Deadline): Promise<void> {
+function stageTimer(deps: Deps, trace: Trace) {
+  return async (stage: string, step: () => unknown): Promise<void> => {
+    const started = deps.clock.now().getTime();
+    try {
+      await step();
+    } finally {
+      trace.stages[stage] = deps.clock.now().getTime() - started;
+    }
+  };
+}
+
+async function installHotfix(deps: Deps, version: string, deadline: Deadline, trace: Trace): Promise<void> {
   const wrap = (message: string, exitCode = 1, cause?: unknown) =>
     new AgentError('ANC_HOTFIX', `install hotfix version ${version}: ${message}`, { exitCode, step: 'installFailed', cause });
   let osRelease: string;
@@ -90,6 +122,7 @@ async function installHotfix(deps: Deps, version: string, deadline: Deadline): P
   }
   const hasDnf = deps.proc.which('dnf', deps.env.PATH) !== undefined;
   const pm = guard(() => packageManagerFor(osRelease, hasDnf), wrap);
+  trace.path = pm;
   const source = pm === 'apt-get' ? guard(() => chooseAptSource(deps.paths.aptSourcesDir, (p) => deps.fs.stat(p) !== undefined), wrap) : '';
   const extra = sandboxEnv(pm, deps.paths, deps.env.APT_CONFIG);
   if (extra.APT_CONFIG !== undefined && !deps.fs.exists(extra.APT_CONFIG)) {
@@ -147,17 +180,21 @@ function reportFor(error: unknown): Report {
   return { outcome: 'failed', exitCode: 0, error: `unexpected error: ${errorMessage(error)}` };
 }
 
-function finish(deps: Deps, report: Report, target: string, start: Date): void {
+function finish(deps: Deps, report: Report, seen: Seen, start: Date): void {
   const { outcome, error } = report;
+  const { target, trace } = seen;
+  // The same path/bytes/stage tokens in the event message and as attributes of the final log line.
+  const telemetry: Record<string, string | number> = { path: trace.path, fetchedBytes: trace.fetchedBytes, ...trace.stages };
   if (outcome === 'pointerUnreadable') {
     deps.log.warn('failed to read hotfix config, skipping hotfix download', { path: deps.paths.hotfixPointer, error });
   }
   if (DOWNLOAD_OUTCOMES[outcome].failure) {
-    deps.log.error('aks-node-controller hotfix download failed', { outcome, error });
+    deps.log.error('aks-node-controller hotfix download failed', { outcome, ...telemetry, error });
   } else {
-    deps.log.info('aks-node-controller hotfix download finished', { outcome });
+    deps.log.info('aks-node-controller hotfix download finished', { outcome, ...telemetry });
   }
   const parts = [`outcome=${outcome}`, `current=${deps.version}`, `target=${target}`];
+  for (const [key, value] of Object.entries(telemetry)) parts.push(`${key}=${value}`);
   if (error !== undefined) parts.push(`error=${error}`);
   deps.events.emit({
     task: 'DownloadHotfix',

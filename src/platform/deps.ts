@@ -3,6 +3,7 @@
 import { createRealClock, type Clock } from './clock.ts';
 import { createEventSink, type EventSink } from './events.ts';
 import { createRealFileSystem, type FileSystem } from './fs.ts';
+import { createHttpClient, type HttpClient } from './http.ts';
 import { openLogger, type Logger } from './log.ts';
 import { resolveNodePaths, type NodePaths } from './paths.ts';
 import { createRealProcessRunner, type ProcessRunner } from './proc.ts';
@@ -22,6 +23,8 @@ export interface Deps {
   cwd: string;
   fs: FileSystem;
   proc: ProcessRunner;
+  /** Bounded HTTP GET (the hotfix repository fast path). */
+  http: HttpClient;
   clock: Clock;
   log: Logger;
   events: EventSink;
@@ -65,6 +68,7 @@ export function createRealDeps(): Deps {
     cwd: process.cwd(),
     fs: createRealFileSystem(),
     proc: createRealProcessRunner(),
+    http: createHttpClient(),
     clock,
     log,
     events: createEventSink(paths.eventsDir, clock, log),

@@ -29,6 +29,10 @@ export interface FileSystem {
   writeFile(path: string, data: string | Uint8Array, options: { mode: number; exclusive?: boolean }): void;
   atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void;
   unlink(path: string): void;
+  /** rename(2): atomic within one file system. */
+  rename(from: string, to: string): void;
+  /** Removes a directory tree (no error when it does not exist). */
+  removeTree(path: string): void;
   readdir(path: string): string[];
   chmod(path: string, mode: number): void;
   /** Watches a directory; the callback gets the file name of every create/rename/change. */
@@ -105,6 +109,8 @@ export function createRealFileSystem(): FileSystem {
     },
     atomicWrite,
     unlink: (path) => fs.rmSync(path, { force: true }),
+    rename: (from, to) => fs.renameSync(from, to),
+    removeTree: (path) => fs.rmSync(path, { recursive: true, force: true }),
     readdir: (path) => fs.readdirSync(path),
     chmod: (path, mode) => fs.chmodSync(path, mode),
     watchDir(path, onEvent, onError) {

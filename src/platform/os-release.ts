@@ -7,3 +7,12 @@ export function parseOsReleaseId(text: string): string | undefined {
   }
   return undefined;
 }
+
+/** Any `KEY=value` field (quotes trimmed), e.g. VERSION_ID for dnf's $releasever. */
+export function parseOsReleaseField(text: string, key: string): string | undefined {
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith(`${key}=`)) return line.slice(key.length + 1).replace(/^["']+|["']+$/g, '');
+  }
+  return undefined;
+}

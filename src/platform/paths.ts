@@ -32,6 +32,14 @@ export const NODE_PATHS = {
   dpkgAdminDir: '/var/lib/dpkg',
   dpkgLog: '/var/log/dpkg.log',
   yumReposDir: '/etc/yum.repos.d',
+  // the repository fast path (hotfix/repository): apt's trusted keyrings and proxy settings, dnf/tdnf's
+  // main configuration, the newest verified index date per repository (anti-replay)
+  aptTrustedKeyring: '/etc/apt/trusted.gpg',
+  aptTrustedKeyringDir: '/etc/apt/trusted.gpg.d',
+  aptConfDir: '/etc/apt/apt.conf.d',
+  dnfConf: '/etc/dnf/dnf.conf',
+  tdnfConf: '/etc/tdnf/tdnf.conf',
+  repositoryState: '/opt/azure/containers/aks-node-controller-repository-state.json',
   // cluster credentials for check-hotfix (spec 6.6)
   clusterCa: '/etc/kubernetes/certs/ca.crt',
   bootstrapKubeconfig: '/var/lib/kubelet/bootstrap-kubeconfig',

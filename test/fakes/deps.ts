@@ -9,6 +9,7 @@ import type { Clock } from '../../src/platform/clock.ts';
 import type { Deps } from '../../src/platform/deps.ts';
 import type { AgentEvent } from '../../src/platform/events.ts';
 import { createRealFileSystem } from '../../src/platform/fs.ts';
+import { createHttpClient } from '../../src/platform/http.ts';
 import type { LogAttrs, Logger, LogLevel } from '../../src/platform/log.ts';
 import { resolveNodePaths } from '../../src/platform/paths.ts';
 import type { ProcessRunner, RunResult, RunSpec } from '../../src/platform/proc.ts';
@@ -69,6 +70,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     cwd: root,
     fs: createRealFileSystem(),
     proc,
+    http: createHttpClient(),
     clock,
     log,
     events: { emit: (e) => void emitted.push(e) },

@@ -1,0 +1,107 @@
+// The apt half of the fast path (docs/hotfix.md): the node's Microsoft source -> InRelease verified by
+// gpgv against its signed-by keyring (else apt's trusted keyrings), fresh -> the Packages index it signs
+// -> exactly our version and architecture -> the .deb, size and SHA-256 as signed -> the executable.
+import { errorMessage } from '../../platform/errors.ts';
+import { chooseAptSource } from '../install.ts';
+import { type AptSource, parseDeb822Sources, parseOneLineSources, releaseDirectory } from './apt-source.ts';
+import { writeCandidate } from './candidate.ts';
+import { type FastPathContext, timed } from './context.ts';
+import { debBinary } from './deb-package.ts';
+import { decompress, HAS_IN_PROCESS_ZSTD } from './decompress.ts';
+import { integrityError, unavailableError } from './errors.ts';
+import { createFetcher, SIZE_CAPS } from './fetcher.ts';
+import { checkFreshness, recordFreshness } from './freshness.ts';
+import { type Keyring, readKeyrings, verifyClearsigned } from './gpg.ts';
+import { findDebEntry } from './packages-index.ts';
+import { aptProxy } from './proxy.ts';
+import { choosePackagesIndex, parseRelease } from './release.ts';
+import { repositoryBase, resolveUnder } from './url-rules.ts';
+
+function readSource(ctx: FastPathContext): AptSource {
+  const { deps } = ctx;
+  let file: string;
+  let text: string;
+  try {
+    file = chooseAptSource(deps.paths.aptSourcesDir, (p) => deps.fs.stat(p) !== undefined);
+    text = deps.fs.readText(file);
+  } catch (error) {
+    throw unavailableError(`apt source: ${errorMessage(error)}`, error);
+  }
+  const parsed = file.endsWith('.sources') ? parseDeb822Sources(text) : parseOneLineSources(text);
+  if (!parsed.ok) throw unavailableError(`${file}: ${parsed.problem}`);
+  const entry = parsed.entries.find((e) => !e.architectures || e.architectures.includes(ctx.arch.deb));
+  if (!entry) throw unavailableError(`${file}: no deb entry for ${ctx.arch.deb}`);
+  if (entry.trusted) throw unavailableError(`${file}: trusted=yes (apt does not verify this source; nothing to verify against)`);
+  return entry;
+}
+
+function keyringsFor(ctx: FastPathContext, source: AptSource): Keyring[] {
+  const { deps } = ctx;
+  if (source.signedBy?.embedded) return [{ origin: 'the Signed-By field', data: Buffer.from(source.signedBy.embedded) }];
+  if (source.signedBy) return readKeyrings(deps, source.signedBy.files);
+  const files = deps.fs.exists(deps.paths.aptTrustedKeyring) ? [deps.paths.aptTrustedKeyring] : [];
+  if (deps.fs.stat(deps.paths.aptTrustedKeyringDir)?.isDirectory) {
+    for (const name of deps.fs.readdir(deps.paths.aptTrustedKeyringDir).sort()) {
+      if (name.endsWith('.gpg') || name.endsWith('.asc')) files.push(`${deps.paths.aptTrustedKeyringDir}/${name}`);
+    }
+  }
+  return readKeyrings(deps, files);
+}
+
+function aptConfTexts(ctx: FastPathContext): string[] {
+  const { deps } = ctx;
+  const texts: string[] = [];
+  const main = deps.env.APT_CONFIG || deps.paths.aptConfig;
+  if (deps.fs.exists(main)) texts.push(deps.fs.readText(main));
+  if (deps.fs.stat(deps.paths.aptConfDir)?.isDirectory) {
+    for (const name of deps.fs.readdir(deps.paths.aptConfDir).sort()) texts.push(deps.fs.readText(`${deps.paths.aptConfDir}/${name}`));
+  }
+  return texts;
+}
+
+/** Fetches, verifies and extracts; returns the written candidate's path (not yet version-checked). */
+export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
+  const { deps, trace } = ctx;
+  const source = await timed(ctx, 'sourceMs', () => readSource(ctx));
+  const base = repositoryBase(source.uri);
+  if (!base) throw unavailableError(`apt source URI ${JSON.stringify(source.uri)} is not an http(s) URL`);
+  const keyrings = keyringsFor(ctx, source);
+  const proxy = aptProxy(aptConfTexts(ctx), base, deps.env);
+  const fetcher = createFetcher(deps, base, proxy, ctx.budgetEnd, trace);
+  const dir = new URL(releaseDirectory(source));
+  const release = await timed(ctx, 'releaseMs', async () => {
+    const signed = await fetcher.get(new URL('InRelease', dir), SIZE_CAPS.signedMetadata);
+    const text = await verifyClearsigned(deps, ctx.scratch, signed, keyrings, `${dir}InRelease`);
+    const parsed = parseRelease(text);
+    if (typeof parsed === 'string') throw integrityError(`${dir}InRelease: ${parsed}`);
+    const repository = `${source.uri} ${source.suite}`;
+    checkFreshness(deps, repository, `${dir}InRelease`, parsed.date, parsed.validUntil);
+    recordFreshness(deps, repository, parsed.date);
+    return parsed;
+  });
+  const entry = await timed(ctx, 'indexMs', async () => {
+    const stems = source.components.length === 0 ? ['Packages'] : source.components.map((c) => `${c}/binary-${ctx.arch.deb}/Packages`);
+    const misses: string[] = [];
+    for (const stem of stems) {
+      const index = choosePackagesIndex(release, stem, HAS_IN_PROCESS_ZSTD);
+      if (!index) { misses.push(`${stem} not listed in InRelease`); continue; }
+      const url = resolveUnder(dir, index.path);
+      if (typeof url === 'string') throw integrityError(`index path ${url}`);
+      const packed = await fetcher.get(url, SIZE_CAPS.index, release.sha256.get(index.path));
+      const text = (await decompress(deps, ctx.scratch, index.compression, packed, SIZE_CAPS.index, index.path)).toString('utf8');
+      const found = findDebEntry(text, ctx.version, ctx.arch.deb);
+      if (typeof found !== 'string') return found;
+      misses.push(found);
+    }
+    throw unavailableError(misses.join('; '));
+  });
+  const deb = await timed(ctx, 'packageMs', async () => {
+    const url = resolveUnder(source.components.length === 0 ? dir : base, entry.filename);
+    if (typeof url === 'string') throw integrityError(`package Filename ${url}`);
+    return fetcher.get(url, SIZE_CAPS.package, { size: entry.size, sha256: entry.sha256 });
+  });
+  return timed(ctx, 'extractMs', async () => {
+    const binary = await debBinary(deps, ctx.scratch, deb, { name: 'aks-node-controller', version: ctx.version, arch: ctx.arch.deb });
+    return writeCandidate(deps, ctx.scratch, binary);
+  });
+}

@@ -1,0 +1,35 @@
+// What one fast-path run carries through its steps: deps, the scratch directory, the resolved version,
+// the node's architecture names, the overall deadline, the fast path's own time budget and the trace
+// that becomes the telemetry tokens.
+import type { Deps } from '../../platform/deps.ts';
+import type { Deadline } from '../retry.ts';
+import type { Trace } from './fetcher.ts';
+import type { Scratch } from './scratch.ts';
+
+export interface FastPathContext {
+  deps: Deps;
+  scratch: Scratch;
+  version: string;
+  arch: { deb: string; rpm: string };
+  deadline: Deadline;
+  /** Epoch ms by which the fast path must have answered (leaves the rest of D4 to the fallback). */
+  budgetEnd: number;
+  trace: Trace;
+}
+
+/** The node architecture in Debian and RPM spelling (the agent is compiled per architecture). */
+export function nodeArch(arch: string = process.arch): { deb: string; rpm: string } | undefined {
+  if (arch === 'x64') return { deb: 'amd64', rpm: 'x86_64' };
+  if (arch === 'arm64') return { deb: 'arm64', rpm: 'aarch64' };
+  return undefined;
+}
+
+/** Runs one stage and adds its duration in ms to the trace (stages may repeat: durations add up). */
+export async function timed<T>(ctx: FastPathContext, stage: string, step: () => Promise<T> | T): Promise<T> {
+  const started = ctx.deps.clock.now().getTime();
+  try {
+    return await step();
+  } finally {
+    ctx.trace.stages[stage] = (ctx.trace.stages[stage] ?? 0) + (ctx.deps.clock.now().getTime() - started);
+  }
+}

@@ -1,0 +1,63 @@
+// Every download of the fast path goes through here: the URL rules (url-rules.ts), a byte cap per kind
+// of file, the fast path's own deadline, the node's proxy, and size + SHA-256 checks against what signed
+// metadata promised. Refused URLs, refused redirects, oversized answers and digest mismatches are
+// integrity failures; an unreachable, failing or hanging server only makes the path unavailable.
+import { createHash } from 'node:crypto';
+import type { Deps } from '../../platform/deps.ts';
+import { integrityError, unavailableError } from './errors.ts';
+import { urlRuleViolation } from './url-rules.ts';
+
+/** Byte caps: signed metadata states exact sizes, these bound what it may state (and unsigned files). */
+export const SIZE_CAPS = {
+  signedMetadata: 4 * 1024 * 1024, // InRelease, repomd.xml (+ .asc): a few KiB in the Microsoft repos
+  index: 256 * 1024 * 1024, // Packages / primary, any compression
+  package: 512 * 1024 * 1024,
+  binary: 512 * 1024 * 1024,
+} as const;
+
+export interface Expected {
+  /** Undefined when the signed metadata states only a digest (repomd without <size>). */
+  size?: number;
+  /** Lowercase hex. */
+  sha256: string;
+}
+
+export interface Trace {
+  path: 'none' | 'repository' | 'apt-get' | 'dnf' | 'tdnf';
+  fetchedBytes: number;
+  /** Stage name -> milliseconds. */
+  stages: Record<string, number>;
+}
+
+export interface Fetcher {
+  get(url: URL, cap: number, expected?: Expected): Promise<Buffer>;
+}
+
+export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, deadlineAt: number, trace: Trace): Fetcher {
+  const allowed = (url: URL) => urlRuleViolation(base, url) === undefined;
+  return {
+    async get(url, cap, expected) {
+      const violation = urlRuleViolation(base, url);
+      if (violation) throw integrityError(`refusing ${violation}`);
+      const timeoutMs = deadlineAt - deps.clock.now().getTime();
+      if (timeoutMs <= 0) throw unavailableError(`no time left to fetch ${url}`);
+      const maxBytes = expected?.size !== undefined ? Math.min(expected.size, cap) : cap;
+      if (expected?.size !== undefined && expected.size > cap) throw integrityError(`${url}: signed metadata states ${expected.size} bytes, above the ${cap}-byte limit`);
+      const result = await deps.http.get(url, {
+        maxBytes, timeoutMs, proxy, allowRedirect: allowed, onBytes: (n) => void (trace.fetchedBytes += n),
+      });
+      if (!result.ok) {
+        if (result.kind === 'redirect' || result.kind === 'too-large') throw integrityError(result.message);
+        throw unavailableError(result.message);
+      }
+      if (expected) {
+        if (expected.size !== undefined && result.body.length !== expected.size) {
+          throw integrityError(`${url}: size ${result.body.length} does not match the signed size ${expected.size}`);
+        }
+        const digest = createHash('sha256').update(result.body).digest('hex');
+        if (digest !== expected.sha256) throw integrityError(`${url}: SHA-256 ${digest} does not match the signed ${expected.sha256}`);
+      }
+      return result.body;
+    },
+  };
+}

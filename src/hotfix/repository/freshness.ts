@@ -1,0 +1,44 @@
+// Replay protection for signed metadata: an expired index (Valid-Until in the past) and an index older
+// than the newest one this node has already verified for the same repository are both refused. The
+// newest verified date per repository is kept in one small JSON file (paths.repositoryState).
+import type { Deps } from '../../platform/deps.ts';
+import { errorMessage } from '../../platform/errors.ts';
+import { integrityError } from './errors.ts';
+
+type State = Record<string, string>;
+
+function readState(deps: Deps): State {
+  try {
+    if (!deps.fs.exists(deps.paths.repositoryState)) return {};
+    const parsed: unknown = JSON.parse(deps.fs.readText(deps.paths.repositoryState));
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as State) : {};
+  } catch (error) {
+    deps.log.warn('ignoring unreadable repository state', { path: deps.paths.repositoryState, error: errorMessage(error) });
+    return {};
+  }
+}
+
+/** Throws an integrity error for an expired or replayed index. `date` undefined: only Valid-Until counts. */
+export function checkFreshness(deps: Deps, repository: string, what: string, date: Date | undefined, validUntil: Date | undefined): void {
+  const now = deps.clock.now();
+  if (validUntil && validUntil.getTime() < now.getTime()) {
+    throw integrityError(`${what} expired: Valid-Until ${validUntil.toISOString()} is before now (${now.toISOString()})`);
+  }
+  const seen = readState(deps)[repository];
+  if (date && seen && date.getTime() < Date.parse(seen)) {
+    throw integrityError(`${what} dated ${date.toISOString()} is older than the ${seen} index already verified on this node (replayed metadata)`);
+  }
+}
+
+/** Records `date` as the newest verified index of `repository` (after a successful verification). */
+export function recordFreshness(deps: Deps, repository: string, date: Date | undefined): void {
+  if (!date) return;
+  const state = readState(deps);
+  if (state[repository] && Date.parse(state[repository]!) >= date.getTime()) return;
+  state[repository] = date.toISOString();
+  try {
+    deps.fs.atomicWrite(deps.paths.repositoryState, `${JSON.stringify(state)}\n`, { mode: 0o644 });
+  } catch (error) {
+    deps.log.warn('could not record the verified repository date', { path: deps.paths.repositoryState, error: errorMessage(error) });
+  }
+}

@@ -1,0 +1,112 @@
+// The rpm half of the fast path (docs/hotfix.md): the node's repositories in /etc/yum.repos.d ->
+// repomd.xml verified by gpgv against the repository's gpgkey (repomd.xml.asc), not older than the newest
+// already verified -> the primary index it pins by SHA-256 -> exactly our version, release, architecture
+// -> the .rpm, checksum as pinned, own signature by rpmkeys -> the executable.
+import { errorMessage } from '../../platform/errors.ts';
+import { parseOsReleaseField } from '../../platform/os-release.ts';
+import { writeCandidate } from './candidate.ts';
+import { type FastPathContext, timed } from './context.ts';
+import { compressionOf, decompress } from './decompress.ts';
+import { integrityError, isUnavailable, unavailableError } from './errors.ts';
+import { createFetcher, SIZE_CAPS } from './fetcher.ts';
+import { checkFreshness, recordFreshness } from './freshness.ts';
+import { readKeyrings, verifyDetached } from './gpg.ts';
+import { dnfProxy } from './proxy.ts';
+import { findRpmEntry, parseRepomd, type RpmEntry } from './repodata.ts';
+import { rpmBinary, verifyRpmSignature } from './rpm-package.ts';
+import { enabledRepos, parseIni, type YumRepo } from './yum-repo.ts';
+import { repositoryBase, resolveUnder } from './url-rules.ts';
+
+function readRepos(ctx: FastPathContext): { repos: YumRepo[]; mainProxy?: string } {
+  const { deps } = ctx;
+  const mainFile = [deps.paths.dnfConf, deps.paths.tdnfConf].find((f) => deps.fs.exists(f));
+  const main = mainFile ? parseIni(deps.fs.readText(mainFile)).get('main') : undefined;
+  const mainGpgcheck = main?.get('gpgcheck') === undefined ? true : main.get('gpgcheck') === '1';
+  const releasever = parseOsReleaseField(deps.fs.readText(deps.paths.osRelease), 'VERSION_ID') ?? '';
+  const vars = { basearch: ctx.arch.rpm, arch: ctx.arch.rpm, releasever };
+  let names: string[];
+  try {
+    names = deps.fs.readdir(deps.paths.yumReposDir).filter((n) => n.endsWith('.repo')).sort();
+  } catch (error) {
+    throw unavailableError(`reading ${deps.paths.yumReposDir}: ${errorMessage(error)}`, error);
+  }
+  // The Microsoft repository first: that is where the agent's package is published.
+  names.sort((a, b) => Number(b.startsWith('microsoft')) - Number(a.startsWith('microsoft')));
+  const repos: YumRepo[] = [];
+  for (const name of names) {
+    const found = enabledRepos(deps.fs.readText(`${deps.paths.yumReposDir}/${name}`), vars, mainGpgcheck);
+    if (typeof found === 'string') deps.log.warn('skipping repository definition', { file: name, reason: found });
+    else repos.push(...found);
+  }
+  if (repos.length === 0) throw unavailableError(`no enabled repository with a baseurl in ${deps.paths.yumReposDir}`);
+  return { repos, mainProxy: main?.get('proxy') };
+}
+
+async function findInRepo(ctx: FastPathContext, repo: YumRepo, mainProxy: string | undefined) {
+  const { deps, trace } = ctx;
+  const base = repositoryBase(repo.baseurl);
+  if (!base) throw unavailableError(`repository ${repo.id}: baseurl ${repo.baseurl} is not http(s)`);
+  if (!repo.gpgcheck) throw unavailableError(`repository ${repo.id}: gpgcheck is off (nothing to verify the package against)`);
+  const keyFiles = repo.gpgkeys.filter((k) => k.startsWith('file://')).map((k) => decodeURIComponent(k.slice('file://'.length)));
+  if (keyFiles.length === 0) throw unavailableError(`repository ${repo.id}: no file:// gpgkey`);
+  const keyrings = readKeyrings(deps, keyFiles);
+  const fetcher = createFetcher(deps, base, dnfProxy(repo.proxy, mainProxy, base, deps.env), ctx.budgetEnd, trace);
+  const repomd = await timed(ctx, 'releaseMs', async () => {
+    const xml = await fetcher.get(new URL('repodata/repomd.xml', base), SIZE_CAPS.signedMetadata);
+    const signature = await fetcher.get(new URL('repodata/repomd.xml.asc', base), SIZE_CAPS.signedMetadata);
+    await verifyDetached(deps, ctx.scratch, xml, signature, keyrings, `${base}repodata/repomd.xml`);
+    const parsed = parseRepomd(xml.toString('utf8'));
+    if (typeof parsed === 'string') throw integrityError(parsed);
+    const date = parsed.revision !== undefined ? new Date(parsed.revision * 1000) : undefined;
+    checkFreshness(deps, repo.baseurl, `${base}repodata/repomd.xml`, date, undefined);
+    recordFreshness(deps, repo.baseurl, date);
+    return parsed;
+  });
+  const entry = await timed(ctx, 'indexMs', async () => {
+    const url = resolveUnder(base, repomd.primary.href);
+    if (typeof url === 'string') throw integrityError(`primary location ${url}`);
+    const packed = await fetcher.get(url, SIZE_CAPS.index, { size: repomd.primary.size, sha256: repomd.primary.sha256 });
+    const compression = compressionOf(repomd.primary.href);
+    if (!compression) throw unavailableError(`primary index ${repomd.primary.href}: unknown compression`);
+    const xml = (await decompress(deps, ctx.scratch, compression, packed, SIZE_CAPS.index, repomd.primary.href)).toString('utf8');
+    const found = findRpmEntry(xml, ctx.version, ctx.arch.rpm);
+    if (typeof found === 'string') throw unavailableError(`repository ${repo.id}: ${found}`);
+    return found;
+  });
+  return { base, fetcher, keyFiles, entry };
+}
+
+/** Fetches, verifies and extracts; returns the written candidate's path (not yet version-checked). */
+export async function fetchRpmCandidate(ctx: FastPathContext): Promise<string> {
+  const { repos, mainProxy } = await timed(ctx, 'sourceMs', () => readRepos(ctx));
+  const misses: string[] = [];
+  for (const repo of repos) {
+    let found: Awaited<ReturnType<typeof findInRepo>>;
+    try {
+      found = await findInRepo(ctx, repo, mainProxy);
+    } catch (error) {
+      if (!isUnavailable(error)) throw error;
+      misses.push(error.message);
+      continue;
+    }
+    return fetchPackage(ctx, found);
+  }
+  throw unavailableError(misses.join('; '));
+}
+
+async function fetchPackage(ctx: FastPathContext, found: { base: URL; fetcher: ReturnType<typeof createFetcher>; keyFiles: string[]; entry: RpmEntry }): Promise<string> {
+  const { deps, scratch } = ctx;
+  const { entry } = found;
+  const rpm = await timed(ctx, 'packageMs', async () => {
+    const url = resolveUnder(found.base, entry.href);
+    if (typeof url === 'string') throw integrityError(`package location ${url}`);
+    const data = await found.fetcher.get(url, SIZE_CAPS.package, { size: entry.size, sha256: entry.sha256 });
+    await verifyRpmSignature(deps, scratch, scratch.write('package.rpm', data), found.keyFiles);
+    return data;
+  });
+  return timed(ctx, 'extractMs', async () => {
+    const identity = { name: 'aks-node-controller', version: entry.version, release: entry.release, arch: ctx.arch.rpm };
+    const binary = await rpmBinary(deps, scratch, rpm, identity);
+    return writeCandidate(deps, scratch, binary);
+  });
+}

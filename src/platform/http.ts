@@ -1,0 +1,106 @@
+// Bounded HTTP GET for the hotfix repository fast path: a byte cap (checked against Content-Length and
+// while streaming), one deadline for headers and body (a server that stops sending is cut off), redirects
+// handed to the caller one hop at a time so it can refuse any that leave the repository, and an explicit
+// proxy (bun's fetch `proxy` option; the node's own apt/dnf proxy setting is resolved by the caller).
+// Failures are returned, not thrown: the caller decides what is final and what falls back.
+
+export interface HttpGetOptions {
+  maxBytes: number;
+  timeoutMs: number;
+  /** Proxy URL to send the request through (undefined: direct, or what the runtime's env says). */
+  proxy?: string;
+  /** Asked for every redirect target; returning false stops with a `redirect` failure. */
+  allowRedirect(target: URL): boolean;
+  /** Called with every body chunk's size (fetched-bytes telemetry). */
+  onBytes?(count: number): void;
+}
+
+export type HttpFailureKind = 'network' | 'timeout' | 'status' | 'too-large' | 'redirect';
+
+export type HttpResult =
+  | { ok: true; body: Buffer; url: URL }
+  | { ok: false; kind: HttpFailureKind; message: string; url: URL };
+
+export interface HttpClient {
+  get(url: URL, options: HttpGetOptions): Promise<HttpResult>;
+}
+
+const MAX_REDIRECTS = 5;
+
+export async function httpGet(start: URL, options: HttpGetOptions): Promise<HttpResult> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+  let url = start;
+  try {
+    for (let hop = 0; ; hop++) {
+      const init: RequestInit & { proxy?: string } = { redirect: 'manual', signal: controller.signal };
+      if (options.proxy) init.proxy = options.proxy;
+      let response: Response;
+      try {
+        response = await fetch(url, init);
+      } catch (error) {
+        return failure(controller, 'network', url, `GET ${url}: ${describe(error)}`);
+      }
+      if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
+        await response.body?.cancel().catch(() => undefined);
+        const target = new URL(response.headers.get('location')!, url);
+        if (hop >= MAX_REDIRECTS) return { ok: false, kind: 'redirect', url, message: `GET ${start}: more than ${MAX_REDIRECTS} redirects` };
+        if (!options.allowRedirect(target)) return { ok: false, kind: 'redirect', url, message: `GET ${url}: redirect to ${target} refused` };
+        url = target;
+        continue;
+      }
+      if (response.status !== 200) {
+        await response.body?.cancel().catch(() => undefined);
+        return { ok: false, kind: 'status', url, message: `GET ${url}: HTTP ${response.status}` };
+      }
+      return await readCapped(response, url, options, controller);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readCapped(response: Response, url: URL, options: HttpGetOptions, controller: AbortController): Promise<HttpResult> {
+  const tooLarge = (size: number): HttpResult => ({
+    ok: false, kind: 'too-large', url, message: `GET ${url}: response of ${size} bytes exceeds the ${options.maxBytes}-byte limit`,
+  });
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    return tooLarge(declared);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    const reader = response.body!.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      options.onBytes?.(value.length);
+      if (size > options.maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return tooLarge(size);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    return failure(controller, 'network', url, `GET ${url}: reading the body after ${size} bytes: ${describe(error)}`);
+  }
+  return { ok: true, body: Buffer.concat(chunks, size), url };
+}
+
+function failure(controller: AbortController, kind: HttpFailureKind, url: URL, message: string): HttpResult {
+  if (controller.signal.aborted) return { ok: false, kind: 'timeout', url, message: `${message} (deadline reached)` };
+  return { ok: false, kind, url, message };
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  const text = error instanceof Error ? error.message : String(error);
+  return cause instanceof Error && cause.message !== text ? `${text} (${cause.message})` : text;
+}
+
+export function createHttpClient(): HttpClient {
+  return { get: httpGet };
+}
