@@ -2,7 +2,12 @@
 // executable the deltas rebuild (sha256 + size) and one VCDIFF delta per known base executable, named by
 // the base's sha256. Pure: bytes in, a checked manifest or a DeltaManifestError out.
 import { AgentError } from '../../platform/errors.ts';
+import { INTEGRITY_STEP } from '../repository/errors.ts';
 
+/** A delta step that cannot answer: the node falls back to the full package. */
+export const DELTA_UNAVAILABLE_STEP = 'deltaUnavailable';
+
+export const DELTA_PACKAGE_NAME = 'aks-node-controller-delta';
 export const MANIFEST_SCHEMA = 'aks-node-controller-delta/1';
 /** Where the package puts its files (the manifest and `<base sha256>.vcdiff` beside it). */
 export const DELTA_DIR = 'usr/lib/aks-node-controller/delta';
@@ -40,7 +45,7 @@ export interface DeltaManifest {
 /** `unsupported`: a newer schema or another format (the node falls back); `invalid`: a broken manifest. */
 export class DeltaManifestError extends AgentError {
   constructor(readonly kind: 'invalid' | 'unsupported', message: string) {
-    super('ANC_HOTFIX', `delta manifest: ${message}`, { step: kind === 'invalid' ? 'integrityFailed' : 'deltaUnavailable' });
+    super('ANC_HOTFIX', `delta manifest: ${message}`, { step: kind === 'invalid' ? INTEGRITY_STEP : DELTA_UNAVAILABLE_STEP });
   }
 }
 

@@ -7,16 +7,15 @@ import type { Deps } from '../../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../../platform/errors.ts';
 import type { WrittenFile } from '../../platform/file-stream.ts';
 import { sha256Hex } from '../../platform/hash.ts';
-import type { DeltaEntry, DeltaManifest } from './manifest.ts';
+import { INTEGRITY_STEP } from '../repository/errors.ts';
+import { DELTA_UNAVAILABLE_STEP, type DeltaEntry, type DeltaManifest } from './manifest.ts';
 import { decodeVcdiff, VcdiffError } from './vcdiff.ts';
 
 /** xdelta3 writes 8 MiB target windows (its -W maximum is 16 MiB); this bounds one window in memory. */
 export const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
-export const DELTA_INTEGRITY_STEP = 'integrityFailed';
-export const DELTA_UNAVAILABLE_STEP = 'deltaUnavailable';
 
 export function deltaIntegrityError(message: string, cause?: unknown): AgentError {
-  return new AgentError('ANC_HOTFIX', `delta hotfix: ${message}`, { step: DELTA_INTEGRITY_STEP, cause });
+  return new AgentError('ANC_HOTFIX', `delta hotfix: ${message}`, { step: INTEGRITY_STEP, cause });
 }
 
 export function deltaUnavailableError(message: string, cause?: unknown): AgentError {

@@ -23,7 +23,7 @@ export interface Expected {
 }
 
 export interface Trace {
-  path: 'none' | 'repository' | 'apt-get' | 'dnf' | 'tdnf';
+  path: 'none' | 'delta' | 'repository' | 'apt-get' | 'dnf' | 'tdnf';
   fetchedBytes: number;
   /** Stage name -> milliseconds. */
   stages: Record<string, number>;
