@@ -20,6 +20,9 @@ async function main(): Promise<void> {
   const chosen = /Using (hotfix|VHD-baked) binary: (\S+)/.exec(result.launcher.stdout);
   process.stdout.write(`\nbinary chosen by the launcher: ${chosen ? `${chosen[1]} (${chosen[2]!.replace(result.root, '<root>')})` : 'unknown'}\n`);
   process.stdout.write(`staged hotfix binary reports:  ${result.hotfixVersion || '(none staged)'}\n`);
+  const download = result.events.find((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix')?.Message ?? '';
+  const fetched = /path=(\S+) fetchedBytes=(\d+)/.exec(download);
+  process.stdout.write(`download-hotfix fetched:       ${fetched ? `${fetched[2]} bytes (path=${fetched[1]})` : '(nothing)'}\n`);
   process.stdout.write(`staged pointer:                ${result.stagedPointer || '(none)'}\n`);
   process.stdout.write(`provision-wait printed:        ${result.provisionWait.stdout.trim().slice(0, 120)}...\n`);
   process.stdout.write(`\nsandbox root (kept): ${result.root}\n  log:    ${result.logFile}\n  events: ${result.eventsDir}\n`);

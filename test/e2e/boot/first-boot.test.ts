@@ -43,12 +43,14 @@ test('check-hotfix read the ConfigMap and staged the pointer', () => {
   assert.match(check[0]!.Message!, /^check-hotfix outcome=configMapRead/);
 });
 
-test('download-hotfix installed the package through apt and staged a binary that reports the new version', () => {
-  assert.match(boot.launcher.stdout, /Setting up aks-node-controller \(202604\.01\.1\)/);
+test('download-hotfix rebuilt the hotfix from the delta package and staged a binary that reports the new version', () => {
+  assert.not.match(boot.launcher.stdout, /Setting up aks-node-controller/, 'no package manager ran');
   assert.is(boot.hotfixVersion, HOTFIX_VERSION);
   const download = boot.events.find((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix');
   assert.ok(download);
-  assert.match(download!.Message!, new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')}`));
+  assert.match(download!.Message!, new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')} target=\\S+ path=delta fetchedBytes=\\d+`));
+  const fetched = Number(/fetchedBytes=(\d+)/.exec(download!.Message!)![1]);
+  assert.ok(fetched > 0 && fetched < 200 * 1024, `fetched ${fetched} bytes`);
 });
 
 test('provision ran the stand-in scripts and provision-wait printed their status', () => {
