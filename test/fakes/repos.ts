@@ -4,12 +4,15 @@
 // dnf configuration points at it, with stub base packages so libc6 / glibc dependencies resolve. Nothing
 // here touches the host's package databases (toolchain-measurements 9.3, 9.4; docs/hotfix.md "sandbox").
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, join, normalize, resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { basename, dirname, join, normalize, resolve, sep } from 'node:path';
 import { buildPackages, type BuiltPackage } from '../../vhd/packaging/build-packages.mjs';
+import { createSigningKey, debFiller, releaseText, rpmFiller, type ReleaseOptions, type SigningKey } from './repo-index.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
 const run = (program: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
@@ -49,31 +52,56 @@ export function buildHotfixPackages(version: string, outDir: string, options: { 
   return { version, bin, deb: file('deb')!, rpm: file('rpm')!, built, delta };
 }
 
+export type Override = (req: IncomingMessage, res: ServerResponse) => void;
+
 export interface ServedRepo {
   url: string;
   dir: string;
   /** Paths requested so far (to assert the agent really went to the repo). */
   requests: string[];
-  /** apt only: the binary keyring the repo is signed with. */
+  /** Body bytes sent so far. */
+  bytesServed: { count: number };
+  /** Request path -> handler replacing the static answer (attacks: redirects, hangs, oversized bodies). */
+  overrides: Map<string, Override>;
+  /** The binary keyring the repo is signed with (apt's signed-by); `key` signs it. */
   keyring?: string;
+  key?: SigningKey;
+  /** Rewrites the index and its signed metadata (new Date, Valid-Until, another key). */
+  publish?(options?: PublishOptions): void;
+  /** apt only: the suite (and component) of the source line (`./` for a flat repo). */
+  aptSuite?: { suite: string; components: string };
   close(): Promise<void>;
 }
 
+export interface PublishOptions extends ReleaseOptions {
+  signWith?: SigningKey;
+}
+
 /** A static file server for `dir` on 127.0.0.1 (random port). */
-export async function serveDir(dir: string): Promise<Omit<ServedRepo, 'keyring'>> {
+export async function serveDir(dir: string): Promise<ServedRepo> {
   const requests: string[] = [];
+  const bytesServed = { count: 0 };
+  const overrides = new Map<string, Override>();
   const base = resolve(dir);
+  const sockets = new Set<import('node:net').Socket>();
   const server = createServer((req, res) => {
     const path = decodeURIComponent((req.url ?? '/').split('?')[0]!);
     requests.push(path);
+    const override = overrides.get(path);
+    if (override) return override(req, res);
     const file = normalize(join(base, path));
     if (!(file === base || file.startsWith(base + sep)) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404).end();
       return;
     }
     res.writeHead(200, { 'content-length': statSync(file).size });
-    if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
+    if (req.method === 'HEAD') return void res.end();
+    bytesServed.count += statSync(file).size;
+    createReadStream(file).pipe(res);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address() as AddressInfo;
@@ -81,39 +109,112 @@ export async function serveDir(dir: string): Promise<Omit<ServedRepo, 'keyring'>
     url: `http://127.0.0.1:${port}`,
     dir: base,
     requests,
-    close: () => new Promise<void>((ok) => server.close(() => ok())),
+    bytesServed,
+    overrides,
+    close: () => new Promise<void>((ok) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => ok());
+    }),
   };
 }
 
-/** Publishes the .deb files into `dir` as a flat, gpg-signed apt repo and serves it. */
-export async function startAptRepo(dir: string, debs: string[] = []): Promise<ServedRepo> {
-  mkdirSync(dir, { recursive: true });
-  for (const deb of debs) copyFileSync(deb, join(dir, basename(deb)));
-  writeFileSync(join(dir, 'Packages'), run('apt-ftparchive', ['packages', '.'], { cwd: dir }));
-  run('gzip', ['-9kfn', 'Packages'], { cwd: dir });
-  const release = run('apt-ftparchive', ['-o', 'APT::FTPArchive::Release::Origin=aks-local', '-o', 'APT::FTPArchive::Release::Suite=stable', 'release', '.'], { cwd: dir });
-  writeFileSync(join(dir, 'Release'), release);
-  const gnupg = mkdtempSync(join(tmpdir(), 'anc-gpg-'));
-  const env = { ...process.env, GNUPGHOME: gnupg };
-  try {
-    run('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', 'AKS test repo <repo@example.invalid>', 'ed25519', 'sign', '1d'], { env });
-    run('gpg', ['--batch', '--yes', '--clearsign', '-o', 'InRelease', 'Release'], { cwd: dir, env });
-    run('gpg', ['--batch', '--yes', '-abs', '-o', 'Release.gpg', 'Release'], { cwd: dir, env });
-    const keyring = join(dir, '..', `${basename(dir)}-keyring.gpg`);
-    writeFileSync(keyring, run('gpg', ['--export'], { env }));
-    return { ...(await serveDir(dir)), keyring };
-  } finally {
-    run('gpgconf', ['--kill', 'all'], { env });
-    rmSync(gnupg, { recursive: true, force: true });
-  }
+export interface RepoOptions {
+  /** `standard` (default): dists/<suite>/<component>/binary-<arch>/ + pool/, as the Microsoft repo; `flat`: one directory. */
+  layout?: 'standard' | 'flat';
+  /** Other package entries in the index (default: thousands, like the Microsoft repo). */
+  filler?: number;
+  key?: SigningKey;
 }
 
-/** Publishes the .rpm files into `dir` (createrepo_c) and serves it. */
-export async function startRpmRepo(dir: string, rpms: string[] = []): Promise<ServedRepo> {
-  mkdirSync(dir, { recursive: true });
-  for (const rpm of rpms) copyFileSync(rpm, join(dir, basename(rpm)));
-  run('createrepo_c', ['-q', dir]);
-  return serveDir(dir);
+export const APT_SUITE = 'stable';
+export const APT_COMPONENT = 'main';
+
+/** Publishes the .deb files as a gpg-signed apt repo (standard layout unless told) and serves it. */
+export async function startAptRepo(dir: string, debs: string[] = [], options: RepoOptions = {}): Promise<ServedRepo> {
+  const layout = options.layout ?? 'standard';
+  const pool = layout === 'flat' ? '.' : 'pool/main/a/aks-node-controller';
+  mkdirSync(join(dir, pool), { recursive: true });
+  for (const deb of debs) copyFileSync(deb, join(dir, pool, basename(deb)));
+  const key = options.key ?? createSigningKey(dirname(resolve(dir)), `${basename(dir)}-key`);
+  const filler = debFiller('amd64', options.filler);
+  const ours = run('apt-ftparchive', ['packages', layout === 'flat' ? '.' : 'pool'], { cwd: dir }).toString();
+  const indexDir = layout === 'flat' ? '' : `dists/${APT_SUITE}/${APT_COMPONENT}/binary-amd64/`;
+  const releaseDir = layout === 'flat' ? dir : join(dir, 'dists', APT_SUITE);
+  const publish = (publishOptions: PublishOptions = {}) => {
+    mkdirSync(join(dir, indexDir), { recursive: true });
+    writeFileSync(join(dir, indexDir, 'Packages'), `${filler}\n${ours}`);
+    run('gzip', ['-9kfn', 'Packages'], { cwd: join(dir, indexDir) });
+    run('xz', ['-kf', 'Packages'], { cwd: join(dir, indexDir) });
+    const rel = layout === 'flat' ? '' : `${APT_COMPONENT}/binary-amd64/`;
+    const files = ['Packages', 'Packages.gz', 'Packages.xz'].map((f) => `${rel}${f}`);
+    writeFileSync(join(releaseDir, 'Release'), releaseText(releaseDir, files, APT_SUITE, APT_COMPONENT, 'amd64', publishOptions));
+    const signer = publishOptions.signWith ?? key;
+    signer.clearsign(join(releaseDir, 'Release'), join(releaseDir, 'InRelease'));
+    signer.detachSign(join(releaseDir, 'Release'), join(releaseDir, 'Release.gpg'));
+  };
+  publish();
+  const served = await serveDir(dir);
+  return {
+    ...served, keyring: key.keyring, key, publish,
+    aptSuite: layout === 'flat' ? { suite: './', components: '' } : { suite: APT_SUITE, components: APT_COMPONENT },
+    close: async () => {
+      await served.close();
+      if (!options.key) key.close();
+    },
+  };
+}
+
+/** Publishes the .rpm files (signed with rpmsign) as a createrepo_c repo with a signed repomd.xml and serves it. */
+export async function startRpmRepo(dir: string, rpms: string[] = [], options: RepoOptions = {}): Promise<ServedRepo> {
+  mkdirSync(join(dir, 'Packages'), { recursive: true });
+  const key = options.key ?? createSigningKey(dirname(resolve(dir)), `${basename(dir)}-key`);
+  for (const rpm of rpms) {
+    const copy = join(dir, 'Packages', basename(rpm));
+    copyFileSync(rpm, copy);
+    run('rpmsign', ['--addsign', '--define', '__gpg /usr/bin/gpg', '--define', `_gpg_path ${key.home}`, '--define', '_gpg_name repo@example.invalid', copy]);
+  }
+  const filler = rpmFiller('x86_64', options.filler);
+  const publish = (publishOptions: PublishOptions = {}) => {
+    rmSync(join(dir, 'repodata'), { recursive: true, force: true });
+    run('createrepo_c', ['-q', '--general-compress-type=gz', '--revision', String(Math.floor((publishOptions.date ?? new Date()).getTime() / 1000)), dir]);
+    injectRpmFiller(dir, filler, options.filler);
+    (publishOptions.signWith ?? key).detachSign(join(dir, 'repodata/repomd.xml'), join(dir, 'repodata/repomd.xml.asc'));
+  };
+  publish();
+  const served = await serveDir(dir);
+  return {
+    ...served, keyring: key.armored, key, publish,
+    close: async () => {
+      await served.close();
+      if (!options.key) key.close();
+    },
+  };
+}
+
+/** Adds the synthetic entries to createrepo_c's primary.xml.gz and updates repomd.xml to match. */
+function injectRpmFiller(dir: string, filler: string, count = 6000): void {
+  const repodata = join(dir, 'repodata');
+  const repomdFile = join(repodata, 'repomd.xml');
+  let repomd = readFileSync(repomdFile, 'utf8');
+  const block = /<data type="primary">[\s\S]*?<\/data>/.exec(repomd)![0];
+  const href = /<location href="([^"]+)"/.exec(block)![1]!;
+  const xml = gunzipSync(readFileSync(join(dir, href))).toString('utf8')
+    .replace(/packages="(\d+)"/, (_m, n) => `packages="${Number(n) + count}"`)
+    .replace('</metadata>', `${filler}</metadata>`);
+  const packed = gzipSync(xml, { level: 6 });
+  rmSync(join(dir, href));
+  const digest = createHash('sha256').update(packed).digest('hex');
+  const newHref = `repodata/${digest}-primary.xml.gz`;
+  writeFileSync(join(dir, newHref), packed);
+  const openDigest = createHash('sha256').update(xml).digest('hex');
+  const updated = block
+    .replace(/<checksum type="sha256">[0-9a-f]+<\/checksum>/, `<checksum type="sha256">${digest}</checksum>`)
+    .replace(/<open-checksum type="sha256">[0-9a-f]+<\/open-checksum>/, `<open-checksum type="sha256">${openDigest}</open-checksum>`)
+    .replace(/<location href="[^"]+"\/>/, `<location href="${newHref}"/>`)
+    .replace(/<size>\d+<\/size>/, `<size>${packed.length}</size>`)
+    .replace(/<open-size>\d+<\/open-size>/, `<open-size>${Buffer.byteLength(xml)}</open-size>`);
+  repomd = repomd.replace(block, updated);
+  writeFileSync(repomdFile, repomd);
 }
 
 function write(root: string, path: string, content: string): string {
@@ -155,10 +256,13 @@ export function prepareAptRoot(root: string, repo: ServedRepo, options: { source
     '',
   ].join('\n'));
   const key = repo.keyring ? `signed-by=${repo.keyring}` : 'trusted=yes';
+  const { suite, components } = repo.aptSuite ?? { suite: './', components: '' };
   if (options.source === 'sources') {
-    write(root, '/etc/apt/sources.list.d/microsoft-prod.sources', `Types: deb\nURIs: ${repo.url}/\nSuites: ./\n${repo.keyring ? `Signed-By: ${repo.keyring}` : 'Trusted: yes'}\n`);
+    const fields = [`Types: deb`, `URIs: ${repo.url}/`, `Suites: ${suite}`, ...(components ? [`Components: ${components}`] : []),
+      repo.keyring ? `Signed-By: ${repo.keyring}` : 'Trusted: yes'];
+    write(root, '/etc/apt/sources.list.d/microsoft-prod.sources', `${fields.join('\n')}\n`);
   } else if (options.source !== 'none') {
-    write(root, '/etc/apt/sources.list.d/microsoft-prod.list', `deb [arch=amd64 ${key}] ${repo.url}/ ./\n`);
+    write(root, '/etc/apt/sources.list.d/microsoft-prod.list', `deb [arch=amd64 ${key}] ${repo.url}/ ${suite}${components ? ` ${components}` : ''}\n`);
   }
 }
 
@@ -189,7 +293,8 @@ export function buildBaseStubRpm(outDir: string): string {
 export function prepareRpmRoot(root: string, repo: ServedRepo, stubRpm: string): void {
   write(root, '/etc/os-release', 'NAME="Microsoft Azure Linux"\nVERSION_ID="3.0"\nID=azurelinux\n');
   write(root, '/etc/dnf/dnf.conf', `[main]\ngpgcheck=0\ninstall_weak_deps=False\nkeepcache=False\ncachedir=${root}/var/cache/dnf\n`);
-  write(root, '/etc/yum.repos.d/microsoft-prod.repo', `[microsoft-prod]\nname=loopback test repo\nbaseurl=${repo.url}/\nenabled=1\ngpgcheck=0\nmetadata_expire=0\n`);
+  const check = repo.keyring ? `gpgcheck=1\nrepo_gpgcheck=0\ngpgkey=file://${repo.keyring}` : 'gpgcheck=0';
+  write(root, '/etc/yum.repos.d/microsoft-prod.repo', `[microsoft-prod]\nname=loopback test repo\nbaseurl=${repo.url}/\nenabled=1\n${check}\nmetadata_expire=0\n`);
   mkdirSync(join(root, 'var/lib/rpm'), { recursive: true });
   run('rpm', ['--root', root, '--initdb']);
   run('rpm', ['--root', root, '-i', '--nodeps', '--ignorearch', stubRpm]);

@@ -58,7 +58,7 @@ export function parseDeb822Sources(text: string): AptSourceResult {
     const fields = new Map<string, string>();
     let last = '';
     for (const raw of stanza.split('\n')) {
-      if (/^\s*#/.test(raw) || raw.trim() === '' && !last) continue;
+      if (/^\s*#/.test(raw) || raw.trim() === '') continue;
       if (/^[ \t]/.test(raw) && last) {
         const more = raw.trim() === '.' ? '' : raw.trim();
         fields.set(last, `${fields.get(last)}\n${more}`);

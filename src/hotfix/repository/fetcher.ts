@@ -47,6 +47,9 @@ export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, 
         maxBytes, timeoutMs, proxy, allowRedirect: allowed, onBytes: (n) => void (trace.fetchedBytes += n),
       });
       if (!result.ok) {
+        if (result.kind === 'too-large' && expected?.size !== undefined && expected.size <= cap) {
+          throw integrityError(`${url}: larger than the signed size ${expected.size}`);
+        }
         if (result.kind === 'redirect' || result.kind === 'too-large') throw integrityError(result.message);
         throw unavailableError(result.message);
       }
