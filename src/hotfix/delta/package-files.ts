@@ -14,17 +14,18 @@ import { resolveUnder } from '../repository/url-rules.ts';
 import { DELTA_PACKAGE_MAX_BYTES, DELTA_PAYLOAD_MAX_BYTES, type PackageFiles } from './delta-path.ts';
 import { DELTA_PACKAGE_NAME } from './manifest.ts';
 
-async function fetchDelta(fetcher: Fetcher, base: URL, href: string, entry: { size: number; sha256: string }): Promise<Buffer> {
+async function fetchDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, href: string, entry: { size: number; sha256: string }): Promise<Buffer> {
   // A larger delta package is authentic but not worth it: the full package is the better download.
   if (entry.size > DELTA_PACKAGE_MAX_BYTES) throw unavailableError(`${DELTA_PACKAGE_NAME} is ${entry.size} bytes, above ${DELTA_PACKAGE_MAX_BYTES}`);
   const url = resolveUnder(base, href);
   if (typeof url === 'string') throw integrityError(`delta package location ${url}`);
+  ctx.trace.packageBytes = entry.size;
   return fetcher.get(url, DELTA_PACKAGE_MAX_BYTES, { size: entry.size, sha256: entry.sha256 });
 }
 
 export function openDebDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, entry: DebEntry): () => Promise<PackageFiles> {
   return async () => {
-    const deb = await fetchDelta(fetcher, base, entry.filename, entry);
+    const deb = await fetchDelta(ctx, fetcher, base, entry.filename, entry);
     const identity = { name: DELTA_PACKAGE_NAME, version: ctx.version, arch: ctx.arch.deb };
     const tar = await debPayload(ctx.deps, ctx.scratch, deb, identity, DELTA_PAYLOAD_MAX_BYTES);
     return (path, maxBytes) => tarFile(tar, `./${path}`, maxBytes);
@@ -33,7 +34,7 @@ export function openDebDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, 
 
 export function openRpmDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, keyFiles: string[], entry: RpmEntry): () => Promise<PackageFiles> {
   return async () => {
-    const rpm = await fetchDelta(fetcher, base, entry.href, entry);
+    const rpm = await fetchDelta(ctx, fetcher, base, entry.href, entry);
     await verifyRpmSignature(ctx.deps, ctx.scratch, ctx.scratch.write('delta.rpm', rpm), keyFiles);
     const identity = { name: DELTA_PACKAGE_NAME, version: entry.version, release: entry.release, arch: ctx.arch.rpm };
     const cpio = await rpmPayload(ctx.deps, ctx.scratch, rpm, identity, DELTA_PAYLOAD_MAX_BYTES);

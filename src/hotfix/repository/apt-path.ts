@@ -107,6 +107,7 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
   const deb = await timed(ctx, 'packageMs', async () => {
     const url = resolveUnder(poolBase, entry.found.filename);
     if (typeof url === 'string') throw integrityError(`package Filename ${url}`);
+    ctx.trace.packageBytes = entry.found.size;
     return fetcher.get(url, SIZE_CAPS.package, { size: entry.found.size, sha256: entry.found.sha256 });
   });
   return timed(ctx, 'extractMs', async () => {

@@ -110,6 +110,7 @@ async function fetchPackage(ctx: FastPathContext, found: { base: URL; fetcher: R
     if (typeof url === 'string') throw integrityError(`package location ${url}`);
     const data = await found.fetcher.get(url, SIZE_CAPS.package, { size: entry.size, sha256: entry.sha256 });
     await verifyRpmSignature(deps, scratch, scratch.write('package.rpm', data), found.keyFiles);
+    ctx.trace.packageBytes = data.length;
     return data;
   });
   return timed(ctx, 'extractMs', async () => {

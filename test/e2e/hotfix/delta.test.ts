@@ -4,12 +4,14 @@
 // failure (a delta or a reconstruction that does not match the manifest) is final with nothing staged.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo, type HotfixPackages, type ServedRepo } from '../../fakes/repos.ts';
+import {
+  buildAgent, buildBaseStubRpm, buildHotfixPackages, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo, type HotfixPackages, type ServedRepo,
+} from '../../fakes/repos.ts';
 import { makeSandbox, runAnc, type Sandbox } from '../harness.ts';
 
 const BAKED = '/opt/azure/containers/aks-node-controller';
@@ -21,7 +23,8 @@ const ctx = {} as {
   work: string;
   baked: string;
   hot: HotfixPackages;
-  repos: Record<'delta' | 'unknownBase' | 'corrupt' | 'wrongTarget' | 'noDelta', ServedRepo>;
+  repos: Record<'delta' | 'unknownBase' | 'corrupt' | 'wrongTarget' | 'noDelta' | 'rpmDelta' | 'rpmUnknownBase', ServedRepo>;
+  stub: string;
   sandboxes: Sandbox[];
 };
 
@@ -72,7 +75,10 @@ test.before(async () => {
     corrupt: await repo('corrupt', [ctx.hot.deb, corrupt]),
     wrongTarget: await repo('wrong-target', [ctx.hot.deb, wrongTarget]),
     noDelta: await repo('none', [ctx.hot.deb]),
+    rpmDelta: await startRpmRepo(join(ctx.work, 'rpm-delta'), [ctx.hot.rpm, ctx.hot.delta!.rpm]),
+    rpmUnknownBase: await startRpmRepo(join(ctx.work, 'rpm-unknown'), [ctx.hot.rpm, unknown.delta!.rpm]),
   };
+  ctx.stub = buildBaseStubRpm(join(ctx.work, 'stub'));
 });
 
 test.after(async () => {
@@ -81,10 +87,11 @@ test.after(async () => {
   if (ctx.work) rmSync(ctx.work, { recursive: true, force: true });
 });
 
-async function runNode(repo: ServedRepo) {
+async function runNode(repo: ServedRepo, kind: 'apt' | 'rpm' = 'apt') {
   const sb = makeSandbox('anc-delta-node-');
   ctx.sandboxes.push(sb);
-  prepareAptRoot(sb.root, repo);
+  if (kind === 'apt') prepareAptRoot(sb.root, repo);
+  else prepareRpmRoot(sb.root, repo, ctx.stub);
   mkdirSync(sb.path('/opt/azure/containers'), { recursive: true });
   copyFileSync(ctx.baked, sb.path(BAKED));
   chmodSync(sb.path(BAKED), 0o755);
@@ -95,7 +102,8 @@ async function runNode(repo: ServedRepo) {
   assert.is(events.length, 1, 'one DownloadHotfix event');
   const requested = repo.requests.slice(before);
   const fetched = (name: string) => requested.some((p) => basename(p).startsWith(name));
-  return { sb, result, message: events[0]!.Message!, fetchedDelta: fetched('aks-node-controller-delta_'), fetchedFull: fetched('aks-node-controller_') };
+  const [delta, full] = kind === 'apt' ? ['aks-node-controller-delta_', 'aks-node-controller_'] : ['aks-node-controller-delta-', 'aks-node-controller-2'];
+  return { sb, result, message: events[0]!.Message!, fetchedDelta: fetched(delta), fetchedFull: fetched(full) };
 }
 
 function fetchedBytes(message: string): number {
@@ -116,10 +124,15 @@ test('delta against the baked executable: rebuilt, verified, staged; path=delta 
   assert.ok(n.fetchedDelta, 'the delta package was fetched');
   assert.not.ok(n.fetchedFull, 'the full package was not fetched');
   assert.is(sha(n.sb.path(HOTFIX)), sha(ctx.hot.bin), 'the staged executable is the hotfix build, byte for byte');
-  assert.ok(fetchedBytes(n.message) < 200 * 1024, `fetched ${fetchedBytes(n.message)} bytes`);
+  // The package the node took is kilobytes; the signed metadata (a realistic index) is the rest.
+  const packageBytes = Number(/ packageBytes=(\d+)/.exec(n.message)?.[1]);
+  assert.is(packageBytes, statSync(ctx.hot.delta!.deb).size);
+  assert.ok(packageBytes < 200 * 1024, `delta package ${packageBytes} bytes`);
+  assert.ok(fetchedBytes(n.message) > packageBytes && fetchedBytes(n.message) < statSync(ctx.hot.deb).size / 10, `fetched ${fetchedBytes(n.message)} bytes`);
   const final = n.result.stderr.trim().split('\n').map((l) => JSON.parse(l)).at(-1);
   assert.is(final.path, 'delta');
   assert.is(final.fetchedBytes, fetchedBytes(n.message));
+  assert.is(final.packageBytes, packageBytes);
   assert.not.ok(existsSync(n.sb.path('/usr/bin/aks-node-controller')), 'no package manager ran');
 });
 
@@ -154,6 +167,23 @@ test('reconstruction whose sha256 does not match the manifest: integrityFailed, 
   assert.match(n.message, /^outcome=integrityFailed .* path=delta .*error=.*the reconstruction \(\d+ bytes, sha256 [0-9a-f]{64}\) does not match the manifest's target/);
   assert.not.ok(n.fetchedFull, 'no fallback to the full package');
   assertNothingStaged(n.sb);
+});
+
+test('rpm: the delta package from the signed rpm repository (rpmkeys-checked), no dnf', async () => {
+  const n = await runNode(ctx.repos.rpmDelta, 'rpm');
+  assert.is(n.result.exitCode, 0, n.result.stderr);
+  assert.match(n.message, /^outcome=staged current=202604\.01\.0 target=202604\.01\.1 path=delta fetchedBytes=\d+/);
+  assert.ok(n.fetchedDelta && !n.fetchedFull, 'only the delta package fetched');
+  assert.is(sha(n.sb.path(HOTFIX)), sha(ctx.hot.bin));
+  assert.not.ok(existsSync(n.sb.path('/usr/bin/aks-node-controller')), 'no package manager ran');
+});
+
+test('rpm: no delta for our sha256 -> the full package from the same repository (path=repository)', async () => {
+  const n = await runNode(ctx.repos.rpmUnknownBase, 'rpm');
+  assert.is(n.result.exitCode, 0, n.result.stderr);
+  assert.match(n.message, /^outcome=staged .* path=repository /);
+  assert.ok(n.fetchedDelta && n.fetchedFull);
+  assert.is(sha(n.sb.path(HOTFIX)), sha(ctx.hot.bin));
 });
 
 test.run();
