@@ -1,31 +1,29 @@
 #!/usr/bin/env node
-// download-hotfix end to end on loopback: the baked agent (202604.01.0) takes the hotfix 202604.01.1 (a
-// typical fix: one log message changed) into throwaway roots through each path, measured in one run:
-//   delta       the repository fast path with aks-node-controller-delta in the index (docs/hotfix.md)
-//   repository  the same fast path, full package (no delta package in the index)
-//   apt-get     --method package-manager: the real apt-get/dpkg
-//   dnf         --method package-manager: the real dnf
-// Repositories are signed and carry a realistic index (thousands of entries). Prints the median whole-
-// command time, the bytes the repository served per run, stage medians, ratios, and each package's size.
-// Never asserts.
+// download-hotfix end to end on loopback, all paths in one run: the baked agent (202604.01.0) stages the
+// hotfix (202604.01.1, a typical fix: one log message changed) through the repository fast path with the
+// delta package in the index (docs/hotfix.md "Delta packages"), through the fast path with the full
+// package only, through the real apt-get/dpkg and through the real dnf (`--method package-manager`),
+// each into a throwaway root. Same
+// release packages (zstd -19 unless --compression says otherwise) and the same realistic indices
+// (thousands of other entries) for every path. Prints medians, the fast path as a share of the package
+// manager's time, the bytes each path pulled from the server, and package sizes. Never asserts.
 //
-//   npm run bench:hotfix [-- --runs N] [-- --release]     (--release also builds the xz packages: slow)
-// Runs under tsm (package.json script) because it reuses the test repo builders in test/fakes/.
+//   npm run bench:hotfix [-- --runs N] [-- --compression zstd|xz|fast]
+// Runs under tsm (package.json script) because it reuses the test repo builders in test/fakes/repos.ts.
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildAgent, buildBaseStubRpm, buildHotfixPackages, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo,
-} from '../test/fakes/repos.ts';
-import { buildTypicalFix, FIX } from '../test/fakes/typical-fix.ts';
+import { FILLER_ENTRIES } from '../test/fakes/repo-index.ts';
+import { buildAgent, buildBaseStubRpm, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo } from '../test/fakes/repos.ts';
+import { buildTypicalFix } from '../test/fakes/typical-fix.ts';
 import { buildPackages } from '../vhd/packaging/build-packages.mjs';
 
 const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1]) || 5;
-const release = args.includes('--release');
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const runs = Number(option('--runs', '5')) || 5;
+const compression = option('--compression', 'zstd');
 const work = mkdtempSync(join(tmpdir(), 'anc-bench-hotfix-'));
-const EVENTS = 'var/log/azure/Microsoft.Azure.Extensions.CustomScript/events';
 
 const median = (values) => {
   const s = [...values].sort((a, b) => a - b);
@@ -33,94 +31,83 @@ const median = (values) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-function runAgent(bin, root, method) {
+function runAgent(bin, root, extra) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(bin, ['download-hotfix', '--method', method], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(bin, ['download-hotfix', ...extra], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      code === 0 ? resolve(ms) : reject(new Error(`download-hotfix exited ${code}: ${stderr.slice(-2000)}`));
+      const finished = stderr.trim().split('\n').pop() ?? '';
+      code === 0 ? resolve({ ms, finished }) : reject(new Error(`download-hotfix exited ${code}: ${stderr.slice(-2000)}`));
     });
   });
 }
 
-/** The DownloadHotfix event's key=value tokens (path, stage durations). */
-function eventTokens(root) {
-  const dir = join(root, EVENTS);
-  const message = readdirSync(dir).map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')))
-    .find((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix')?.Message ?? '';
-  return Object.fromEntries([...message.split(' | ')[0].matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
-}
-
-async function timePath(name, { baked, repo, prepare, method }) {
-  const samples = [];
-  const bytes = [];
-  const stages = {};
-  let path = '';
-  for (let i = 0; i < runs; i++) {
-    const root = join(work, `${name}-${i}`);
-    prepare(root, repo);
-    mkdirSync(join(root, 'opt/azure/containers'), { recursive: true });
-    copyFileSync(baked, join(root, 'opt/azure/containers/aks-node-controller'));
-    chmodSync(join(root, 'opt/azure/containers/aks-node-controller'), 0o755);
-    writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-hotfix.json'), '{"hotfixes":{"202604.01":"202604.01.1"}}');
-    const served = repo.bytesServed.count;
-    samples.push(await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, method));
-    bytes.push(repo.bytesServed.count - served);
-    const tokens = eventTokens(root);
-    path = tokens.path;
-    for (const [k, v] of Object.entries(tokens)) if (k.endsWith('Ms')) (stages[k] ??= []).push(Number(v));
-    rmSync(root, { recursive: true, force: true });
-  }
-  const stageMedians = Object.entries(stages).map(([k, v]) => `${k}=${median(v).toFixed(0)}`).join(' ');
-  return { name, path, median: median(samples), min: Math.min(...samples), max: Math.max(...samples), bytes: median(bytes), stageMedians };
+/** One sample of one path: fresh root, the baked agent, the pointer; time and bytes served. */
+async function sample(path, i, baked, repo, prepare, extra) {
+  const root = join(work, `${path.name}-${i}`);
+  prepare(root);
+  mkdirSync(join(root, 'opt/azure/containers'), { recursive: true });
+  copyFileSync(baked, join(root, 'opt/azure/containers/aks-node-controller'));
+  chmodSync(join(root, 'opt/azure/containers/aks-node-controller'), 0o755);
+  writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-hotfix.json'), '{"hotfixes":{"202604.01":"202604.01.1"}}');
+  const before = repo.bytesServed.count;
+  const { ms, finished } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
+  const expected = path.expect ?? (extra.length ? path.name.split(' ')[0] : 'repository');
+  if (!finished.includes(`"path":"${expected}"`)) throw new Error(`${path.name}: expected path ${expected}, got ${finished}`);
+  path.samples.push(ms);
+  path.bytes = repo.bytesServed.count - before;
+  path.stages = finished;
+  rmSync(root, { recursive: true, force: true });
 }
 
 const mb = (n) => (n / 1e6).toFixed(1).padStart(6) + ' MB';
-const size = (n) => (n < 1e6 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1e6).toFixed(1)} MB`).padStart(9);
 
 try {
   const baked = buildAgent('202604.01.0', join(work, 'baked'));
+  const bin = buildTypicalFix('202604.01.1', join(work, 'hot'));
   const t0 = Date.now();
-  const fixed = buildTypicalFix('202604.01.1', join(work, 'fixed'));
-  const hot = buildHotfixPackages('202604.01.1', join(work, 'pkg'), { bin: fixed, deltaFrom: [baked] });
+  const built = buildPackages({ bins: { amd64: bin }, outDir: join(work, 'pkg'), version: '202604.01.1', compression, deltaFrom: [baked] });
   const packMs = Date.now() - t0;
-  const aptDelta = await startAptRepo(join(work, 'apt-delta'), [hot.deb, hot.delta.deb]);
-  const apt = await startAptRepo(join(work, 'apt'), [hot.deb]);
-  const rpm = await startRpmRepo(join(work, 'rpm'), [hot.rpm]);
+  const file = (format, name = 'aks-node-controller') => built.find((b) => b.format === format && b.package === name).file;
+  const apt = await startAptRepo(join(work, 'apt'), [file('deb')]);
+  const rpm = await startRpmRepo(join(work, 'rpm'), [file('rpm')]);
+  const aptDelta = await startAptRepo(join(work, 'apt-delta'), [file('deb'), file('deb', 'aks-node-controller-delta')]);
+  const rpmDelta = await startRpmRepo(join(work, 'rpm-delta'), [file('rpm'), file('rpm', 'aks-node-controller-delta')]);
   const stub = buildBaseStubRpm(join(work, 'stub'));
-  const aptRoot = (root, repo) => prepareAptRoot(root, repo);
-  const rpmRoot = (root, repo) => prepareRpmRoot(root, repo, stub);
-  const rows = [
-    await timePath('delta', { baked, repo: aptDelta, prepare: aptRoot, method: 'repository' }),
-    await timePath('repository', { baked, repo: apt, prepare: aptRoot, method: 'repository' }),
-    await timePath('apt-get', { baked, repo: apt, prepare: aptRoot, method: 'package-manager' }),
-    await timePath('dnf', { baked, repo: rpm, prepare: rpmRoot, method: 'package-manager' }),
-  ];
-  for (const repo of [aptDelta, apt, rpm]) await repo.close();
-  console.log(`download-hotfix, whole command on loopback (fetch + verify + stage, 202604.01.0 -> 202604.01.1, fix: ${FIX.file} log message), ${runs} runs each:`);
-  for (const r of rows) {
-    console.log(`  ${r.name.padEnd(11)} path=${r.path.padEnd(10)} median ${r.median.toFixed(0).padStart(5)} ms (min ${r.min.toFixed(0)}, max ${r.max.toFixed(0)})  served ${size(r.bytes)}  ${r.stageMedians}`);
+  const aptRoot = (repo) => (root) => prepareAptRoot(root, repo);
+  const rpmRoot = (repo) => (root) => prepareRpmRoot(root, repo, stub);
+  const pm = ['--method', 'package-manager'];
+  const paths = [
+    { name: 'delta (apt repo)', repo: aptDelta, prepare: aptRoot(aptDelta), extra: [], expect: 'delta' },
+    { name: 'delta (rpm repo)', repo: rpmDelta, prepare: rpmRoot(rpmDelta), extra: [], expect: 'delta' },
+    { name: 'repository (apt repo)', repo: apt, prepare: aptRoot(apt), extra: [] },
+    { name: 'apt-get update+install', repo: apt, prepare: aptRoot(apt), extra: pm },
+    { name: 'repository (rpm repo)', repo: rpm, prepare: rpmRoot(rpm), extra: [] },
+    { name: 'dnf install --refresh', repo: rpm, prepare: rpmRoot(rpm), extra: pm },
+  ].map((p) => ({ ...p, samples: [], bytes: 0, stages: '' }));
+  // Interleaved, so machine load drifts over all paths alike.
+  for (let i = 0; i < runs; i++) for (const p of paths) await sample(p, i, baked, p.repo, p.prepare, p.extra);
+  for (const repo of [apt, rpm, aptDelta, rpmDelta]) await repo.close();
+  const m = Object.fromEntries(paths.map((p) => [p.name, median(p.samples)]));
+  console.log(`download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved):`);
+  for (const p of paths) {
+    console.log(`  ${p.name.padEnd(24)} median ${m[p.name].toFixed(0).padStart(6)} ms (min ${Math.min(...p.samples).toFixed(0)}, max ${Math.max(...p.samples).toFixed(0)})  fetched ${mb(p.bytes)}`);
   }
-  const by = Object.fromEntries(rows.map((r) => [r.name, r]));
-  const ratio = (a, b) => `${(by[a].median / by[b].median).toFixed(2)}x the time, ${(by[a].bytes / by[b].bytes * 100).toFixed(2)}% of the bytes`;
-  console.log(`  delta vs full fast path: ${ratio('delta', 'repository')}`);
-  console.log(`  delta vs apt-get:        ${ratio('delta', 'apt-get')}`);
-  console.log(`  full fast path vs apt:   ${ratio('repository', 'apt-get')}`);
-  console.log(`\npackages vs raw executable (${mb(statSync(hot.bin).size)}), amd64; build of the fast packages + deltas: ${(packMs / 1000).toFixed(1)} s incl. agent build:`);
-  const packages = [...hot.built];
-  if (release) {
-    const r0 = Date.now();
-    packages.push(...buildPackages({ bins: { amd64: hot.bin }, outDir: join(work, 'release'), version: '202604.01.1', deltaFrom: [baked] }).map((p) => ({ ...p, release: true })));
-    console.log(`  (release packages built in ${((Date.now() - r0) / 1000).toFixed(0)} s)`);
-  }
-  for (const p of packages) {
-    const delta = p.package === 'aks-node-controller-delta';
-    const kind = delta ? 'vcdiff, gzip' : p.release ? (p.format === 'deb' ? 'xz -9' : 'xz w9') : p.format === 'deb' ? 'zstd -3' : 'zstd w3';
-    console.log(`  ${p.package.padEnd(26)} .${p.format.padEnd(3)} ${kind.padEnd(12)} ${size(p.size)}  = ${((p.size / p.rawSize) * 100).toFixed(3)}% of raw`);
+  const ratio = (a, b) => `${((m[a] / m[b]) * 100).toFixed(0)}%`;
+  console.log(`  fast path / apt path: ${ratio('repository (apt repo)', 'apt-get update+install')} (target <= 35%)`);
+  console.log(`  fast path / dnf path: ${ratio('repository (rpm repo)', 'dnf install --refresh')}`);
+  console.log(`  delta / full fast path: ${ratio('delta (apt repo)', 'repository (apt repo)')} (apt repo), ${ratio('delta (rpm repo)', 'repository (rpm repo)')} (rpm repo); delta / apt path: ${ratio('delta (apt repo)', 'apt-get update+install')}`);
+  const stages = (name) => /"sourceMs".*?"verifyMs":\d+(,"packageBytes":\d+)?/.exec(paths.find((p) => p.name === name).stages)?.[0];
+  console.log(`  last fast-path stages (apt repo): ${stages('repository (apt repo)')}`);
+  console.log(`  last delta stages (apt repo):     ${stages('delta (apt repo)')}`);
+  console.log(`\npackages (amd64, ${compression}) vs raw executable (${mb(statSync(bin).size)}), built in ${(packMs / 1000).toFixed(1)} s:`);
+  for (const p of built) {
+    const size = p.size < 1e6 ? `${(p.size / 1024).toFixed(1).padStart(6)} KB` : mb(p.size);
+    console.log(`  ${p.package.padEnd(26)} .${p.format.padEnd(3)} ${size}  = ${((p.size / p.rawSize) * 100).toFixed(3)}% of raw`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

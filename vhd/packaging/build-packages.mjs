@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Builds the aks-node-controller .deb and .rpm packages from the compiled executables.
 //
-//   node vhd/packaging/build-packages.mjs [--fast] [--arch amd64|arm64|all] [--bin-dir DIR | --bin FILE]
-//        [--out-dir DIR] [--version V] [--formats deb,rpm] [--lintian] [--delta-from FILE...]
+//   node vhd/packaging/build-packages.mjs [--compression zstd|xz] [--fast] [--arch amd64|arm64|all]
+//        [--bin-dir DIR | --bin FILE] [--out-dir DIR] [--version V] [--formats deb,rpm] [--lintian]
+//        [--delta-from FILE...]
 //
 // Inputs: DIR/aks-node-controller-linux-<arch> (node build.mjs --all), or one --bin FILE for one --arch.
 // The package version is the stamped version (the amd64 binary's `version` output) unless --version says
-// otherwise (tests use that to build a deliberately broken package). Release mode compresses with xz,
-// --fast with zstd (tests). SOURCE_DATE_EPOCH (default: midnight UTC of the version's date) makes builds
+// otherwise (tests use that to build a deliberately broken package). Release packages are compressed with
+// zstd -19 (deb member and rpm payload; docs/hotfix.md has the measurement against xz, which stays
+// available as --compression xz); --fast uses zstd -3 (tests). With ANC_VERSION set, the executables
+// must report that version, or nothing is packaged. SOURCE_DATE_EPOCH (default: midnight UTC of the version's date) makes builds
 // byte-reproducible. Each package's /usr/bin/aks-node-controller is checked to be byte-identical to the
 // input (a stripped bun executable silently becomes plain bun). Never run a strip step on these files.
 // --delta-from takes the executables images ship (the baked agents) and adds the aks-node-controller-delta
@@ -31,6 +34,14 @@ export const HOMEPAGE = 'https://github.com/Azure/AgentBaker';
 const VERSION_RE = /^\d{6}\.\d{2}\.\d+$/;
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
+
+/** dpkg-deb and rpmbuild settings per compression (`fast` is zstd at a low level, for tests). */
+export const COMPRESSIONS = {
+  zstd: { deb: ['-Zzstd', '-z19'], rpm: 'w19T0.zstdio' },
+  xz: { deb: ['-Zxz', '-z9'], rpm: 'w9.xzdio' },
+  fast: { deb: ['-Zzstd', '-z3'], rpm: 'w3T0.zstdio' },
+};
+const compressionOf = (options) => options.compression ?? (options.fast ? 'fast' : 'zstd');
 export const run = (program, args, options = {}) => execFileSync(program, args, { maxBuffer: 512 * 1024 * 1024, ...options });
 
 /** Runs the binary's `version` in a throwaway root so nothing is written to the host's /var/log. */
@@ -49,7 +60,7 @@ export function defaultEpoch(version) {
   return m ? String(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 1000) : '1775000000';
 }
 
-function buildDeb({ bin, arch, version, outDir, fast, epoch, work }) {
+function buildDeb({ bin, arch, version, outDir, compression, epoch, work }) {
   const root = join(work, `deb-${arch}`);
   const put = (rel, data, mode) => {
     const path = join(root, rel);
@@ -74,19 +85,18 @@ function buildDeb({ bin, arch, version, outDir, fast, epoch, work }) {
   run('find', [root, '-type', 'd', '-exec', 'chmod', '0755', '{}', '+']);
   run('find', [root, '-exec', 'touch', '-h', '-d', `@${epoch}`, '{}', '+']);
   const out = join(outDir, `aks-node-controller_${version}_${ARCHES[arch].deb}.deb`);
-  const compression = fast ? ['-Zzstd', '-z3'] : ['-Zxz', '-z9'];
-  run('dpkg-deb', ['--root-owner-group', ...compression, '--build', root, out], {
+  run('dpkg-deb', ['--root-owner-group', ...COMPRESSIONS[compression].deb, '--build', root, out], {
     env: { ...process.env, SOURCE_DATE_EPOCH: epoch }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   const payload = run('sh', ['-c', 'dpkg-deb --fsys-tarfile "$1" | tar -xOf - ./usr/bin/aks-node-controller', 'sh', out]);
   return { file: out, payloadSha256: sha256(payload) };
 }
 
-function buildRpm({ bin, arch, version, outDir, fast, epoch, work }) {
+function buildRpm({ bin, arch, version, outDir, compression, epoch, work }) {
   const top = join(work, `rpm-${arch}`);
   const defines = {
     _topdir: top, pkg_version: version, pkg_release: '1', bin_src: bin, pkg_maintainer: MAINTAINER, pkg_homepage: HOMEPAGE,
-    _binary_payload: fast ? 'w3.zstdio' : 'w9.xzdio', use_source_date_epoch_as_buildtime: '1',
+    _binary_payload: COMPRESSIONS[compression].rpm, use_source_date_epoch_as_buildtime: '1',
     clamp_mtime_to_source_date_epoch: '1', _buildhost: 'reproducible', _rpmdir: outDir, _build_name_fmt: '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
   };
   const args = ['-bb', '--quiet', '--target', ARCHES[arch].rpm];
@@ -100,7 +110,7 @@ function buildRpm({ bin, arch, version, outDir, fast, epoch, work }) {
 
 /**
  * Builds packages and verifies their payload. Returns [{format, arch, file, size, rawSize, sha256}].
- * options: {bins: {amd64?: file, arm64?: file}, outDir, version?, fast?, formats?: ['deb','rpm'], epoch?}
+ * options: {bins: {amd64?: file, arm64?: file}, outDir, version?, compression?: 'zstd'|'xz'|'fast', fast?, formats?, epoch?}
  */
 export function buildPackages(options) {
   const bins = Object.entries(options.bins).filter(([, file]) => file);
@@ -109,6 +119,8 @@ export function buildPackages(options) {
   if (!VERSION_RE.test(version)) throw new Error(`package version "${version}" is not YYYYMM.DD.PATCH`);
   const epoch = options.epoch ?? process.env.SOURCE_DATE_EPOCH ?? defaultEpoch(version);
   const formats = options.formats ?? ['deb', 'rpm'];
+  const compression = compressionOf(options);
+  if (!COMPRESSIONS[compression]) throw new Error(`unknown compression ${compression} (zstd, xz)`);
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'anc-pkg-'));
@@ -117,7 +129,7 @@ export function buildPackages(options) {
     for (const [arch, binFile] of bins) {
       if (!ARCHES[arch]) throw new Error(`unknown arch ${arch}`);
       const bin = resolve(binFile);
-      const input = { bin, arch, version, outDir, fast: Boolean(options.fast), epoch, work };
+      const input = { bin, arch, version, outDir, compression, epoch, work };
       const expected = sha256(readFileSync(bin));
       for (const format of formats) {
         const built = format === 'deb' ? buildDeb(input) : buildRpm(input);
@@ -151,11 +163,12 @@ export function lintianErrors(debFile) {
 
 function parseArgs(argv) {
   const root = resolve(here, '..', '..');
-  const a = { fast: false, arch: 'all', binDir: join(root, 'dist'), bin: undefined, outDir: join(root, 'dist', 'packages'), version: undefined, formats: ['deb', 'rpm'], lintian: false, deltaFrom: [] };
+  const a = { fast: false, compression: undefined, arch: 'all', binDir: join(root, 'dist'), bin: undefined, outDir: join(root, 'dist', 'packages'), version: undefined, formats: ['deb', 'rpm'], lintian: false, deltaFrom: [] };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
     if (flag === '--fast') a.fast = true;
+    else if (flag === '--compression') a.compression = value();
     else if (flag === '--lintian') a.lintian = true;
     else if (flag === '--arch') a.arch = value();
     else if (flag === '--bin-dir') a.binDir = resolve(value());
@@ -174,6 +187,25 @@ function parseArgs(argv) {
   return a;
 }
 
+const HOST_ARCH = { x64: 'amd64', arm64: 'arm64' }[process.arch];
+
+/**
+ * ANC_VERSION set: every executable must carry that version. The host's own architecture is run
+ * (`version`); the others cannot run here and must contain the stamped version string the build defines.
+ */
+export function checkStampedVersion(bins, wanted) {
+  const howToBuild = `build first: ANC_VERSION=${wanted} node build.mjs --all (or unset ANC_VERSION to package what dist/ holds)`;
+  for (const [arch, file] of Object.entries(bins)) {
+    let stamped;
+    try {
+      stamped = arch === HOST_ARCH ? binaryVersion(file) : readFileSync(file).includes(JSON.stringify(wanted)) ? wanted : 'another version';
+    } catch (error) {
+      throw new Error(`cannot read the version of ${file} (${error.message.split('\n')[0]}); ${howToBuild}`);
+    }
+    if (stamped !== wanted) throw new Error(`${file} is stamped ${stamped}, but ANC_VERSION=${wanted}; ${howToBuild}`);
+  }
+}
+
 function fail(message) {
   process.stderr.write(`build-packages: ${message}\n`);
   process.exit(1);
@@ -183,10 +215,11 @@ function main() {
   const a = parseArgs(process.argv.slice(2));
   const arches = a.arch === 'all' ? ['amd64', 'arm64'] : [a.arch];
   if (a.bin && arches.length !== 1) throw new Error('--bin needs a single --arch');
-  if (a.lintian && a.fast) throw new Error('--lintian needs the release (xz) format: lintian rejects zstd members');
+  if (a.lintian && a.compression !== 'xz') throw new Error('--lintian needs --compression xz: lintian rejects zstd members');
   const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
+  if (process.env.ANC_VERSION) checkStampedVersion(bins, process.env.ANC_VERSION);
   const started = Date.now();
-  const results = buildPackages({ bins, outDir: a.outDir, version: a.version, fast: a.fast, formats: a.formats, deltaFrom: a.deltaFrom });
+  const results = buildPackages({ bins, outDir: a.outDir, version: a.version, fast: a.fast, compression: a.compression, formats: a.formats, deltaFrom: a.deltaFrom });
   for (const r of results) {
     if (r.package === 'aks-node-controller-delta') {
       const deltas = r.manifest.deltas.map((d) => `${d.base.sha256.slice(0, 12)}: ${d.size} bytes`).join(', ') || 'no base of this architecture';

@@ -48,6 +48,7 @@ function keyringsFor(ctx: FastPathContext, source: AptSource): Keyring[] {
       if (name.endsWith('.gpg') || name.endsWith('.asc')) files.push(`${deps.paths.aptTrustedKeyringDir}/${name}`);
     }
   }
+  if (files.length === 0) throw unavailableError(`no signed-by keyring and none of apt's trusted keyrings (${deps.paths.aptTrustedKeyring}, ${deps.paths.aptTrustedKeyringDir})`);
   return readKeyrings(deps, files);
 }
 

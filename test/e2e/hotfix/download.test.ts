@@ -103,34 +103,37 @@ function hotfixVersion(n: Node): string {
   return execFileSync(n.sb.path(HOTFIX), ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: n.sb.root } }).toString();
 }
 
+// The package-manager path (the fallback of the repository fast path, test/e2e/hotfix/repository.test.ts).
+const PM = ['--method', 'package-manager'];
+
 test('apt: map pointer -> real apt-get/dpkg install into the sandbox, verified, staged', async () => {
   const n = node('apt', '{"hotfixes":{"202604.01":"202604.01.1","202605.30":"202605.30.2"}}');
   const before = sha(n.sb.path(BAKED));
-  const r = await n.run();
+  const r = await n.run(PM);
   assert.is(r.exitCode, 0, r.stderr);
   assert.is(hotfixVersion(n), '202604.01.1\n');
   assert.is(sha(n.sb.path(BAKED)), before);
   assert.match(readFileSync(n.sb.path('/var/lib/dpkg/status'), 'utf8'), /Package: aks-node-controller\nStatus: install ok installed/);
   assert.ok(ctx.apt.requests.some((p) => p.endsWith('aks-node-controller_202604.01.1_amd64.deb')));
-  assert.match(downloadEvent(n.sb), 'outcome=staged current=202604.01.0 target=202604.01.1');
+  assert.match(downloadEvent(n.sb), 'outcome=staged current=202604.01.0 target=202604.01.1 path=apt-get');
 });
 
 test('apt: deb822 microsoft-prod.sources works when the .list is absent', async () => {
   const n = node('apt', '{"version":"202604.01.1"}', { source: 'sources' });
-  const r = await n.run();
+  const r = await n.run(PM);
   assert.is(r.exitCode, 0, r.stderr);
   assert.is(hotfixVersion(n), '202604.01.1\n');
 });
 
 test('dnf: legacy pointer -> real dnf --installroot install, verified, staged', async () => {
   const n = node('rpm', '{"version":"202604.01.1"}');
-  const r = await n.run();
+  const r = await n.run(PM);
   assert.is(r.exitCode, 0, r.stderr);
   assert.is(hotfixVersion(n), '202604.01.1\n');
   const q = execFileSync('rpm', ['--root', n.sb.root, '-q', 'aks-node-controller']).toString().trim();
   assert.is(q, 'aks-node-controller-202604.01.1-1.x86_64');
   assert.ok(ctx.rpm.requests.some((p) => p.endsWith('aks-node-controller-202604.01.1-1.x86_64.rpm')));
-  assert.match(downloadEvent(n.sb), 'outcome=staged');
+  assert.match(downloadEvent(n.sb), 'outcome=staged current=202604.01.0 target=202604.01.1 path=dnf');
 });
 
 test('hotfix explain: the decision download-hotfix acts on, from the stamped version and the pointer', async () => {
@@ -194,7 +197,7 @@ for (const kind of ['apt', 'rpm'] as const) {
   test(`no: broken ${kind} package printing the wrong version is installed but not staged`, async () => {
     const n = node(kind, '{"version":"202604.01.1"}', { repo: kind === 'apt' ? ctx.brokenApt : ctx.brokenRpm });
     const before = sha(n.sb.path(BAKED));
-    const r = await n.run();
+    const r = await n.run(PM);
     assert.is(r.exitCode, 1);
     assert.ok(existsSync(n.sb.path('/usr/bin/aks-node-controller')), 'the package manager did install it');
     assertBakedInCharge(n, before);

@@ -2,7 +2,7 @@
 // and the packaged executable byte-identical to the build output (never stripped).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'uvu';
@@ -19,8 +19,16 @@ copyFileSync('/usr/bin/true', small);
 
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-test('release .deb: control fields, 0755 root-owned binary, lintian without errors', () => {
-  const [deb] = buildPackages({ bins: { amd64: small }, outDir: join(work, 'rel'), version: '202604.01.3', formats: ['deb'] });
+test('release packages: zstd deb member and rpm payload, xz on request', () => {
+  const out = buildPackages({ bins: { amd64: small }, outDir: join(work, 'zst'), version: '202604.01.3' });
+  assert.match(sh('ar t "$1"', out.find((p) => p.format === 'deb')!.file).toString(), 'data.tar.zst', 'release deb: zstd');
+  assert.is(execFileSync('rpm', ['-qp', '--qf', '%{PAYLOADCOMPRESSOR}', out.find((p) => p.format === 'rpm')!.file]).toString(), 'zstd');
+  const xz = buildPackages({ bins: { amd64: small }, outDir: join(work, 'xz'), version: '202604.01.3', compression: 'xz', formats: ['rpm'] });
+  assert.is(execFileSync('rpm', ['-qp', '--qf', '%{PAYLOADCOMPRESSOR}', xz[0]!.file]).toString(), 'xz');
+});
+
+test('xz .deb: control fields, 0755 root-owned binary, lintian without errors', () => {
+  const [deb] = buildPackages({ bins: { amd64: small }, outDir: join(work, 'rel'), version: '202604.01.3', formats: ['deb'], compression: 'xz' });
   assert.is(deb!.file, join(work, 'rel', 'aks-node-controller_202604.01.3_amd64.deb'));
   const field = (f: string) => execFileSync('dpkg-deb', ['-f', deb!.file, f]).toString().trim();
   assert.is(field('Package'), 'aks-node-controller');
@@ -31,7 +39,7 @@ test('release .deb: control fields, 0755 root-owned binary, lintian without erro
   assert.match(field('Description'), 'AKS node controller');
   const listing = execFileSync('dpkg-deb', ['-c', deb!.file]).toString();
   assert.match(listing, /-rwxr-xr-x root\/root .* \.\/usr\/bin\/aks-node-controller\n/);
-  assert.match(sh('ar t "$1"', deb!.file).toString(), 'data.tar.xz', 'release mode compresses with xz');
+  assert.match(sh('ar t "$1"', deb!.file).toString(), 'data.tar.xz', '--compression xz');
   assert.equal(lintianErrors(deb!.file), []);
 });
 
@@ -75,7 +83,7 @@ test('the real agent: version read from the binary, packaged bytes identical, ex
   assert.is(execFileSync(join(x, 'usr/bin/aks-node-controller'), ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } }).toString().trim(), version);
 });
 
-test('CLI: builds with flags, refuses --lintian with --fast and a bad version', () => {
+test('CLI: builds with flags, refuses --lintian without xz, a bad version, and executables stamped with another ANC_VERSION', () => {
   const script = resolve('vhd/packaging/build-packages.mjs');
   const ok = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'cli'), '--version', '202604.01.4', '--formats', 'deb'], { encoding: 'utf8' });
   assert.is(ok.status, 0, ok.stderr);
@@ -86,6 +94,13 @@ test('CLI: builds with flags, refuses --lintian with --fast and a bad version', 
   const bad = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'cli'), '--version', '1.2'], { encoding: 'utf8' });
   assert.is(bad.status, 1);
   assert.match(bad.stderr, 'is not YYYYMM.DD.PATCH');
+  const env = { ...process.env, ANC_VERSION: '202604.01.9' };
+  const stale = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', BIN, '--out-dir', join(work, 'stale')], { encoding: 'utf8', env });
+  assert.is(stale.status, 1);
+  assert.match(stale.stderr, /is stamped \d{6}\.\d{2}\.\d+, but ANC_VERSION=202604\.01\.9; build first: ANC_VERSION=202604\.01\.9 node build\.mjs --all/);
+  const staleArm = spawnSync(process.execPath, [script, '--fast', '--arch', 'arm64', '--bin', small, '--out-dir', join(work, 'stale')], { encoding: 'utf8', env });
+  assert.match(staleArm.stderr, 'is stamped another version, but ANC_VERSION=202604.01.9');
+  assert.is(existsSync(join(work, 'stale')), false, 'nothing packaged');
 });
 
 test.run();

@@ -254,7 +254,7 @@ test('fail-open: an unexpected TypeError gives exit 0 and outcome failed', async
     assert.is(await downloadHotfix(d, { timeoutSeconds: 240 }), 0);
     const e = event(d);
     assert.is(e.level, 'Error');
-    assert.match(e.message, 'outcome=failed current=202604.01.0 target=202604.01.1 error=unexpected error: boom');
+    assert.match(e.message, /^outcome=failed current=202604\.01\.0 target=202604\.01\.1 path=none fetchedBytes=0 .*error=unexpected error: boom$/);
   } finally {
     d.cleanup();
   }
