@@ -86,6 +86,29 @@ test('byte-reproducible: a second build gives identical delta packages', () => {
   assert.equal(deltas(again), deltas(ctx.built));
 });
 
+test('arm64: real arm64 builds give an arm64 delta package (.deb arm64, .rpm aarch64) that rebuilds the target', () => {
+  const build = (version: string, dir: string) => {
+    execFileSync(process.execPath, [resolve('build.mjs'), '--quiet', '--all', '--outdir', dir], { env: { ...process.env, ANC_VERSION: version }, stdio: 'ignore' });
+    return join(dir, 'aks-node-controller-linux-arm64');
+  };
+  const base = build('202604.01.0', join(ctx.work, 'arm-base'));
+  const target = build('202604.01.3', join(ctx.work, 'arm-target'));
+  const built = buildPackages({ bins: { arm64: target }, outDir: join(ctx.work, 'arm-out'), version: '202604.01.3', fast: true, deltaFrom: [base, ctx.base] });
+  const deltas = built.filter((b) => b.package === 'aks-node-controller-delta');
+  assert.equal(deltas.map((b) => `${b.format} ${b.arch}`), ['deb arm64', 'rpm arm64']);
+  assert.match(deltas[1]!.file, /aks-node-controller-delta-202604\.01\.3-1\.aarch64\.rpm$/);
+  const manifest = parseDeltaManifest(debFile(deltas[0]!.file, `${DIR}/manifest.json`), { version: '202604.01.3', architecture: 'arm64' });
+  assert.equal(manifest.deltas.map((d) => d.base.sha256), [sha(readFileSync(base))], 'only the arm64 base');
+  const deps = fakeDeps();
+  try {
+    const entry = manifest.deltas[0]!;
+    const written = reconstructTarget(deps, manifest, entry, rpmFile(deltas[1]!.file, `${DIR}/${entry.file}`), base, join(deps.cwd, 'rebuilt'), 0o755);
+    assert.equal(written, { sha256: sha(readFileSync(target)), size: readFileSync(target).length });
+  } finally {
+    deps.cleanup();
+  }
+});
+
 test('CLI: --delta-from takes several files; bases of another architecture are skipped; non-ELF refused', () => {
   const script = resolve('vhd/packaging/build-packages.mjs');
   const arm = join(ctx.work, 'arm64-base');
