@@ -1,7 +1,7 @@
 // The sandboxed first boot (README "main job", issue: on the node): an image root with the agent baked
 // in at 202604.01.0, a loopback apiserver stand-in serving the hotfix pointer ConfigMap, a loopback apt
-// repository holding the agent at 202604.01.1 (and its delta package against the baked agent, so the
-// node downloads kilobytes), custom data applied by its boothook, then the launcher
+// repository holding the agent at 202604.01.1 (a typical fix: one log message changed) and its delta
+// package against the baked agent, so the node downloads kilobytes, custom data applied by its boothook, then the launcher
 // end to end (check-hotfix -> download-hotfix -> hotfix binary -> provision with stand-in scripts) with
 // provision-wait beside it. Returns what happened; the demo prints it, the boot test asserts it.
 import { spawnSync } from 'node:child_process';
@@ -13,6 +13,7 @@ import { DEFAULT_TOKEN, startFakeApiServer } from './apiserver.ts';
 import { demoConfiguration } from './demo-config.ts';
 import { imagePaths, installImage, runBoothook, runLauncher, writeHostname, writeStandInProvisionScripts, type LauncherOutcome } from './node-image.ts';
 import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo } from './repos.ts';
+import { buildTypicalFix } from './typical-fix.ts';
 
 export const BAKED_VERSION = '202604.01.0';
 export const HOTFIX_VERSION = '202604.01.1';
@@ -79,7 +80,7 @@ export async function sandboxedFirstBoot(options: { workDir?: string; onStep?: (
     const baked = await step(`build the image's agent ${BAKED_VERSION}`, () => buildAgent(BAKED_VERSION, join(work, 'baked')), (p) => p);
     const packages = await step(
       `build hotfix ${HOTFIX_VERSION} + its delta packages`,
-      () => buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { deltaFrom: [baked] }),
+      () => buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix')), deltaFrom: [baked] }),
       (p) => p.built.filter((b) => b.format === 'deb').map((b) => `${b.file.split('/').pop()} ${kb(b.size)}`).join(', '),
     );
     await step('install the image (vhd/install.sh)', () => {
