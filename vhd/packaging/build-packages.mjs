@@ -228,6 +228,9 @@ function main() {
     }
     process.stdout.write(`${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${(r.size / r.rawSize * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK\n`);
   }
+  if (a.deltaFrom.length && !results.some((r) => r.package === 'aks-node-controller-delta')) {
+    process.stderr.write(`build-packages: no --delta-from executable is of a built architecture (${arches.join(', ')}): no delta package\n`);
+  }
   if (a.lintian) {
     for (const r of results.filter((x) => x.format === 'deb')) {
       const errors = lintianErrors(r.file);

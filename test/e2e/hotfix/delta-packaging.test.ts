@@ -122,6 +122,9 @@ test('CLI: --delta-from takes several files; bases of another architecture are s
   assert.match(ok.stdout, /aks-node-controller-delta_202604\.01\.3_amd64\.deb {2}\d+ bytes {2}target sha256 [0-9a-f]{64} {2}deltas [0-9a-f]{12}: \d+ bytes\n/);
   const manifest = JSON.parse(debFile(join(out, 'aks-node-controller-delta_202604.01.3_amd64.deb'), `${DIR}/manifest.json`).toString());
   assert.is(manifest.deltas.length, 1);
+  const armOnly = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', ctx.target, '--out-dir', join(ctx.work, 'cli-arm'), '--delta-from', arm, '--formats', 'deb'], { encoding: 'utf8' });
+  assert.is(armOnly.status, 0, armOnly.stderr);
+  assert.match(armOnly.stderr, 'no --delta-from executable is of a built architecture (amd64): no delta package');
   const text = join(ctx.work, 'not-elf');
   writeFileSync(text, '#!/bin/sh\n');
   const bad = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', ctx.target, '--out-dir', out, '--delta-from', text], { encoding: 'utf8' });
