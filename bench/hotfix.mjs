@@ -48,7 +48,7 @@ function runAgent(bin, root, extra) {
 
 /** One sample of one path: fresh root, the baked agent, the pointer; time and bytes served. */
 async function sample(path, i, baked, repo, prepare, extra) {
-  const root = join(work, `${path.name}-${i}`);
+  const root = join(work, `${path.name.replace(/\W+/g, '-')}-${i}`);
   prepare(root);
   mkdirSync(join(root, 'opt/azure/containers'), { recursive: true });
   copyFileSync(baked, join(root, 'opt/azure/containers/aks-node-controller'));
