@@ -30,13 +30,14 @@ export function checkDelta(entry: DeltaEntry, delta: Uint8Array): void {
 }
 
 /**
- * Writes the reconstruction of manifest.target from `baseFile` + `delta` to `outFile` (created, mode
- * `mode`) and proves it matches the manifest's size and sha256. On any failure `outFile` is removed.
+ * Writes the reconstruction of manifest.target from `baseFile` + `delta` to `outFile` and proves it
+ * matches the manifest's size and sha256. The file is created 0600 and gets `mode` only once verified,
+ * so a partial reconstruction is never executable; on any failure it is removed.
  */
 export function reconstructTarget(deps: Deps, manifest: DeltaManifest, entry: DeltaEntry, delta: Uint8Array, baseFile: string, outFile: string, mode: number): WrittenFile {
   checkDelta(entry, delta);
   const reader = attempt(() => deps.fs.openReader(baseFile), `reading the base executable ${baseFile}`);
-  const writer = attempt(() => deps.fs.createHashingWriter(outFile, mode), `creating ${outFile}`, () => reader.close());
+  const writer = attempt(() => deps.fs.createHashingWriter(outFile, 0o600), `creating ${outFile}`, () => reader.close());
   try {
     decodeVcdiff(delta, reader, (window) => writer.write(window), { maxWindow: MAX_WINDOW_BYTES, maxTarget: manifest.target.size });
     const written = writer.close();
@@ -45,6 +46,7 @@ export function reconstructTarget(deps: Deps, manifest: DeltaManifest, entry: De
         `the reconstruction (${written.size} bytes, sha256 ${written.sha256}) does not match the manifest's target (${manifest.target.size} bytes, sha256 ${manifest.target.sha256})`,
       );
     }
+    deps.fs.chmod(outFile, mode);
     return written;
   } catch (error) {
     writer.discard();

@@ -49,8 +49,11 @@ test('download-hotfix rebuilt the hotfix from the delta package and staged a bin
   const download = boot.events.find((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix');
   assert.ok(download);
   assert.match(download!.Message!, new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')} target=\\S+ path=delta fetchedBytes=\\d+`));
+  // The delta package is kilobytes; the signed metadata (a realistic index) is the rest of fetchedBytes.
   const fetched = Number(/fetchedBytes=(\d+)/.exec(download!.Message!)![1]);
-  assert.ok(fetched > 0 && fetched < 200 * 1024, `fetched ${fetched} bytes`);
+  const delta = Number(/packageBytes=(\d+)/.exec(download!.Message!)![1]);
+  assert.ok(delta > 0 && delta < 200 * 1024, `delta package ${delta} bytes`);
+  assert.ok(fetched > delta && fetched < 10 * 1024 * 1024, `fetched ${fetched} bytes`);
 });
 
 test('provision ran the stand-in scripts and provision-wait printed their status', () => {

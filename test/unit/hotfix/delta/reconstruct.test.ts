@@ -1,6 +1,6 @@
 // The streaming reconstruction against real files: xdelta3 deltas, the real file system in a temp root.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -44,6 +44,7 @@ test('rebuilds the target file, hashing as it writes, with the requested mode', 
   const written = reconstructTarget(s.deps, s.manifest, s.entry, s.delta, s.baseFile, s.out, 0o700);
   assert.equal(written, { size: s.target.length, sha256: sha(s.target) });
   assert.ok(readFileSync(s.out).equals(s.target));
+  assert.is(statSync(s.out).mode & 0o777, 0o700, 'executable only once verified');
   s.deps.cleanup();
 });
 
