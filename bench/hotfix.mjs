@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // download-hotfix end to end on loopback, all paths in one run: the baked agent (202604.01.0) stages the
-// hotfix (202604.01.1) through the repository fast path (apt and rpm repositories), through the real
-// apt-get/dpkg and through the real dnf (`--method package-manager`), each into a throwaway root holding the
-// node's configuration (what the health gate's dry-run self-test provisions against). Same
+// hotfix (202604.01.1, a typical fix: one log message changed) through the repository fast path with the
+// delta package in the index (docs/hotfix.md "Delta packages"), through the fast path with the full
+// package only, through the real apt-get/dpkg and through the real dnf (`--method package-manager`),
+// each into a throwaway root holding the node's configuration (what the health gate's dry-run self-test
+// provisions against). Same
 // release packages (zstd -19 unless --compression says otherwise) and the same realistic indices
 // (thousands of other entries) for every path. Prints medians, the fast path as a share of the package
 // manager's time, the bytes each path pulled from the server, and package sizes. Never asserts.
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import { demoConfiguration } from '../test/fakes/demo-config.ts';
 import { FILLER_ENTRIES } from '../test/fakes/repo-index.ts';
 import { buildAgent, buildBaseStubRpm, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo } from '../test/fakes/repos.ts';
+import { buildTypicalFix } from '../test/fakes/typical-fix.ts';
 import { buildPackages } from '../vhd/packaging/build-packages.mjs';
 
 const args = process.argv.slice(2);
@@ -63,7 +66,7 @@ async function sample(path, i, baked, repo, prepare, extra) {
   writeFileSync(join(root, 'opt/azure/components.json'), '{}\n');
   const before = repo.bytesServed.count;
   const { ms, finished } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
-  const expected = extra.length ? path.name.split(' ')[0] : 'repository';
+  const expected = path.expect ?? (extra.length ? path.name.split(' ')[0] : 'repository');
   if (!finished.includes(`"path":"${expected}"`)) throw new Error(`${path.name}: expected path ${expected}, got ${finished}`);
   path.samples.push(ms);
   path.bytes = repo.bytesServed.count - before;
@@ -76,27 +79,30 @@ const mb = (n) => (n / 1e6).toFixed(1).padStart(6) + ' MB';
 
 try {
   const baked = buildAgent('202604.01.0', join(work, 'baked'));
-  const bin = buildAgent('202604.01.1', join(work, 'hot'));
+  const bin = buildTypicalFix('202604.01.1', join(work, 'hot'));
   const t0 = Date.now();
-  const built = buildPackages({ bins: { amd64: bin }, outDir: join(work, 'pkg'), version: '202604.01.1', compression });
+  const built = buildPackages({ bins: { amd64: bin }, outDir: join(work, 'pkg'), version: '202604.01.1', compression, deltaFrom: [baked] });
   const packMs = Date.now() - t0;
-  const file = (format) => built.find((b) => b.format === format).file;
+  const file = (format, name = 'aks-node-controller') => built.find((b) => b.format === format && b.package === name).file;
   const apt = await startAptRepo(join(work, 'apt'), [file('deb')]);
   const rpm = await startRpmRepo(join(work, 'rpm'), [file('rpm')]);
+  const aptDelta = await startAptRepo(join(work, 'apt-delta'), [file('deb'), file('deb', 'aks-node-controller-delta')]);
+  const rpmDelta = await startRpmRepo(join(work, 'rpm-delta'), [file('rpm'), file('rpm', 'aks-node-controller-delta')]);
   const stub = buildBaseStubRpm(join(work, 'stub'));
-  const aptRoot = (root) => prepareAptRoot(root, apt);
-  const rpmRoot = (root) => prepareRpmRoot(root, rpm, stub);
+  const aptRoot = (repo) => (root) => prepareAptRoot(root, repo);
+  const rpmRoot = (repo) => (root) => prepareRpmRoot(root, repo, stub);
   const pm = ['--method', 'package-manager'];
   const paths = [
-    { name: 'repository (apt repo)', repo: apt, prepare: aptRoot, extra: [] },
-    { name: 'apt-get update+install', repo: apt, prepare: aptRoot, extra: pm },
-    { name: 'repository (rpm repo)', repo: rpm, prepare: rpmRoot, extra: [] },
-    { name: 'dnf install --refresh', repo: rpm, prepare: rpmRoot, extra: pm },
+    { name: 'delta (apt repo)', repo: aptDelta, prepare: aptRoot(aptDelta), extra: [], expect: 'delta' },
+    { name: 'delta (rpm repo)', repo: rpmDelta, prepare: rpmRoot(rpmDelta), extra: [], expect: 'delta' },
+    { name: 'repository (apt repo)', repo: apt, prepare: aptRoot(apt), extra: [] },
+    { name: 'apt-get update+install', repo: apt, prepare: aptRoot(apt), extra: pm },
+    { name: 'repository (rpm repo)', repo: rpm, prepare: rpmRoot(rpm), extra: [] },
+    { name: 'dnf install --refresh', repo: rpm, prepare: rpmRoot(rpm), extra: pm },
   ].map((p) => ({ ...p, samples: [], gate: [], bytes: 0, stages: '' }));
   // Interleaved, so machine load drifts over all paths alike.
   for (let i = 0; i < runs; i++) for (const p of paths) await sample(p, i, baked, p.repo, p.prepare, p.extra);
-  await apt.close();
-  await rpm.close();
+  for (const repo of [apt, rpm, aptDelta, rpmDelta]) await repo.close();
   const m = Object.fromEntries(paths.map((p) => [p.name, median(p.samples)]));
   console.log(`download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved):`);
   for (const p of paths) {
@@ -106,9 +112,15 @@ try {
   console.log(`  fast path / apt path: ${ratio('repository (apt repo)', 'apt-get update+install')} (target <= 35%)`);
   console.log(`  fast path / dnf path: ${ratio('repository (rpm repo)', 'dnf install --refresh')}`);
   console.log(`  health gate (version + dry-run self-test) median: ${paths.map((p) => `${p.name} ${median(p.gate)} ms`).join(', ')}`);
-  console.log(`  last fast-path stages (apt repo): ${/"sourceMs".*?"verifyMs":\d+/.exec(paths[0].stages)?.[0] ?? paths[0].stages}`);
+  console.log(`  delta / full fast path: ${ratio('delta (apt repo)', 'repository (apt repo)')} (apt repo), ${ratio('delta (rpm repo)', 'repository (rpm repo)')} (rpm repo); delta / apt path: ${ratio('delta (apt repo)', 'apt-get update+install')}`);
+  const stages = (name) => /"sourceMs".*?"verifyMs":\d+(,"packageBytes":\d+)?/.exec(paths.find((p) => p.name === name).stages)?.[0];
+  console.log(`  last fast-path stages (apt repo): ${stages('repository (apt repo)')}`);
+  console.log(`  last delta stages (apt repo):     ${stages('delta (apt repo)')}`);
   console.log(`\npackages (amd64, ${compression}) vs raw executable (${mb(statSync(bin).size)}), built in ${(packMs / 1000).toFixed(1)} s:`);
-  for (const p of built) console.log(`  .${p.format.padEnd(3)} ${mb(p.size)}  = ${((p.size / p.rawSize) * 100).toFixed(1)}% of raw`);
+  for (const p of built) {
+    const size = p.size < 1e6 ? `${(p.size / 1024).toFixed(1).padStart(6)} KB` : mb(p.size);
+    console.log(`  ${p.package.padEnd(26)} .${p.format.padEnd(3)} ${size}  = ${((p.size / p.rawSize) * 100).toFixed(3)}% of raw`);
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -20,6 +20,11 @@ async function main(): Promise<void> {
   const chosen = /Using (hotfix|VHD-baked) binary: (\S+)/.exec(result.launcher.stdout);
   process.stdout.write(`\nbinary chosen by the launcher: ${chosen ? `${chosen[1]} (${chosen[2]!.replace(result.root, '<root>')})` : 'unknown'}\n`);
   process.stdout.write(`staged hotfix binary reports:  ${result.hotfixVersion || '(none staged)'}\n`);
+  const download = result.events.find((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix')?.Message ?? '';
+  const fetched = /path=(\S+) fetchedBytes=(\d+)/.exec(download);
+  const pkg = /packageBytes=(\d+)/.exec(download)?.[1];
+  const what = fetched ? `${fetched[2]} bytes (path=${fetched[1]}${pkg ? `; the package: ${pkg} bytes, the rest signed metadata` : ''})` : '(nothing)';
+  process.stdout.write(`download-hotfix fetched:       ${what}\n`);
   process.stdout.write(`staged pointer:                ${result.stagedPointer || '(none)'}\n`);
   process.stdout.write(`provision-wait printed:        ${result.provisionWait.stdout.trim().slice(0, 120)}...\n`);
   process.stdout.write(`\nsandbox root (kept): ${result.root}\n  log:    ${result.logFile}\n  events: ${result.eventsDir}\n`);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Idempotent set-up shared by `npm test` and `npm run demo`: the Debian tools the real-parts tests use
 # (qemu-user, dpkg/apt, rpm/dnf/createrepo_c, lintian, rpmlint, shellcheck, zsh, cloud-init, kubectl, hyperfine,
-# gcc) and the npm dependencies (npm ci when node_modules is missing or older than package-lock.json, then the
-# other platforms' bun runtimes, scripts/install-runtimes.mjs). Only installs what is missing; never
-# touches anything else on the host. On macOS (or any machine without apt-get) it installs nothing with
-# apt: the tests that need the Debian tools skip themselves (test/needs.mjs).
+# gcc, xdelta3: the delta encoder) and the npm dependencies (npm ci when node_modules is missing or older than
+# package-lock.json, then the other platforms' bun runtimes, scripts/install-runtimes.mjs). Only installs what
+# is missing; never touches anything else on the host. On macOS (or any machine without apt-get) it installs
+# nothing with apt: the tests that need the Debian tools skip themselves (test/needs.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -18,7 +18,7 @@ need=()
 for pair in qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support rpmbuild:rpm createrepo_c:createrepo-c \
             dnf:dnf apt-ftparchive:apt-utils dpkg-scanpackages:dpkg-dev lintian:lintian rpmlint:rpmlint shellcheck:shellcheck zsh:zsh \
             cloud-init:cloud-init hyperfine:hyperfine fakeroot:fakeroot cpio:cpio systemd-analyze:systemd \
-            kubectl:kubernetes-client gpg:gnupg gpgv:gpgv xz:xz-utils zstd:zstd openssl:openssl logger:bsdutils cc:gcc; do
+            kubectl:kubernetes-client gpg:gnupg gpgv:gpgv xz:xz-utils zstd:zstd openssl:openssl logger:bsdutils cc:gcc xdelta3:xdelta3; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 [ -x /usr/bin/time ] || need+=(time)

@@ -201,6 +201,7 @@ function finish(deps: Deps, report: Report, seen: Seen, start: Date): void {
   const { target, trace } = seen;
   // The same path/bytes/stage tokens in the event message and as attributes of the final log line.
   const telemetry: Record<string, string | number> = { path: trace.path, fetchedBytes: trace.fetchedBytes, ...trace.stages };
+  if (trace.packageBytes !== undefined) telemetry.packageBytes = trace.packageBytes;
   if (outcome === 'pointerUnreadable') {
     deps.log.warn('failed to read hotfix config, skipping hotfix download', { path: deps.paths.hotfixPointer, error });
   }

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomInt } from 'node:crypto';
 import { readBoundedFile, type InputKind } from './input.ts';
+import { createHashingWriter, openPositionalReader, sha256OfFile, type HashingWriter, type PositionalReader, type WrittenFile } from './file-stream.ts';
 
 export interface FileStat {
   isFile: boolean;
@@ -40,6 +41,10 @@ export interface FileSystem {
   removeStaleFiles(dir: string, prefix: string, olderThan: Date): string[];
   /** Watches a directory; the callback gets the file name of every create/rename/change. */
   watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
+  /** Large files in pieces (file-stream.ts): positional reads, a hashing exclusive writer, streaming sha256. */
+  openReader(path: string): PositionalReader;
+  createHashingWriter(path: string, mode: number): HashingWriter;
+  sha256OfFile(path: string): WrittenFile;
 }
 
 function toStat(s: fs.Stats): FileStat {
@@ -140,5 +145,8 @@ export function createRealFileSystem(): FileSystem {
       watcher.on('error', onError);
       return () => watcher.close();
     },
+    openReader: openPositionalReader,
+    createHashingWriter,
+    sha256OfFile,
   };
 }

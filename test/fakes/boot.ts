@@ -1,6 +1,7 @@
 // The sandboxed first boot (README "main job", issue: on the node): an image root with the agent baked
 // in at 202604.01.0, a loopback apiserver stand-in serving the hotfix pointer ConfigMap, a loopback apt
-// repository holding the agent at 202604.01.1, custom data applied by its boothook, then the launcher
+// repository holding the agent at 202604.01.1 (a typical fix: one log message changed) and its delta
+// package against the baked agent, so the node downloads kilobytes, custom data applied by its boothook, then the launcher
 // end to end (check-hotfix -> download-hotfix -> hotfix binary -> provision with stand-in scripts) with
 // provision-wait beside it. Returns what happened; the demo prints it, the boot test asserts it.
 import { spawnSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import { DEFAULT_TOKEN, startFakeApiServer } from './apiserver.ts';
 import { demoConfiguration } from './demo-config.ts';
 import { imagePaths, installImage, runBoothook, runLauncher, writeHostname, writeStandInProvisionScripts, type LauncherOutcome } from './node-image.ts';
 import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo, type HotfixPackages } from './repos.ts';
+import { buildTypicalFix } from './typical-fix.ts';
 
 export const BAKED_VERSION = '202604.01.0';
 export const HOTFIX_VERSION = '202604.01.1';
@@ -58,6 +60,8 @@ function fromEvent(events: Array<Record<string, string>>, task: string, t0: numb
   return { name: task, atMs: start - t0, durationMs: end - start, outcome: `${last.EventLevel}: ${message}` };
 }
 
+const kb = (bytes: number) => (bytes < 1e6 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1e6).toFixed(1)} MB`);
+
 export interface BootOptions {
   workDir?: string;
   onStep?: (step: BootStep) => void;
@@ -87,7 +91,12 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
   const closers: Array<() => Promise<void>> = [];
   try {
     const baked = await step(`build the image's agent ${BAKED_VERSION}`, () => options.bakedBin ?? buildAgent(BAKED_VERSION, join(work, 'baked')), (p) => p);
-    const packages = await step(`build hotfix ${HOTFIX_VERSION} and its .deb/.rpm`, () => options.hotfixPackages ?? buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix')), (p) => p.deb);
+    // By default the hotfix is a typical fix of the baked agent, served with its delta package.
+    const packages = await step(
+      `build hotfix ${HOTFIX_VERSION} + its delta packages`,
+      () => options.hotfixPackages ?? buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix')), deltaFrom: [baked] }),
+      (p) => p.built.filter((b) => b.format === 'deb').map((b) => `${b.file.split('/').pop()} ${kb(b.size)}`).join(', '),
+    );
     const pointer = options.pointer ?? { hotfixes: { '202604.01': HOTFIX_VERSION } };
     await step('install the image (vhd/install.sh)', () => {
       installImage(root, baked);
@@ -108,11 +117,11 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
       return server;
     }, (s) => `${s.url} serves kube-system/anc-hotfix-version ${JSON.stringify(pointer)}`);
     await step('serve the package repository on loopback', async () => {
-      const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb]);
+      const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb, ...(packages.delta ? [packages.delta.deb] : [])]);
       closers.push(() => repo.close());
       prepareAptRoot(root, repo);
       return repo;
-    }, (r) => `${r.url} (signed apt repo) holds aks-node-controller ${HOTFIX_VERSION}`);
+    }, (r) => `${r.url} (signed apt repo) holds aks-node-controller{,-delta} ${HOTFIX_VERSION}`);
     await step('custom data: boothook writes the configuration', async () => {
       const configFile = join(work, 'node-config.json');
       writeFileSync(configFile, JSON.stringify(demoConfiguration(api.address, DEFAULT_TOKEN), null, 2));

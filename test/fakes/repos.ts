@@ -34,6 +34,8 @@ export interface HotfixPackages {
   deb: string;
   rpm: string;
   built: BuiltPackage[];
+  /** The aks-node-controller-delta packages (with `deltaFrom`). */
+  delta?: { deb: string; rpm: string };
 }
 
 /**
@@ -41,12 +43,13 @@ export interface HotfixPackages {
  * executable instead; with a different `version` that makes a broken package (metadata says one version,
  * the binary prints another).
  */
-export function buildHotfixPackages(version: string, outDir: string, options: { bin?: string } = {}): HotfixPackages {
+export function buildHotfixPackages(version: string, outDir: string, options: { bin?: string; deltaFrom?: string[] } = {}): HotfixPackages {
   mkdirSync(outDir, { recursive: true });
   const bin = options.bin ?? buildAgent(version, join(outDir, `bin-${version}`));
-  const built = buildPackages({ bins: { amd64: bin }, outDir, version, fast: true });
-  const file = (format: string) => built.find((b) => b.format === format)!.file;
-  return { version, bin, deb: file('deb'), rpm: file('rpm'), built };
+  const built = buildPackages({ bins: { amd64: bin }, outDir, version, fast: true, deltaFrom: options.deltaFrom });
+  const file = (format: string, name = 'aks-node-controller') => built.find((b) => b.format === format && b.package === name)?.file;
+  const delta = options.deltaFrom ? { deb: file('deb', 'aks-node-controller-delta')!, rpm: file('rpm', 'aks-node-controller-delta')! } : undefined;
+  return { version, bin, deb: file('deb')!, rpm: file('rpm')!, built, delta };
 }
 
 export type Override = (req: IncomingMessage, res: ServerResponse) => void;

@@ -3,6 +3,7 @@
 //
 //   node vhd/packaging/build-packages.mjs [--compression zstd|xz] [--fast] [--arch amd64|arm64|all]
 //        [--bin-dir DIR | --bin FILE] [--out-dir DIR] [--version V] [--formats deb,rpm] [--lintian]
+//        [--delta-from FILE...]
 //
 // Inputs: DIR/aks-node-controller-linux-<arch> (node build.mjs --all), or one --bin FILE for one --arch.
 // The package version is the stamped version (the amd64 binary's `version` output) unless --version says
@@ -12,6 +13,8 @@
 // must report that version, or nothing is packaged. SOURCE_DATE_EPOCH (default: midnight UTC of the version's date) makes builds
 // byte-reproducible. Each package's /usr/bin/aks-node-controller is checked to be byte-identical to the
 // input (a stripped bun executable silently becomes plain bun). Never run a strip step on these files.
+// --delta-from takes the executables images ship (the baked agents) and adds the aks-node-controller-delta
+// packages beside the full ones (build-delta-packages.mjs).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -19,14 +22,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { buildDeltaPackages } from './build-delta-packages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ARCHES = {
+export const ARCHES = {
   amd64: { deb: 'amd64', rpm: 'x86_64' },
   arm64: { deb: 'arm64', rpm: 'aarch64' },
 };
-const MAINTAINER = process.env.PACKAGE_MAINTAINER ?? 'AKS node controller maintainers <aks-node-controller@example.invalid>';
-const HOMEPAGE = 'https://github.com/Azure/AgentBaker';
+export const MAINTAINER = process.env.PACKAGE_MAINTAINER ?? 'AKS node controller maintainers <aks-node-controller@example.invalid>';
+export const HOMEPAGE = 'https://github.com/Azure/AgentBaker';
 const VERSION_RE = /^\d{6}\.\d{2}\.\d+$/;
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
@@ -38,7 +42,7 @@ export const COMPRESSIONS = {
   fast: { deb: ['-Zzstd', '-z3'], rpm: 'w3T0.zstdio' },
 };
 const compressionOf = (options) => options.compression ?? (options.fast ? 'fast' : 'zstd');
-const run = (program, args, options = {}) => execFileSync(program, args, { maxBuffer: 512 * 1024 * 1024, ...options });
+export const run = (program, args, options = {}) => execFileSync(program, args, { maxBuffer: 512 * 1024 * 1024, ...options });
 
 /** Runs the binary's `version` in a throwaway root so nothing is written to the host's /var/log. */
 export function binaryVersion(binary) {
@@ -172,7 +176,14 @@ export function buildPackages(options) {
       for (const format of formats) {
         const built = format === 'deb' ? buildDeb(input) : buildRpm(input);
         if (built.payloadSha256 !== expected) throw new Error(`${built.file}: packaged binary sha256 ${built.payloadSha256} != build output ${expected}`);
-        results.push({ format, arch, version, file: built.file, size: statSync(built.file).size, rawSize: statSync(bin).size, sha256: expected });
+        results.push({ package: 'aks-node-controller', format, arch, version, file: built.file, size: statSync(built.file).size, rawSize: statSync(bin).size, sha256: expected });
+      }
+    }
+    if (options.deltaFrom?.length) {
+      const bins = Object.fromEntries(Object.entries(options.bins).map(([arch, file]) => [arch, file && resolve(file)]));
+      const deltaFrom = options.deltaFrom.map((file) => resolve(file));
+      for (const d of buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats, work })) {
+        results.push({ package: 'aks-node-controller-delta', ...d, rawSize: d.manifest.target.size, sha256: d.manifest.target.sha256 });
       }
     }
   } finally {
@@ -205,7 +216,7 @@ export function lintianErrors(debFile) {
 
 function parseArgs(argv) {
   const root = resolve(here, '..', '..');
-  const a = { fast: false, compression: undefined, arch: 'all', binDir: join(root, 'dist'), bin: undefined, outDir: join(root, 'dist', 'packages'), version: undefined, formats: ['deb', 'rpm'], lintian: false };
+  const a = { fast: false, compression: undefined, arch: 'all', binDir: join(root, 'dist'), bin: undefined, outDir: join(root, 'dist', 'packages'), version: undefined, formats: ['deb', 'rpm'], lintian: false, deltaFrom: [] };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
@@ -218,6 +229,12 @@ function parseArgs(argv) {
     else if (flag === '--out-dir') a.outDir = resolve(value());
     else if (flag === '--version') a.version = value();
     else if (flag === '--formats') a.formats = value().split(',');
+    else if (flag === '--delta-from') {
+      // One or more executables: everything up to the next flag.
+      if (inline !== undefined) a.deltaFrom.push(resolve(inline));
+      while (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) a.deltaFrom.push(resolve(argv[++i]));
+      if (a.deltaFrom.length === 0) fail('--delta-from needs at least one executable');
+    }
     else fail(`unknown argument ${argv[i]}`);
   }
   return a;
@@ -255,9 +272,17 @@ function main() {
   const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
   if (process.env.ANC_VERSION) checkStampedVersion(bins, process.env.ANC_VERSION);
   const started = Date.now();
-  const results = buildPackages({ bins, outDir: a.outDir, version: a.version, fast: a.fast, compression: a.compression, formats: a.formats });
+  const results = buildPackages({ bins, outDir: a.outDir, version: a.version, fast: a.fast, compression: a.compression, formats: a.formats, deltaFrom: a.deltaFrom });
   for (const r of results) {
+    if (r.package === 'aks-node-controller-delta') {
+      const deltas = r.manifest.deltas.map((d) => `${d.base.sha256.slice(0, 12)}: ${d.size} bytes`).join(', ') || 'no base of this architecture';
+      process.stdout.write(`${r.file}  ${r.size} bytes  target sha256 ${r.manifest.target.sha256}  deltas ${deltas}\n`);
+      continue;
+    }
     process.stdout.write(`${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${(r.size / r.rawSize * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK\n`);
+  }
+  if (a.deltaFrom.length && !results.some((r) => r.package === 'aks-node-controller-delta')) {
+    process.stderr.write(`build-packages: no --delta-from executable is of a built architecture (${arches.join(', ')}): no delta package\n`);
   }
   if (a.lintian) {
     for (const r of results.filter((x) => x.format === 'deb')) {

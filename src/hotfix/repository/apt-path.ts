@@ -2,6 +2,9 @@
 // gpgv against its signed-by keyring (else apt's trusted keyrings), fresh -> the Packages index it signs
 // -> exactly our version and architecture -> the .deb, size and SHA-256 as signed -> the executable.
 import { errorMessage } from '../../platform/errors.ts';
+import { tryDelta } from '../delta/delta-path.ts';
+import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
+import { openDebDelta } from '../delta/package-files.ts';
 import { chooseAptSource } from '../install.ts';
 import { type AptSource, parseDeb822Sources, parseOneLineSources, releaseDirectory } from './apt-source.ts';
 import { writeCandidate } from './candidate.ts';
@@ -91,15 +94,22 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
       const packed = await fetcher.get(url, SIZE_CAPS.index, release.sha256.get(index.path));
       const text = (await decompress(deps, ctx.scratch, index.compression, packed, SIZE_CAPS.index, index.path)).toString('utf8');
       const found = findDebEntry(text, ctx.version, ctx.arch.deb);
-      if (typeof found !== 'string') return found;
+      if (typeof found !== 'string') return { found, delta: findDebEntry(text, ctx.version, ctx.arch.deb, DELTA_PACKAGE_NAME) };
       misses.push(found);
     }
     throw unavailableError(misses.join('; '));
   });
+  const poolBase = source.components.length === 0 ? dir : base;
+  // The delta package at the same version in the same verified index first (docs/hotfix.md).
+  if (typeof entry.delta !== 'string') {
+    const candidate = await tryDelta(ctx, openDebDelta(ctx, fetcher, poolBase, entry.delta));
+    if (candidate) return candidate;
+  } else deps.log.info('no delta package for this version, fetching the full package', { reason: entry.delta });
   const deb = await timed(ctx, 'packageMs', async () => {
-    const url = resolveUnder(source.components.length === 0 ? dir : base, entry.filename);
+    const url = resolveUnder(poolBase, entry.found.filename);
     if (typeof url === 'string') throw integrityError(`package Filename ${url}`);
-    return fetcher.get(url, SIZE_CAPS.package, { size: entry.size, sha256: entry.sha256 });
+    ctx.trace.packageBytes = entry.found.size;
+    return fetcher.get(url, SIZE_CAPS.package, { size: entry.found.size, sha256: entry.found.sha256 });
   });
   return timed(ctx, 'extractMs', async () => {
     const binary = await debBinary(deps, ctx.scratch, deb, { name: 'aks-node-controller', version: ctx.version, arch: ctx.arch.deb });

@@ -7,7 +7,6 @@ import { arMembers, tarFile } from './archive.ts';
 import { compressionOf, decompress } from './decompress.ts';
 import { integrityError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';
-import { PACKAGE_NAME } from './packages-index.ts';
 import type { Scratch } from './scratch.ts';
 
 /** The file inside the package (the package manager's install path, without a sandbox root). */
@@ -21,6 +20,14 @@ export interface PackageIdentity {
 }
 
 export async function debBinary(deps: Deps, scratch: Scratch, deb: Buffer, expected: PackageIdentity): Promise<Buffer> {
+  const tar = await debPayload(deps, scratch, deb, expected, SIZE_CAPS.binary + 16 * 1024 * 1024);
+  const binary = tarFile(tar, PACKAGED_BINARY, SIZE_CAPS.binary);
+  if (typeof binary === 'string') throw integrityError(`package: ${binary}`);
+  return binary;
+}
+
+/** The data.tar of a verified .deb whose control file names `expected` (the delta package reads it too). */
+export async function debPayload(deps: Deps, scratch: Scratch, deb: Buffer, expected: PackageIdentity, maxTarBytes: number): Promise<Buffer> {
   const members = arMembers(deb);
   if (typeof members === 'string') throw integrityError(`package: ${members}`);
   if (members[0]?.name !== 'debian-binary' || !members[0].data.toString('latin1').startsWith('2.')) {
@@ -42,12 +49,9 @@ export async function debBinary(deps: Deps, scratch: Scratch, deb: Buffer, expec
     if (m) fields.set(m[1]!.toLowerCase(), m[2]!.trim());
   }
   const actual = { name: fields.get('package'), version: fields.get('version'), arch: fields.get('architecture') };
-  if (actual.name !== PACKAGE_NAME || actual.version !== expected.version || (actual.arch !== expected.arch && actual.arch !== 'all')) {
-    throw integrityError(`package says ${actual.name} ${actual.version} ${actual.arch}, expected ${PACKAGE_NAME} ${expected.version} ${expected.arch}`);
+  if (actual.name !== expected.name || actual.version !== expected.version || (actual.arch !== expected.arch && actual.arch !== 'all')) {
+    throw integrityError(`package says ${actual.name} ${actual.version} ${actual.arch}, expected ${expected.name} ${expected.version} ${expected.arch}`);
   }
   const data = member('data.tar');
-  const tar = await decompress(deps, scratch, data.compression, data.found.data, SIZE_CAPS.binary + 16 * 1024 * 1024, 'data.tar');
-  const binary = tarFile(tar, PACKAGED_BINARY, SIZE_CAPS.binary);
-  if (typeof binary === 'string') throw integrityError(`package: ${binary}`);
-  return binary;
+  return decompress(deps, scratch, data.compression, data.found.data, maxTarBytes, 'data.tar');
 }

@@ -41,14 +41,14 @@ export async function tryRepositoryFastPath(deps: Deps, version: string, deadlin
   try {
     const candidate = pm === 'apt-get' ? await fetchAptCandidate(ctx) : await fetchRpmCandidate(ctx);
     await timed(ctx, 'verifyMs', () => verifyAndPromote(deps, candidate, version, deadline));
-    trace.path = 'repository';
+    if (trace.path !== 'delta') trace.path = 'repository';
     return { staged: true };
   } catch (error) {
     // Integrity, staging and health-gate failures are final; anything else (unavailable, or a fault of our own) leaves
     // the node to its package manager, which verifies on its own terms.
     // A health-gate failure is final too: the package manager would install the same verified bytes.
     if (isAgentError(error) && (error.step === INTEGRITY_STEP || error.step === 'stageFailed' || error.step === 'healthCheckFailed')) {
-      trace.path = 'repository';
+      if (trace.path !== 'delta') trace.path = 'repository';
       throw error;
     }
     return { staged: false, reason: isUnavailable(error) ? error.message : `repository fast path: unexpected error: ${errorMessage(error)}` };

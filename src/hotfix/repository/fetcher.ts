@@ -23,8 +23,10 @@ export interface Expected {
 }
 
 export interface Trace {
-  path: 'none' | 'repository' | 'apt-get' | 'dnf' | 'tdnf';
+  path: 'none' | 'delta' | 'repository' | 'apt-get' | 'dnf' | 'tdnf';
   fetchedBytes: number;
+  /** Size of the package the node took (the delta package or the full one); fetchedBytes adds the metadata. */
+  packageBytes?: number;
   /** Stage name -> milliseconds. */
   stages: Record<string, number>;
 }

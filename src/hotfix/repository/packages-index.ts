@@ -21,10 +21,10 @@ function stanzaFields(stanza: string): Map<string, string> {
   return fields;
 }
 
-/** Every stanza of our package, in index order. */
-export function packageStanzas(index: string): Array<Map<string, string>> {
+/** Every stanza of our package (or of `name`), in index order. */
+export function packageStanzas(index: string, name = PACKAGE_NAME): Array<Map<string, string>> {
   const out: Array<Map<string, string>> = [];
-  const marker = `Package: ${PACKAGE_NAME}\n`;
+  const marker = `Package: ${name}\n`;
   for (let at = index.indexOf(marker); at >= 0; at = index.indexOf(marker, at + marker.length)) {
     if (at > 0 && index[at - 1] !== '\n') continue;
     const end = index.indexOf('\n\n', at);
@@ -34,18 +34,18 @@ export function packageStanzas(index: string): Array<Map<string, string>> {
 }
 
 /** The entry for exactly `version` on `arch` (or `all`), or a reason why there is none. */
-export function findDebEntry(index: string, version: string, arch: string): DebEntry | string {
-  const stanzas = packageStanzas(index);
+export function findDebEntry(index: string, version: string, arch: string, name = PACKAGE_NAME): DebEntry | string {
+  const stanzas = packageStanzas(index, name);
   const match = stanzas.find((f) => f.get('version') === version && (f.get('architecture') === arch || f.get('architecture') === 'all'));
   if (!match) {
     const seen = stanzas.map((f) => `${f.get('version')}/${f.get('architecture')}`).slice(-5).join(', ');
-    return `${PACKAGE_NAME} ${version} for ${arch} is not in the index${seen ? ` (has ${seen})` : ''}`;
+    return `${name} ${version} for ${arch} is not in the index${seen ? ` (has ${seen})` : ''}`;
   }
   const size = Number(match.get('size'));
   const sha256 = match.get('sha256')?.toLowerCase() ?? '';
   const filename = match.get('filename') ?? '';
   if (!filename || !Number.isSafeInteger(size) || size <= 0 || !/^[0-9a-f]{64}$/.test(sha256)) {
-    return `${PACKAGE_NAME} ${version}: index entry lacks Filename, Size or SHA256`;
+    return `${name} ${version}: index entry lacks Filename, Size or SHA256`;
   }
   return { version, architecture: match.get('architecture')!, filename, size, sha256 };
 }

@@ -41,9 +41,9 @@ const numericRelease = (a: string, b: string) => (Number(a) || 0) - (Number(b) |
  * Our package at exactly `version` (`YYYYMM.DD.PATCH[-REL]`: the revision, when given, is the release)
  * for `arch`; without a revision the highest release of that version.
  */
-export function findRpmEntry(primary: string, version: string, arch: string): RpmEntry | string {
+export function findRpmEntry(primary: string, version: string, arch: string, name = PACKAGE_NAME): RpmEntry | string {
   const [ver, rel] = version.split('-') as [string, string | undefined];
-  const marker = `<name>${PACKAGE_NAME}</name>`;
+  const marker = `<name>${name}</name>`;
   const found: RpmEntry[] = [];
   for (let at = primary.indexOf(marker); at >= 0; at = primary.indexOf(marker, at + 1)) {
     const start = primary.lastIndexOf('<package', at);
@@ -57,10 +57,10 @@ export function findRpmEntry(primary: string, version: string, arch: string): Rp
     };
     if (entry.version !== ver || (rel !== undefined && entry.release !== rel) || entry.arch !== arch) continue;
     if (entry.checksumType !== 'sha256' || !/^[0-9a-f]{64}$/.test(entry.sha256) || !entry.href || !(entry.size > 0)) {
-      return `${PACKAGE_NAME} ${version}: primary entry lacks a sha256 checksum, size or location`;
+      return `${name} ${version}: primary entry lacks a sha256 checksum, size or location`;
     }
     found.push(entry);
   }
   found.sort((a, b) => numericRelease(b.release, a.release));
-  return found[0] ?? `${PACKAGE_NAME} ${version} for ${arch} is not in the primary index`;
+  return found[0] ?? `${name} ${version} for ${arch} is not in the primary index`;
 }

@@ -59,6 +59,14 @@ export async function verifyRpmSignature(deps: Deps, scratch: Scratch, rpmFile: 
 }
 
 export async function rpmBinary(deps: Deps, scratch: Scratch, rpm: Buffer, expected: PackageIdentity & { release: string }): Promise<Buffer> {
+  const cpio = await rpmPayload(deps, scratch, rpm, expected, SIZE_CAPS.binary + 16 * 1024 * 1024);
+  const binary = cpioFile(cpio, PACKAGED_BINARY, SIZE_CAPS.binary);
+  if (typeof binary === 'string') throw integrityError(`package: ${binary}`);
+  return binary;
+}
+
+/** The cpio payload of a verified .rpm whose header names `expected` (the delta package reads it too). */
+export async function rpmPayload(deps: Deps, scratch: Scratch, rpm: Buffer, expected: PackageIdentity & { release: string }, maxCpioBytes: number): Promise<Buffer> {
   if (rpm.length < 96 || rpm.readUInt32BE(0) !== 0xedabeedb) throw integrityError('package: not an RPM file');
   const signature = readHeader(rpm, 96);
   if (typeof signature === 'string') throw integrityError(`package: ${signature}`);
@@ -66,14 +74,11 @@ export async function rpmBinary(deps: Deps, scratch: Scratch, rpm: Buffer, expec
   if (typeof header === 'string') throw integrityError(`package: ${header}`);
   const field = (t: number) => header.strings.get(t) ?? '';
   const actual = `${field(TAGS.name)} ${field(TAGS.version)}-${field(TAGS.release)} ${field(TAGS.arch)}`;
-  if (actual !== `aks-node-controller ${expected.version}-${expected.release} ${expected.arch}`) {
-    throw integrityError(`package says ${actual}, expected aks-node-controller ${expected.version}-${expected.release} ${expected.arch}`);
+  if (actual !== `${expected.name} ${expected.version}-${expected.release} ${expected.arch}`) {
+    throw integrityError(`package says ${actual}, expected ${expected.name} ${expected.version}-${expected.release} ${expected.arch}`);
   }
   const compressors: Record<string, Compression> = { zstd: 'zst', xz: 'xz', gzip: 'gz' };
   const compression = compressors[field(TAGS.payloadCompressor) || 'gzip'];
   if (!compression) throw unavailableError(`package payload compressor ${field(TAGS.payloadCompressor)} is not supported`);
-  const cpio = await decompress(deps, scratch, compression, rpm.subarray(header.end), SIZE_CAPS.binary + 16 * 1024 * 1024, 'rpm payload');
-  const binary = cpioFile(cpio, PACKAGED_BINARY, SIZE_CAPS.binary);
-  if (typeof binary === 'string') throw integrityError(`package: ${binary}`);
-  return binary;
+  return decompress(deps, scratch, compression, rpm.subarray(header.end), maxCpioBytes, 'rpm payload');
 }

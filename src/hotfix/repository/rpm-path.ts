@@ -3,6 +3,9 @@
 // already verified -> the primary index it pins by SHA-256 -> exactly our version, release, architecture
 // -> the .rpm, checksum as pinned, own signature by rpmkeys -> the executable.
 import { errorMessage } from '../../platform/errors.ts';
+import { tryDelta } from '../delta/delta-path.ts';
+import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
+import { openRpmDelta } from '../delta/package-files.ts';
 import { parseOsReleaseField } from '../../platform/os-release.ts';
 import { writeCandidate } from './candidate.ts';
 import { type FastPathContext, timed } from './context.ts';
@@ -71,9 +74,9 @@ async function findInRepo(ctx: FastPathContext, repo: YumRepo, mainProxy: string
     const xml = (await decompress(deps, ctx.scratch, compression, packed, SIZE_CAPS.index, repomd.primary.href)).toString('utf8');
     const found = findRpmEntry(xml, ctx.version, ctx.arch.rpm);
     if (typeof found === 'string') throw unavailableError(`repository ${repo.id}: ${found}`);
-    return found;
+    return { found, delta: findRpmEntry(xml, ctx.version, ctx.arch.rpm, DELTA_PACKAGE_NAME) };
   });
-  return { base, fetcher, keyFiles, entry };
+  return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
 }
 
 /** Fetches, verifies and extracts; returns the written candidate's path (not yet version-checked). */
@@ -89,6 +92,11 @@ export async function fetchRpmCandidate(ctx: FastPathContext): Promise<string> {
       misses.push(error.message);
       continue;
     }
+    // The delta package at the same version in the same verified index first (docs/hotfix.md).
+    if (typeof found.delta !== 'string') {
+      const candidate = await tryDelta(ctx, openRpmDelta(ctx, found.fetcher, found.base, found.keyFiles, found.delta));
+      if (candidate) return candidate;
+    } else ctx.deps.log.info('no delta package for this version, fetching the full package', { reason: found.delta });
     return fetchPackage(ctx, found);
   }
   throw unavailableError(misses.join('; '));
@@ -102,6 +110,7 @@ async function fetchPackage(ctx: FastPathContext, found: { base: URL; fetcher: R
     if (typeof url === 'string') throw integrityError(`package location ${url}`);
     const data = await found.fetcher.get(url, SIZE_CAPS.package, { size: entry.size, sha256: entry.sha256 });
     await verifyRpmSignature(deps, scratch, scratch.write('package.rpm', data), found.keyFiles);
+    ctx.trace.packageBytes = data.length;
     return data;
   });
   return timed(ctx, 'extractMs', async () => {

@@ -43,12 +43,17 @@ test('check-hotfix read the ConfigMap and staged the pointer', () => {
   assert.match(check[0]!.Message!, /^check-hotfix outcome=configMapRead/);
 });
 
-test('download-hotfix staged the package verified against the signed apt repository (fast path, no apt-get/dpkg)', () => {
-  assert.not.match(boot.launcher.stdout, /Setting up aks-node-controller/);
+test('download-hotfix rebuilt the hotfix from the delta package and staged a binary that reports the new version', () => {
+  assert.not.match(boot.launcher.stdout, /Setting up aks-node-controller/, 'no package manager ran');
   assert.is(boot.hotfixVersion, HOTFIX_VERSION);
   const download = boot.events.find((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix');
   assert.ok(download);
-  assert.match(download!.Message!, new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')} target=\\S+ path=repository fetchedBytes=\\d+`));
+  assert.match(download!.Message!, new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')} target=\\S+ path=delta fetchedBytes=\\d+`));
+  // The delta package is kilobytes; the signed metadata (a realistic index) is the rest of fetchedBytes.
+  const fetched = Number(/fetchedBytes=(\d+)/.exec(download!.Message!)![1]);
+  const delta = Number(/packageBytes=(\d+)/.exec(download!.Message!)![1]);
+  assert.ok(delta > 0 && delta < 200 * 1024, `delta package ${delta} bytes`);
+  assert.ok(fetched > delta && fetched < 10 * 1024 * 1024, `fetched ${fetched} bytes`);
 });
 
 test('provision ran the stand-in scripts and provision-wait printed their status', () => {

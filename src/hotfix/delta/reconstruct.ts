@@ -1,0 +1,76 @@
+// Rebuilds the hotfix executable from our own base executable and a VCDIFF delta, streaming: one window
+// and its source segment in memory, the output hashed as it is written to an exclusively created file
+// that is removed on any failure. Integrity failures (a delta or a result that does not match the
+// manifest) are final; anything else makes the delta path unavailable and the caller falls back to the
+// full package.
+import type { Deps } from '../../platform/deps.ts';
+import { AgentError, errorMessage, isAgentError } from '../../platform/errors.ts';
+import type { WrittenFile } from '../../platform/file-stream.ts';
+import { sha256Hex } from '../../platform/hash.ts';
+import { INTEGRITY_STEP } from '../repository/errors.ts';
+import { DELTA_UNAVAILABLE_STEP, type DeltaEntry, type DeltaManifest } from './manifest.ts';
+import { decodeVcdiff, VcdiffError } from './vcdiff.ts';
+
+/** xdelta3 writes 8 MiB target windows (its -W maximum is 16 MiB); this bounds one window in memory. */
+export const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
+
+export function deltaIntegrityError(message: string, cause?: unknown): AgentError {
+  return new AgentError('ANC_HOTFIX', `delta hotfix: ${message}`, { step: INTEGRITY_STEP, cause });
+}
+
+export function deltaUnavailableError(message: string, cause?: unknown): AgentError {
+  return new AgentError('ANC_HOTFIX', `delta hotfix: ${message}`, { step: DELTA_UNAVAILABLE_STEP, cause });
+}
+
+/** Checks the delta against its manifest entry (size, then sha256): a mismatch is an integrity failure. */
+export function checkDelta(entry: DeltaEntry, delta: Uint8Array): void {
+  if (delta.length !== entry.size) throw deltaIntegrityError(`${entry.file} is ${delta.length} bytes, the manifest says ${entry.size}`);
+  const digest = sha256Hex(delta);
+  if (digest !== entry.sha256) throw deltaIntegrityError(`${entry.file} has sha256 ${digest}, the manifest says ${entry.sha256}`);
+}
+
+/**
+ * Writes the reconstruction of manifest.target from `baseFile` + `delta` to `outFile` and proves it
+ * matches the manifest's size and sha256. The file is created 0600 and gets `mode` only once verified,
+ * so a partial reconstruction is never executable; on any failure it is removed.
+ */
+export function reconstructTarget(deps: Deps, manifest: DeltaManifest, entry: DeltaEntry, delta: Uint8Array, baseFile: string, outFile: string, mode: number): WrittenFile {
+  checkDelta(entry, delta);
+  const reader = attempt(() => deps.fs.openReader(baseFile), `reading the base executable ${baseFile}`);
+  const writer = attempt(() => deps.fs.createHashingWriter(outFile, 0o600), `creating ${outFile}`, () => reader.close());
+  try {
+    decodeVcdiff(delta, reader, (window) => writer.write(window), { maxWindow: MAX_WINDOW_BYTES, maxTarget: manifest.target.size });
+    const written = writer.close();
+    if (written.size !== manifest.target.size || written.sha256 !== manifest.target.sha256) {
+      throw deltaIntegrityError(
+        `the reconstruction (${written.size} bytes, sha256 ${written.sha256}) does not match the manifest's target (${manifest.target.size} bytes, sha256 ${manifest.target.sha256})`,
+      );
+    }
+    deps.fs.chmod(outFile, mode);
+    return written;
+  } catch (error) {
+    writer.discard();
+    throw classify(error);
+  } finally {
+    reader.close();
+  }
+}
+
+function attempt<T>(step: () => T, what: string, undo?: () => void): T {
+  try {
+    return step();
+  } catch (error) {
+    undo?.();
+    throw deltaUnavailableError(`${what}: ${errorMessage(error)}`, error);
+  }
+}
+
+function classify(error: unknown): unknown {
+  if (error instanceof VcdiffError) {
+    // Growing past the manifest's size is a reconstruction that cannot match: integrity. A delta that
+    // matched its digest but does not decode is a publishing fault the full package does not share.
+    return error.fault === 'too-large' ? deltaIntegrityError(error.message, error) : deltaUnavailableError(error.message, error);
+  }
+  if (isAgentError(error)) return error;
+  return deltaUnavailableError(`writing the reconstruction: ${errorMessage(error)}`, error);
+}
