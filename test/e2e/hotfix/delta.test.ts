@@ -96,6 +96,8 @@ async function runNode(repo: ServedRepo, kind: 'apt' | 'rpm' = 'apt') {
   copyFileSync(ctx.baked, sb.path(BAKED));
   chmodSync(sb.path(BAKED), 0o755);
   sb.write('/opt/azure/containers/aks-node-controller-hotfix.json', '{"hotfixes":{"202604.01":"202604.01.1"}}');
+  // The node's nbc command file: what the health gate's dry-run self-test provisions against.
+  sb.write('/opt/azure/containers/aks-node-controller-nbc-cmd.sh', 'exit 0\n');
   const before = repo.requests.length;
   const result = await runAnc(['download-hotfix'], { root: sb.root, bin: sb.path(BAKED), timeoutMs: 180_000 });
   const events = sb.events().filter((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix');
