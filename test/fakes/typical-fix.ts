@@ -13,7 +13,7 @@ export const FIX = { file: 'src/hotfix/download.ts', from: "'downloaded ANC hotf
 export function buildTypicalFix(version: string, outDir: string): string {
   const tree = mkdtempSync(join(tmpdir(), 'anc-typical-fix-'));
   try {
-    for (const entry of ['src', 'build.mjs', 'package.json', 'tsconfig.json']) cpSync(join(REPO_ROOT, entry), join(tree, entry), { recursive: true });
+    for (const entry of ['src', 'scripts', 'build.mjs', 'package.json', 'tsconfig.json']) cpSync(join(REPO_ROOT, entry), join(tree, entry), { recursive: true });
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));
     const file = join(tree, FIX.file);
     const text = readFileSync(file, 'utf8');
