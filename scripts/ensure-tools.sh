@@ -10,7 +10,7 @@ need=()
 for pair in qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support rpmbuild:rpm createrepo_c:createrepo-c \
             dnf:dnf apt-ftparchive:apt-utils dpkg-scanpackages:dpkg-dev lintian:lintian shellcheck:shellcheck \
             cloud-init:cloud-init hyperfine:hyperfine fakeroot:fakeroot cpio:cpio systemd-analyze:systemd \
-            kubectl:kubernetes-client gpg:gnupg xz:xz-utils zstd:zstd openssl:openssl logger:bsdutils xdelta3:xdelta3; do
+            kubectl:kubernetes-client gpg:gnupg gpgv:gpgv xz:xz-utils zstd:zstd openssl:openssl logger:bsdutils xdelta3:xdelta3; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 [ -x /usr/bin/time ] || need+=(time)
