@@ -1,9 +1,9 @@
 // The sandboxed first boot (README "main job", issue: on the node): an image root with the agent baked
 // in at 202604.01.0, a loopback apiserver stand-in serving the hotfix pointer ConfigMap, a loopback apt
 // repository holding the agent at 202604.01.1 (a typical fix: one log message changed) and its delta
-// package against the baked agent, so the node downloads kilobytes, custom data applied by its boothook, then the launcher
-// end to end (check-hotfix -> download-hotfix -> hotfix binary -> provision with stand-in scripts) with
-// provision-wait beside it. Returns what happened; the demo prints it, the boot test asserts it.
+// package against the baked agent (so the node downloads kilobytes), custom data applied by its
+// boothook, then the launcher end to end (check-hotfix -> download-hotfix -> hotfix binary -> provision
+// with stand-in scripts) with provision-wait beside it. Returns what happened; the demo prints it, the boot test asserts it.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
