@@ -67,7 +67,10 @@ export function stampVersion(env = process.env, today = new Date()) {
  * build reproducible; `+dirty` marks uncommitted changes; outside a git checkout both are `unknown`.
  */
 export function gitCommit() {
-  const git = (...a) => execFileSync('git', a, { cwd: here, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  const git = (...a) =>
+    execFileSync('git', a, { cwd: here, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   try {
     const id = git('rev-parse', '--short=12', 'HEAD');
     const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
@@ -93,7 +96,9 @@ export function hostTarget() {
 export function runtimeFor(target) {
   const path = packageBinary(target.pkg);
   if (!existsSync(path)) {
-    return { missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed in ${RUNTIMES_DIR} (run npm ci; it is pinned in package-lock.json)` };
+    return {
+      missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed in ${RUNTIMES_DIR} (run npm ci; it is pinned in package-lock.json)`,
+    };
   }
   return { path };
 }
@@ -127,10 +132,19 @@ function sizeReport(metafile) {
   const inputs = Object.entries(metafile.outputs)[0][1].inputs;
   const byPackage = new Map();
   for (const [file, info] of Object.entries(inputs)) {
-    const key = file.includes('node_modules/') ? file.split('node_modules/')[1].split('/').slice(0, file.includes('/@') ? 2 : 1).join('/') : file.split('/').slice(0, 2).join('/');
+    const key = file.includes('node_modules/')
+      ? file
+          .split('node_modules/')[1]
+          .split('/')
+          .slice(0, file.includes('/@') ? 2 : 1)
+          .join('/')
+      : file.split('/').slice(0, 2).join('/');
     byPackage.set(key, (byPackage.get(key) ?? 0) + info.bytesInOutput);
   }
-  return [...byPackage.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `  ${String(v).padStart(8)}  ${k}`).join('\n');
+  return [...byPackage.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `  ${String(v).padStart(8)}  ${k}`)
+    .join('\n');
 }
 
 /** Compiles a bundle with the agent's exact runtime and flags (bench/startup.mjs compiles a trivial program so). */
@@ -138,9 +152,16 @@ export function compile(compiler, bundleFile, target, runtime, outfile) {
   execFileSync(
     compiler,
     [
-      'build', bundleFile, '--compile', '--minify', '--bytecode',
-      '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig',
-      `--target=${target.bunTarget}`, `--compile-executable-path=${runtime}`, `--outfile=${outfile}`,
+      'build',
+      bundleFile,
+      '--compile',
+      '--minify',
+      '--bytecode',
+      '--no-compile-autoload-dotenv',
+      '--no-compile-autoload-bunfig',
+      `--target=${target.bunTarget}`,
+      `--compile-executable-path=${runtime}`,
+      `--outfile=${outfile}`,
     ],
     { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, BUN_BE_BUN: undefined, BUN_OPTIONS: undefined } },
   );
@@ -170,7 +191,8 @@ async function main() {
   if (!args.quiet) {
     process.stdout.write(`aks-node-controller ${version}\nbundle ${statSync(bundleFile).size} bytes; by input:\n${sizeReport(metafile)}\n`);
     process.stdout.write(built.map((b) => `built ${b}`).join('\n') + '\n');
-    const baked = pointerKeys.ids.length > 0 ? pointerKeys.ids.join(', ') : 'none (every signed pointer is refused; enforce mode stages nothing)';
+    const baked =
+      pointerKeys.ids.length > 0 ? pointerKeys.ids.join(', ') : 'none (every signed pointer is refused; enforce mode stages nothing)';
     process.stdout.write(`pointer keys baked: ${baked}\n`);
   }
 }

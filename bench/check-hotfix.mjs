@@ -81,19 +81,62 @@ const FAULTS = [
   ['connection refused', 'refused', {}],
   ['accept and hang (TCP, no TLS)', 'silent', {}],
   ['TLS then no answer', { override: () => true }, {}],
-  ['slow body (1 byte / 400 ms)', answer((res) => { res.writeHead(200); const t = setInterval(() => res.write(' '), 400); res.on('close', () => clearInterval(t)); }), {}],
-  ['truncated body', answer((res) => { res.writeHead(200, { 'Content-Length': '1000' }); res.write('{"data":'); setTimeout(() => res.socket?.destroy(), 50); }), {}],
-  ['10 MiB body', answer((res) => { res.writeHead(200); res.on('error', () => {}); res.end(Buffer.alloc(10 * 1024 * 1024, 0x20)); }), {}],
-  ['invalid JSON', answer((res) => { res.writeHead(200); res.end('{"data":{'); }), {}],
+  [
+    'slow body (1 byte / 400 ms)',
+    answer((res) => {
+      res.writeHead(200);
+      const t = setInterval(() => res.write(' '), 400);
+      res.on('close', () => clearInterval(t));
+    }),
+    {},
+  ],
+  [
+    'truncated body',
+    answer((res) => {
+      res.writeHead(200, { 'Content-Length': '1000' });
+      res.write('{"data":');
+      setTimeout(() => res.socket?.destroy(), 50);
+    }),
+    {},
+  ],
+  [
+    '10 MiB body',
+    answer((res) => {
+      res.writeHead(200);
+      res.on('error', () => {});
+      res.end(Buffer.alloc(10 * 1024 * 1024, 0x20));
+    }),
+    {},
+  ],
+  [
+    'invalid JSON',
+    answer((res) => {
+      res.writeHead(200);
+      res.end('{"data":{');
+    }),
+    {},
+  ],
   ['`data` not an object', { configMaps: { [node.CM_KEY]: 'x' } }, {}],
   ['two keys, no hotfixes.json', { configMaps: { [node.CM_KEY]: { a: '{}', b: '{}' } } }, {}],
   ['empty value', { configMaps: { [node.CM_KEY]: { 'hotfixes.json': ' ' } } }, {}],
   ['legacy-only `version`', { configMaps: { [node.CM_KEY]: { 'hotfixes.json': `{"version":"${node.ANC_VERSION.target}"}` } } }, {}],
   ['non-string map value', { configMaps: { [node.CM_KEY]: { 'hotfixes.json': 5 } } }, {}],
-  ['unreadable node config (a directory)', {}, {}, (sb) => { rmSync(sb.path(node.NODE_CONFIG)); mkdirSync(sb.path(node.NODE_CONFIG)); }],
+  [
+    'unreadable node config (a directory)',
+    {},
+    {},
+    (sb) => {
+      rmSync(sb.path(node.NODE_CONFIG));
+      mkdirSync(sb.path(node.NODE_CONFIG));
+    },
+  ],
   ['read-only pointer file (0444)', {}, { pointerMode: 0o444 }],
   ['kubeconfig only: token', {}, (api) => ({ server: undefined, ca: null, kubeconfig: kubeconfigFor(api, { token: DEFAULT_TOKEN }) })],
-  ['kubeconfig only: client certificate', {}, (api) => ({ server: undefined, ca: null, kubeconfig: kubeconfigFor(api, { clientCert: true }) })],
+  [
+    'kubeconfig only: client certificate',
+    {},
+    (api) => ({ server: undefined, ca: null, kubeconfig: kubeconfigFor(api, { clientCert: true }) }),
+  ],
 ];
 
 async function fault([name, server, setup, mutate]) {
@@ -113,23 +156,33 @@ async function fault([name, server, setup, mutate]) {
 
 // `--signing` runs only the pointer-signing section below.
 if (!args.includes('--signing')) {
-const rows = [await versionSamples(), await samples('successful read, node-config token', {}, {}), await samples('successful read, kubeconfig client certificate', {}, (api) => ({ server: undefined, ca: null, kubeconfig: kubeconfigFor(api, { clientCert: true }) }))];
-process.stdout.write(`check-hotfix on ${process.env.ANC_BIN} (${node.ANC_VERSION.full}), ${runs} runs each\n\n`);
-process.stdout.write('| case | median ms | p90 ms | min ms |\n|---|---:|---:|---:|\n');
-for (const r of rows) process.stdout.write(`| ${r.label} | ${r.median.toFixed(1)} | ${r.p90.toFixed(1)} | ${r.min.toFixed(1)} |\n`);
-process.stdout.write(`\nfault matrix (one run each)\n\n| fault | outcome | exit | ms | event error (URL = the ConfigMap URL; first 140 chars) |\n|---|---|---:|---:|---|\n`);
-let worst = { name: '', ms: 0 };
-for (const f of FAULTS) {
-  const { name, run } = await fault(f);
-  if (run.durationMs > worst.ms) worst = { name, ms: run.durationMs };
-  const error = run.error
-    .replace(/https:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/kube-system\/configmaps\/anc-hotfix-version/g, 'URL')
-    .replace('configmap fetch failed and no cold-start pointer present: ', '(no fallback) ')
-    .replace(/\|/g, '\\|')
-    .slice(0, 140);
-  process.stdout.write(`| ${name} | ${run.outcome} | ${run.exitCode} | ${run.durationMs} | ${error} |\n`);
-}
-process.stdout.write(`\nworst case: ${worst.ms} ms (${worst.name}); bound: 12000 ms\n`);
+  const rows = [
+    await versionSamples(),
+    await samples('successful read, node-config token', {}, {}),
+    await samples('successful read, kubeconfig client certificate', {}, (api) => ({
+      server: undefined,
+      ca: null,
+      kubeconfig: kubeconfigFor(api, { clientCert: true }),
+    })),
+  ];
+  process.stdout.write(`check-hotfix on ${process.env.ANC_BIN} (${node.ANC_VERSION.full}), ${runs} runs each\n\n`);
+  process.stdout.write('| case | median ms | p90 ms | min ms |\n|---|---:|---:|---:|\n');
+  for (const r of rows) process.stdout.write(`| ${r.label} | ${r.median.toFixed(1)} | ${r.p90.toFixed(1)} | ${r.min.toFixed(1)} |\n`);
+  process.stdout.write(
+    `\nfault matrix (one run each)\n\n| fault | outcome | exit | ms | event error (URL = the ConfigMap URL; first 140 chars) |\n|---|---|---:|---:|---|\n`,
+  );
+  let worst = { name: '', ms: 0 };
+  for (const f of FAULTS) {
+    const { name, run } = await fault(f);
+    if (run.durationMs > worst.ms) worst = { name, ms: run.durationMs };
+    const error = run.error
+      .replace(/https:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/kube-system\/configmaps\/anc-hotfix-version/g, 'URL')
+      .replace('configmap fetch failed and no cold-start pointer present: ', '(no fallback) ')
+      .replace(/\|/g, '\\|')
+      .slice(0, 140);
+    process.stdout.write(`| ${name} | ${run.outcome} | ${run.exitCode} | ${run.durationMs} | ${error} |\n`);
+  }
+  process.stdout.write(`\nworst case: ${worst.ms} ms (${worst.name}); bound: 12000 ms\n`);
 }
 
 // Pointer signing (docs/pointer-signing.md): the same successful read with an unsigned ConfigMap and with
@@ -155,7 +208,11 @@ process.stdout.write(`\nworst case: ${worst.ms} ms (${worst.name}); bound: 12000
   const envelope = serializeEnvelope({ payloadType: POINTER_PAYLOAD_TYPE, payload, signatures: [{ keyid: 'bench', sig }] });
   const variants = [
     ['unsigned ConfigMap (mode unsigned-allowed)', { 'hotfixes.json': JSON.stringify({ hotfixes }) }, {}],
-    ['signed ConfigMap (mode enforce)', { 'hotfixes.json': text, 'pointer.dsse.json': envelope }, { ANC_HOTFIX_POINTER_SIGNING: 'enforce' }],
+    [
+      'signed ConfigMap (mode enforce)',
+      { 'hotfixes.json': text, 'pointer.dsse.json': envelope },
+      { ANC_HOTFIX_POINTER_SIGNING: 'enforce' },
+    ],
   ];
   const times = variants.map(() => []);
   const gate = variants.map(() => []);
@@ -167,16 +224,25 @@ process.stdout.write(`\nworst case: ${worst.ms} ms (${worst.name}); bound: 12000
         const run = await node.runCheck(node.nodeFor(api), { bin, env });
         if (run.outcome !== 'configMapRead') throw new Error(`${label}: outcome ${run.outcome} ${run.error}`);
         if (i >= 2) times[v].push(run.durationMs);
-        const line = readFileSync(run.sb.path(node.LOG), 'utf8').split('\n').find((l) => l.includes('"gateMs"'));
+        const line = readFileSync(run.sb.path(node.LOG), 'utf8')
+          .split('\n')
+          .find((l) => l.includes('"gateMs"'));
         if (i >= 2 && line) gate[v].push(JSON.parse(line).gateMs);
       } finally {
         await api.close();
       }
     }
   }
-  process.stdout.write(`\npointer signing on the check-hotfix path (${runs} runs each, interleaved)\n\n| case | whole command, median ms | p90 ms | signing gate in the binary (log gateMs), median ms |\n|---|---:|---:|---:|\n`);
-  for (const [v, [label]] of variants.entries()) process.stdout.write(`| ${label} | ${median(times[v]).toFixed(1)} | ${pct(times[v], 0.9).toFixed(1)} | ${median(gate[v]).toFixed(2)} |\n`);
-  process.stdout.write(`| difference of the medians | ${(median(times[1]) - median(times[0])).toFixed(1)} | | ${(median(gate[1]) - median(gate[0])).toFixed(2)} |\n`);
+  process.stdout.write(
+    `\npointer signing on the check-hotfix path (${runs} runs each, interleaved)\n\n| case | whole command, median ms | p90 ms | signing gate in the binary (log gateMs), median ms |\n|---|---:|---:|---:|\n`,
+  );
+  for (const [v, [label]] of variants.entries())
+    process.stdout.write(
+      `| ${label} | ${median(times[v]).toFixed(1)} | ${pct(times[v], 0.9).toFixed(1)} | ${median(gate[v]).toFixed(2)} |\n`,
+    );
+  process.stdout.write(
+    `| difference of the medians | ${(median(times[1]) - median(times[0])).toFixed(1)} | | ${(median(gate[1]) - median(gate[0])).toFixed(2)} |\n`,
+  );
   const context = { mode: 'enforce', keys, facts: {}, minSerial: 0, now: new Date() };
   const verifyTimes = [];
   for (let i = 0; i < 200; i++) {
@@ -184,5 +250,7 @@ process.stdout.write(`\nworst case: ${worst.ms} ms (${worst.name}); bound: 12000
     if (!decidePointer({ envelope }, context).accepted) throw new Error('verification failed');
     verifyTimes.push(performance.now() - t0);
   }
-  process.stdout.write(`\nverification alone (in-process under node, 200 runs): median ${median(verifyTimes.slice(20)).toFixed(3)} ms, first ${verifyTimes[0].toFixed(3)} ms\n`);
+  process.stdout.write(
+    `\nverification alone (in-process under node, 200 runs): median ${median(verifyTimes.slice(20)).toFixed(3)} ms, first ${verifyTimes[0].toFixed(3)} ms\n`,
+  );
 }

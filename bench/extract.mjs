@@ -35,18 +35,35 @@ try {
   const out = join(work, 'out');
   const ways = {
     'zstd in-process (bun node:zlib)': () => zlib.zstdDecompressSync(packed, { maxOutputLength: 1 << 30 }),
-    'zstd tool -> file -> read': () => { execFileSync('zstd', ['-d', '-q', '-f', zst, '-o', out]); readFileSync(out); },
-    'xz tool -> file -> read': () => { execFileSync('sh', ['-c', 'xz -dc "$1" > "$2"', 'sh', xz, out]); readFileSync(out); },
+    'zstd tool -> file -> read': () => {
+      execFileSync('zstd', ['-d', '-q', '-f', zst, '-o', out]);
+      readFileSync(out);
+    },
+    'xz tool -> file -> read': () => {
+      execFileSync('sh', ['-c', 'xz -dc "$1" > "$2"', 'sh', xz, out]);
+      readFileSync(out);
+    },
   };
   const samples = Object.fromEntries(Object.keys(ways).map((k) => [k, []]));
   for (let i = 0; i < runs; i++) for (const [name, fn] of Object.entries(ways)) samples[name].push(time(fn));
-  console.log(`${bin}: ${(raw / 1e6).toFixed(1)} MB raw; ${typeof Bun === 'object' ? `bun ${Bun.version}` : `node ${process.version}`}, ${runs} interleaved runs`);
-  console.log(`  zstd -19: ${(statSync(zst).size / 1e6).toFixed(1)} MB (${((statSync(zst).size / raw) * 100).toFixed(1)}%), compressed in ${(compressMs.zstd / 1000).toFixed(1)} s`);
-  console.log(`  xz -9:    ${(statSync(xz).size / 1e6).toFixed(1)} MB (${((statSync(xz).size / raw) * 100).toFixed(1)}%), compressed in ${(compressMs.xz / 1000).toFixed(1)} s`);
+  console.log(
+    `${bin}: ${(raw / 1e6).toFixed(1)} MB raw; ${typeof Bun === 'object' ? `bun ${Bun.version}` : `node ${process.version}`}, ${runs} interleaved runs`,
+  );
+  console.log(
+    `  zstd -19: ${(statSync(zst).size / 1e6).toFixed(1)} MB (${((statSync(zst).size / raw) * 100).toFixed(1)}%), compressed in ${(compressMs.zstd / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `  xz -9:    ${(statSync(xz).size / 1e6).toFixed(1)} MB (${((statSync(xz).size / raw) * 100).toFixed(1)}%), compressed in ${(compressMs.xz / 1000).toFixed(1)} s`,
+  );
   console.log(`  zstd size / xz size: ${((statSync(zst).size / statSync(xz).size) * 100).toFixed(0)}%`);
-  for (const [name, v] of Object.entries(samples)) console.log(`  ${name.padEnd(32)} median ${median(v).toFixed(0).padStart(5)} ms (min ${Math.min(...v).toFixed(0)}, max ${Math.max(...v).toFixed(0)})`);
+  for (const [name, v] of Object.entries(samples))
+    console.log(
+      `  ${name.padEnd(32)} median ${median(v).toFixed(0).padStart(5)} ms (min ${Math.min(...v).toFixed(0)}, max ${Math.max(...v).toFixed(0)})`,
+    );
   const x = median(samples['xz tool -> file -> read']);
-  console.log(`  xz / zstd tool: ${(x / median(samples['zstd tool -> file -> read'])).toFixed(1)}x; xz / zstd in-process: ${(x / median(samples['zstd in-process (bun node:zlib)'])).toFixed(1)}x`);
+  console.log(
+    `  xz / zstd tool: ${(x / median(samples['zstd tool -> file -> read'])).toFixed(1)}x; xz / zstd in-process: ${(x / median(samples['zstd in-process (bun node:zlib)'])).toFixed(1)}x`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -36,7 +36,10 @@ const median = (values) => {
 function runAgent(bin, root, extra) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(bin, ['download-hotfix', ...extra], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(bin, ['download-hotfix', ...extra], {
+      env: { PATH: process.env.PATH, AKS_NODE_ROOT: root },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
@@ -50,7 +53,10 @@ function runAgent(bin, root, extra) {
 
 /** The health gate's own duration (version + dry-run self-test), from the agent's log line. */
 function gateMs(root) {
-  const lines = readFileSync(join(root, 'var/log/azure/aks-node-controller.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(join(root, 'var/log/azure/aks-node-controller.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   return lines.find((l) => l.msg === 'hotfix health check passed')?.durationMs ?? NaN;
 }
 
@@ -62,7 +68,10 @@ async function sample(path, i, baked, repo, prepare, extra) {
   copyFileSync(baked, join(root, 'opt/azure/containers/aks-node-controller'));
   chmodSync(join(root, 'opt/azure/containers/aks-node-controller'), 0o755);
   writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-hotfix.json'), '{"hotfixes":{"202604.01":"202604.01.1"}}');
-  writeFileSync(join(root, 'opt/azure/containers/aks-node-controller-config.json'), JSON.stringify(demoConfiguration('127.0.0.1', 'abcdef.0123456789abcdef')));
+  writeFileSync(
+    join(root, 'opt/azure/containers/aks-node-controller-config.json'),
+    JSON.stringify(demoConfiguration('127.0.0.1', 'abcdef.0123456789abcdef')),
+  );
   writeFileSync(join(root, 'opt/azure/components.json'), '{}\n');
   const before = repo.bytesServed.count;
   const { ms, finished } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
@@ -104,19 +113,27 @@ try {
   for (let i = 0; i < runs; i++) for (const p of paths) await sample(p, i, baked, p.repo, p.prepare, p.extra);
   for (const repo of [apt, rpm, aptDelta, rpmDelta]) await repo.close();
   const m = Object.fromEntries(paths.map((p) => [p.name, median(p.samples)]));
-  console.log(`download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved):`);
+  console.log(
+    `download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved):`,
+  );
   for (const p of paths) {
-    console.log(`  ${p.name.padEnd(24)} median ${m[p.name].toFixed(0).padStart(6)} ms (min ${Math.min(...p.samples).toFixed(0)}, max ${Math.max(...p.samples).toFixed(0)})  fetched ${mb(p.bytes)}`);
+    console.log(
+      `  ${p.name.padEnd(24)} median ${m[p.name].toFixed(0).padStart(6)} ms (min ${Math.min(...p.samples).toFixed(0)}, max ${Math.max(...p.samples).toFixed(0)})  fetched ${mb(p.bytes)}`,
+    );
   }
   const ratio = (a, b) => `${((m[a] / m[b]) * 100).toFixed(0)}%`;
   console.log(`  fast path / apt path: ${ratio('repository (apt repo)', 'apt-get update+install')} (target <= 35%)`);
   console.log(`  fast path / dnf path: ${ratio('repository (rpm repo)', 'dnf install --refresh')}`);
   console.log(`  health gate (version + dry-run self-test) median: ${paths.map((p) => `${p.name} ${median(p.gate)} ms`).join(', ')}`);
-  console.log(`  delta / full fast path: ${ratio('delta (apt repo)', 'repository (apt repo)')} (apt repo), ${ratio('delta (rpm repo)', 'repository (rpm repo)')} (rpm repo); delta / apt path: ${ratio('delta (apt repo)', 'apt-get update+install')}`);
+  console.log(
+    `  delta / full fast path: ${ratio('delta (apt repo)', 'repository (apt repo)')} (apt repo), ${ratio('delta (rpm repo)', 'repository (rpm repo)')} (rpm repo); delta / apt path: ${ratio('delta (apt repo)', 'apt-get update+install')}`,
+  );
   const stages = (name) => /"sourceMs".*?"verifyMs":\d+(,"packageBytes":\d+)?/.exec(paths.find((p) => p.name === name).stages)?.[0];
   console.log(`  last fast-path stages (apt repo): ${stages('repository (apt repo)')}`);
   console.log(`  last delta stages (apt repo):     ${stages('delta (apt repo)')}`);
-  console.log(`\npackages (amd64, ${compression}) vs raw executable (${mb(statSync(bin).size)}), built in ${(packMs / 1000).toFixed(1)} s:`);
+  console.log(
+    `\npackages (amd64, ${compression}) vs raw executable (${mb(statSync(bin).size)}), built in ${(packMs / 1000).toFixed(1)} s:`,
+  );
   for (const p of built) {
     const size = p.size < 1e6 ? `${(p.size / 1024).toFixed(1).padStart(6)} KB` : mb(p.size);
     console.log(`  ${p.package.padEnd(26)} .${p.format.padEnd(3)} ${size}  = ${((p.size / p.rawSize) * 100).toFixed(3)}% of raw`);

@@ -20,7 +20,9 @@ const bin = process.env.ANC_BIN ?? join(cwd, 'dist', 'aks-node-controller');
 if (!existsSync(bin)) execFileSync(process.execPath, ['build.mjs', '--quiet'], { stdio: 'inherit' });
 const configText = readFileSync(join(cwd, 'test/golden/env/scenarios/kitchen-sink.config.json'), 'utf8');
 const components = JSON.stringify({
-  GPUContainerImages: [{ downloadURL: 'mcr.microsoft.com/aks/aks-gpu-cuda-lts:*', gpuVersion: { latestVersion: '580.159.04-20260629214430' } }],
+  GPUContainerImages: [
+    { downloadURL: 'mcr.microsoft.com/aks/aks-gpu-cuda-lts:*', gpuVersion: { latestVersion: '580.159.04-20260629214430' } },
+  ],
 });
 
 const median = (values) => {
@@ -56,7 +58,8 @@ async function benchInProcess() {
   const out = join(dir, 'env.mjs');
   await build({
     stdin: {
-      contents: "export { buildCseEnv } from './src/provision/env/index.ts';\nexport { loadConfiguration } from './src/config/load.ts';\nexport { resolveNodePaths } from './src/platform/paths.ts';\n",
+      contents:
+        "export { buildCseEnv } from './src/provision/env/index.ts';\nexport { loadConfiguration } from './src/config/load.ts';\nexport { resolveNodePaths } from './src/platform/paths.ts';\n",
       resolveDir: cwd,
       loader: 'ts',
     },
@@ -91,6 +94,9 @@ async function benchInProcess() {
 const proc = benchProcess();
 const inproc = await benchInProcess();
 process.stdout.write(`provision bench (kitchen-sink config, ${configText.length} bytes; binary ${bin})\n`);
-if (proc.length > 0) process.stdout.write(`  provision --dry-run, whole process: median ${median(proc).toFixed(1)} ms over ${proc.length} runs\n`);
-process.stdout.write(`  buildCseEnv in-process:            median ${median(inproc.env).toFixed(1)} µs per call (${calls} calls, 20 batches)\n`);
+if (proc.length > 0)
+  process.stdout.write(`  provision --dry-run, whole process: median ${median(proc).toFixed(1)} ms over ${proc.length} runs\n`);
+process.stdout.write(
+  `  buildCseEnv in-process:            median ${median(inproc.env).toFixed(1)} µs per call (${calls} calls, 20 batches)\n`,
+);
 process.stdout.write(`  loadConfiguration (for scale):     median ${median(inproc.load).toFixed(1)} µs per call\n`);

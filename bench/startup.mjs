@@ -66,16 +66,25 @@ function side(commands) {
   if (!hyperfine) return commands.map(([cmd, cmdArgs]) => time(cmd, cmdArgs));
   const json = join(root, 'hyperfine.json');
   const shellWords = commands.map(([cmd, cmdArgs]) => [cmd, ...cmdArgs].join(' '));
-  execFileSync('hyperfine', ['-N', '--warmup', '5', '--runs', String(runs), '--export-json', json, ...shellWords], { env, stdio: 'ignore' });
+  execFileSync('hyperfine', ['-N', '--warmup', '5', '--runs', String(runs), '--export-json', json, ...shellWords], {
+    env,
+    stdio: 'ignore',
+  });
   return JSON.parse(readFileSync(json, 'utf8')).results.map((r) => r.median * 1000);
 }
 
 const trivial = await trivialProgram();
-const [compiled, floor, node] = side([[bin, ['version']], [trivial, []], [process.execPath, [bundle, 'version']]]);
+const [compiled, floor, node] = side([
+  [bin, ['version']],
+  [trivial, []],
+  [process.execPath, [bundle, 'version']],
+]);
 console.log(`start-up of \`version\` (median of ${runs} runs, side by side)`);
 console.log(`  compiled agent (bun, bytecode)  ${compiled.toFixed(1)} ms   peak RSS ${peakRssMiB(bin, ['version']).toFixed(1)} MiB`);
 console.log(`  trivial program, same flags     ${floor.toFixed(1)} ms   peak RSS ${peakRssMiB(trivial, []).toFixed(1)} MiB`);
-console.log(`  node <bundle>                   ${node.toFixed(1)} ms   peak RSS ${peakRssMiB(process.execPath, [bundle, 'version']).toFixed(1)} MiB`);
+console.log(
+  `  node <bundle>                   ${node.toFixed(1)} ms   peak RSS ${peakRssMiB(process.execPath, [bundle, 'version']).toFixed(1)} MiB`,
+);
 console.log(`  ratio agent/trivial             ${(compiled / floor).toFixed(2)}x (target <= 1.5x)`);
 console.log(`  ratio node/compiled             ${(node / compiled).toFixed(2)}x`);
 
@@ -87,7 +96,11 @@ if (!args.includes('--no-sizes')) {
   console.log('executable size per target (xz -6)');
   for (const t of targets) {
     const file = join(dist, `aks-node-controller-${t}`);
-    const xz = Number(execFileSync('sh', ['-c', `xz -6 -T2 -c "${file}" | wc -c`]).toString().trim());
+    const xz = Number(
+      execFileSync('sh', ['-c', `xz -6 -T2 -c "${file}" | wc -c`])
+        .toString()
+        .trim(),
+    );
     console.log(`  ${t.padEnd(13)} raw ${(statSync(file).size / 1e6).toFixed(1)} MB   xz ${(xz / 1e6).toFixed(1)} MB`);
   }
   console.log(`  bundle.cjs    ${(statSync(bundle).size / 1e3).toFixed(1)} kB (esbuild, minified)`);

@@ -64,7 +64,9 @@ function describe(msgName, f) {
 
 let types = HEADER + '\n';
 for (const [name, values] of Object.entries(spec.enums)) {
-  types += `export type ${name} =\n${Object.keys(values).map((v) => `  | '${v}'`).join('\n')};\n\n`;
+  types += `export type ${name} =\n${Object.keys(values)
+    .map((v) => `  | '${v}'`)
+    .join('\n')};\n\n`;
 }
 for (const [name, msg] of Object.entries(spec.messages)) {
   types += `/** ${msg.fullName} (${msg.source}). */\nexport interface ${name} {\n`;
@@ -74,8 +76,12 @@ for (const [name, msg] of Object.entries(spec.messages)) {
   }
   types += '}\n\n';
 }
-types += `export type MessageName =\n${Object.keys(spec.messages).map((m) => `  | '${m}'`).join('\n')};\n`;
-types += `export type EnumName =\n${Object.keys(spec.enums).map((m) => `  | '${m}'`).join('\n')};\n`;
+types += `export type MessageName =\n${Object.keys(spec.messages)
+  .map((m) => `  | '${m}'`)
+  .join('\n')};\n`;
+types += `export type EnumName =\n${Object.keys(spec.enums)
+  .map((m) => `  | '${m}'`)
+  .join('\n')};\n`;
 
 let cat = HEADER + `import type { EnumName, MessageName } from './types.ts';\n\n`;
 cat += `/** One field of the catalogue (same facts as config-fields.json, plus secret/description). */
@@ -119,8 +125,15 @@ for (const [name, msg] of Object.entries(spec.messages)) {
     fields: msg.fields.map((f) => {
       const key = `${name}.${f.proto}`;
       const out = {
-        proto: f.proto, json: f.json, number: f.number, kind: f.kind, type: f.type,
-        repeated: f.repeated, map: f.map, optional: f.optional, jsonNameExplicit: f.jsonNameExplicit === true,
+        proto: f.proto,
+        json: f.json,
+        number: f.number,
+        kind: f.kind,
+        type: f.type,
+        repeated: f.repeated,
+        map: f.map,
+        optional: f.optional,
+        jsonNameExplicit: f.jsonNameExplicit === true,
       };
       if (f.enum) out.enum = f.enum;
       if (f.message) out.message = f.message;

@@ -20,11 +20,18 @@ try {
     const target = join(root, path);
     if (existsSync(join(target, 'package.json'))) continue;
     process.stdout.write(`install-runtimes: ${name}@${entry.version}\n`);
-    const file = execFileSync('npm', ['pack', `${name}@${entry.version}`, '--pack-destination', work, '--silent'], { cwd: work, encoding: 'utf8' }).trim().split('\n').pop();
+    const file = execFileSync('npm', ['pack', `${name}@${entry.version}`, '--pack-destination', work, '--silent'], {
+      cwd: work,
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .pop();
     const tarball = join(work, file);
     const [algorithm, expected] = entry.integrity.split('-');
     const actual = createHash(algorithm).update(readFileSync(tarball)).digest('base64');
-    if (actual !== expected) throw new Error(`${name}@${entry.version}: tarball ${algorithm} ${actual} does not match the lockfile's ${expected}`);
+    if (actual !== expected)
+      throw new Error(`${name}@${entry.version}: tarball ${algorithm} ${actual} does not match the lockfile's ${expected}`);
     mkdirSync(target, { recursive: true });
     execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
   }

@@ -20,7 +20,8 @@ export function readPointerKeys(file, fail) {
   if (!Array.isArray(doc?.keys) || doc.keys.length === 0) fail(`--pointer-keys ${file}: "keys" must be a non-empty list`);
   const keys = doc.keys.map((k, i) => {
     const where = `--pointer-keys ${file}: keys[${i}]`;
-    if (typeof k?.keyid !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(k.keyid)) fail(`${where}.keyid must be 1-128 characters of A-Z a-z 0-9 . _ : -`);
+    if (typeof k?.keyid !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(k.keyid))
+      fail(`${where}.keyid must be 1-128 characters of A-Z a-z 0-9 . _ : -`);
     if (k.algorithm !== 'ed25519') fail(`${where}.algorithm must be "ed25519"`);
     let type;
     try {

@@ -6,13 +6,25 @@
 
 /** [path under test/e2e (prefix), tools it needs, why]. */
 export const E2E_NEEDS = [
-  ['boot/', ['linux', 'apt-get', 'dpkg', 'dpkg-deb', 'apt-ftparchive', 'gpg'], 'a whole first boot: the launcher, a signed apt repository, dpkg'],
-  ['hotfix/download', ['linux', 'apt-get', 'dpkg', 'dpkg-deb', 'dnf', 'rpm', 'rpmbuild', 'createrepo_c', 'gpg'], 'apt and dnf installing hotfix packages'],
+  [
+    'boot/',
+    ['linux', 'apt-get', 'dpkg', 'dpkg-deb', 'apt-ftparchive', 'gpg'],
+    'a whole first boot: the launcher, a signed apt repository, dpkg',
+  ],
+  [
+    'hotfix/download',
+    ['linux', 'apt-get', 'dpkg', 'dpkg-deb', 'dnf', 'rpm', 'rpmbuild', 'createrepo_c', 'gpg'],
+    'apt and dnf installing hotfix packages',
+  ],
   ['hotfix/packaging', ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'lintian', 'xz'], 'building and linting .deb and .rpm packages'],
   ['vhd/custom-data', ['linux', 'cloud-init'], 'cloud-init applies the custom data'],
   ['vhd/image', ['linux', 'systemd-analyze'], 'the image: systemd checks the unit, the launcher runs the agent'],
   ['vhd/launcher', ['linux', 'shellcheck'], 'the node launcher (bash on Linux)'],
-  ['vhd/operators', ['linux', 'systemd-analyze', 'dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'rpmlint', 'zsh'], 'install.sh, the unit, the packages, completion'],
+  [
+    'vhd/operators',
+    ['linux', 'systemd-analyze', 'dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'rpmlint', 'zsh'],
+    'install.sh, the unit, the packages, completion',
+  ],
   ['status/boot-status', ['linux'], 'a failed boot through the node launcher'],
   ['check-hotfix/kubectl', ['kubectl'], 'kubectl against the apiserver stand-in'],
 ];

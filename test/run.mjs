@@ -103,7 +103,10 @@ const uvu = (dir, files = filePattern) => ['--no-warnings', '--loader', 'tsm', '
 function e2eFiles() {
   const walk = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
   const e2eDir = join(root, 'test', 'e2e');
-  const files = walk(e2eDir).map((f) => relative(e2eDir, f)).filter((f) => new RegExp(filePattern).test(f)).sort();
+  const files = walk(e2eDir)
+    .map((f) => relative(e2eDir, f))
+    .filter((f) => new RegExp(filePattern).test(f))
+    .sort();
   const run = [];
   for (const file of files) {
     const need = E2E_NEEDS.find(([prefix]) => file.startsWith(prefix));
@@ -128,7 +131,9 @@ const HOST_NODE_PATHS = ['/var/log/azure', '/opt/azure', '/etc/kubernetes', '/va
 const hostBefore = HOST_NODE_PATHS.filter((p) => existsSync(p));
 
 if (!e2eOnly) {
-  countCheck(step('lint and format (biome ci)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']));
+  countCheck(
+    step('lint and format (biome ci)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']),
+  );
   countCheck(step('type-check (tsc)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.']));
   countUvu('unit', step('unit tests', process.execPath, uvu('test/unit')));
 }
@@ -137,9 +142,18 @@ countCheck(build);
 if (build.status === 0) {
   const files = e2eFiles();
   if (files) {
-    countUvu('e2e', step('end-to-end tests (dist/aks-node-controller)', process.execPath, uvu('test/e2e', files), {
-      ANC_BIN: join(root, 'dist', 'aks-node-controller'),
-    }, 45));
+    countUvu(
+      'e2e',
+      step(
+        'end-to-end tests (dist/aks-node-controller)',
+        process.execPath,
+        uvu('test/e2e', files),
+        {
+          ANC_BIN: join(root, 'dist', 'aks-node-controller'),
+        },
+        45,
+      ),
+    );
   }
 } else {
   failed += 1;

@@ -53,19 +53,27 @@ export function groupOf(name: string, commands: readonly AnyCommand[]): CommandG
     const group = full !== command.name;
     children.push({ name: full, word, group, description: group ? groupDescription(full, commands) : command.description });
   }
-  return { name, description: name === '' ? 'The agent that turns a fresh Kubernetes VM into a working AKS node' : groupDescription(name, commands), children };
+  return {
+    name,
+    description: name === '' ? 'The agent that turns a fresh Kubernetes VM into a working AKS node' : groupDescription(name, commands),
+    children,
+  };
 }
 
 function groupDescription(name: string, commands: readonly AnyCommand[]): string {
   const known = GROUP_DESCRIPTIONS[name];
   if (known) return known;
-  const words = visible(commands).filter((c) => c.name.startsWith(`${name} `)).map((c) => c.name.slice(name.length + 1));
+  const words = visible(commands)
+    .filter((c) => c.name.startsWith(`${name} `))
+    .map((c) => c.name.slice(name.length + 1));
   return `Commands: ${words.join(', ')}`;
 }
 
 /** Edit distance (insert, delete, substitute, swap of neighbours). */
 export function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;

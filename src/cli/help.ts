@@ -14,7 +14,10 @@ export function commandFlags(command: AnyCommand): OptionSpec[] {
 /** Exit codes of a command: 0 and 1 always, then its own. */
 export function commandExitCodes(command: AnyCommand): (readonly [number, string])[] {
   const own = command.exitCodes ?? [];
-  const base: (readonly [number, string])[] = [[0, 'success'], [1, 'error (usage, unreadable or invalid input)']];
+  const base: (readonly [number, string])[] = [
+    [0, 'success'],
+    [1, 'error (usage, unreadable or invalid input)'],
+  ];
   return [...base.filter(([code]) => !own.some(([c]) => c === code)), ...own].sort((a, b) => a[0] - b[0]);
 }
 
@@ -43,7 +46,15 @@ export function groupHelp(name: string, commands: readonly AnyCommand[]): string
     table(rows),
     '',
     `Run \`${PROGRAM}${where} <command> --help\` for a command's flags, examples and exit codes.`,
-    ...(name === '' ? ['Flags:', table([['-h, --help', 'Show this help'], ['-v, --version', 'Print the version (same as `version`)']])] : []),
+    ...(name === ''
+      ? [
+          'Flags:',
+          table([
+            ['-h, --help', 'Show this help'],
+            ['-v, --version', 'Print the version (same as `version`)'],
+          ]),
+        ]
+      : []),
     '',
   ].join('\n');
 }

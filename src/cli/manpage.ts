@@ -6,7 +6,11 @@ import { PROGRAM } from './command-tree.ts';
 import { commandExitCodes, commandFlags, usageLine } from './help.ts';
 
 /** roff-safe text: backslashes and hyphens escaped, no line starting with a control character. */
-const roff = (text: string) => text.replace(/\\/g, '\\e').replace(/-/g, '\\-').replace(/^([.'])/gm, '\\&$1');
+const roff = (text: string) =>
+  text
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .replace(/^([.'])/gm, '\\&$1');
 
 export function manPage(commands: readonly AnyCommand[], version: string): string {
   const out = [
@@ -32,13 +36,25 @@ export function manPage(commands: readonly AnyCommand[], version: string): strin
   }
   out.push(
     '.SH ENVIRONMENT',
-    '.TP', '.B AKS_NODE_ROOT', 'Prefix for every on\\-node path (a sandbox root, or a copy of a node\'s files to inspect with status).',
-    '.TP', '.B ANC_LOG_STDERR', 'The JSON log lines also go to stderr: 1 always, 0 never. By default node commands echo them when stderr is not a terminal (the journal), read\\-only commands never.',
+    '.TP',
+    '.B AKS_NODE_ROOT',
+    "Prefix for every on\\-node path (a sandbox root, or a copy of a node's files to inspect with status).",
+    '.TP',
+    '.B ANC_LOG_STDERR',
+    'The JSON log lines also go to stderr: 1 always, 0 never. By default node commands echo them when stderr is not a terminal (the journal), read\\-only commands never.',
     '.SH FILES',
-    '.TP', `.I ${roff(NODE_PATHS.logFile)}`, 'The JSON log of every node command.',
-    '.TP', `.I ${roff(NODE_PATHS.provisionJson)}`, 'The provisioning result (ExitCode, Error, Output); status names its exit code.',
-    '.TP', `.I ${roff(NODE_PATHS.eventsDir)}`, 'One guest\\-agent event per step; status shows them as a timeline.',
-    '.TP', `.I ${roff(NODE_PATHS.hotfixPointer)}`, 'The staged hotfix pointer; hotfix explain shows the decision.',
+    '.TP',
+    `.I ${roff(NODE_PATHS.logFile)}`,
+    'The JSON log of every node command.',
+    '.TP',
+    `.I ${roff(NODE_PATHS.provisionJson)}`,
+    'The provisioning result (ExitCode, Error, Output); status names its exit code.',
+    '.TP',
+    `.I ${roff(NODE_PATHS.eventsDir)}`,
+    'One guest\\-agent event per step; status shows them as a timeline.',
+    '.TP',
+    `.I ${roff(NODE_PATHS.hotfixPointer)}`,
+    'The staged hotfix pointer; hotfix explain shows the decision.',
     '.SH SEE ALSO',
     `Run \\fB${roff(PROGRAM)} <command> \\-\\-help\\fR for the same information on one command.`,
     '',

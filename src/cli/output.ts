@@ -28,7 +28,8 @@ export function plainText(value: unknown, indent = ''): string {
     if (item === undefined) continue;
     if (Array.isArray(item)) {
       lines.push(`${indent}${key}:${item.length === 0 ? ' (none)' : ''}`);
-      for (const entry of item) lines.push(`${indent}  - ${typeof entry === 'object' && entry !== null ? JSON.stringify(entry) : String(entry)}`);
+      for (const entry of item)
+        lines.push(`${indent}  - ${typeof entry === 'object' && entry !== null ? JSON.stringify(entry) : String(entry)}`);
     } else if (item !== null && typeof item === 'object') {
       lines.push(`${indent}${key}:`, plainText(item, `${indent}  `).trimEnd());
     } else {

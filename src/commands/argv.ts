@@ -29,7 +29,11 @@ export function takeOutputFlag(args: readonly string[]): { format: string | unde
   return { format, args: rest };
 }
 
-const optionKey = (flag: string) => flag.replace(/^--/, '').split(' ')[0]!.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+const optionKey = (flag: string) =>
+  flag
+    .replace(/^--/, '')
+    .split(' ')[0]!
+    .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 
 /**
  * Values of flags that take one, exactly as typed: the parser turns number-like text into numbers
@@ -58,7 +62,10 @@ export function parseSeconds(flag: string, value: unknown): number {
   const text = String(value);
   const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw new AgentError('ANC_USAGE', `invalid --${flag} value ${JSON.stringify(clip(text))}: want a positive decimal number of seconds (for example 30 or 2.5)`);
+    throw new AgentError(
+      'ANC_USAGE',
+      `invalid --${flag} value ${JSON.stringify(clip(text))}: want a positive decimal number of seconds (for example 30 or 2.5)`,
+    );
   }
   return seconds;
 }

@@ -25,11 +25,21 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   // `--version` is the `version` command, so both print the same text.
   if (argv[0] === '--version' || argv[0] === '-v') argv = ['version', ...argv.slice(1)];
   const first = argv[0];
-  if (first === undefined) return usageError(deps, `missing command; valid commands: ${groupOf('', commands).children.map((c) => c.word).join(', ')}`);
+  if (first === undefined)
+    return usageError(
+      deps,
+      `missing command; valid commands: ${groupOf('', commands)
+        .children.map((c) => c.word)
+        .join(', ')}`,
+    );
   if (first === 'help' || first === 'h' || isHelpFlag(first)) return showHelp(argv.slice(1), deps, commands);
   if (first.startsWith('-')) {
     const near = didYouMean(first.split('=')[0]!, ['--help', '--version']);
-    return usageError(deps, `Incorrect Usage: flag provided but not defined: ${clip(first.split('=')[0]!)}${near ? ` (did you mean ${near}?)` : ''}`, true);
+    return usageError(
+      deps,
+      `Incorrect Usage: flag provided but not defined: ${clip(first.split('=')[0]!)}${near ? ` (did you mean ${near}?)` : ''}`,
+      true,
+    );
   }
   const match = matchCommandWords(argv, commands);
   if (match.group !== undefined) {
@@ -68,7 +78,9 @@ function unknownCommand(deps: Deps, commands: readonly AnyCommand[], group: stri
   const near = didYouMean(word, candidates);
   const typed = clip(group ? `${group} ${word}` : word);
   const suggestion = near ? `did you mean ${group ? `${group} ${near}` : near}?` : `valid commands: ${candidates.join(', ')}`;
-  deps.stderr.write(`${PROGRAM}: unknown command "${typed}"; ${suggestion}\nhint: Run \`${PROGRAM}${group ? ` ${group}` : ''} --help\` to see the commands.\n`);
+  deps.stderr.write(
+    `${PROGRAM}: unknown command "${typed}"; ${suggestion}\nhint: Run \`${PROGRAM}${group ? ` ${group}` : ''} --help\` to see the commands.\n`,
+  );
   return 1;
 }
 

@@ -44,7 +44,8 @@ export const configDiffCommand = {
   options: [],
   output: true,
   readOnly: true,
-  details: 'Credentials and fields that may embed one are listed by path only, their values shown as <redacted>.\nEither file may be `-` for stdin.',
+  details:
+    'Credentials and fields that may embed one are listed by path only, their values shown as <redacted>.\nEither file may be `-` for stdin.',
   examples: [
     ['config diff old.json new.json', 'what changed, old -> new, and what it means for the fleet'],
     ['config diff -o json old.json new.json', 'the same as JSON, for a CI gate'],
@@ -62,7 +63,10 @@ export const configDiffCommand = {
     if (oldFile === '-' && newFile === '-') throw new AgentError('ANC_USAGE', 'config diff: only one of the two files can be - (stdin)');
     const before = await loadConfigFile(deps, oldFile);
     const after = await loadConfigFile(deps, newFile);
-    const [{ diffConfigurations }, { changedValues }] = await Promise.all([import('../config/rollout.ts'), import('../config/diff-values.ts')]);
+    const [{ diffConfigurations }, { changedValues }] = await Promise.all([
+      import('../config/rollout.ts'),
+      import('../config/diff-values.ts'),
+    ]);
     const diff = diffConfigurations(before.config, after.config);
     const changes = changedValues(before.config, after.config, [...diff.rolloutFields, ...diff.payloadFields]);
     const stdout = await render(options.output, { ...diff, changes }, text);

@@ -15,7 +15,11 @@ export const configValidateCommand = {
   args: '<file>',
   description: 'Check a node configuration file and list every problem with its JSON path',
   options: [
-    { flag: '--strict', description: 'Treat warnings (unknown fields, unknown enum names, missing required fields) as errors', boolean: true },
+    {
+      flag: '--strict',
+      description: 'Treat warnings (unknown fields, unknown enum names, missing required fields) as errors',
+      boolean: true,
+    },
   ],
   output: true,
   readOnly: true,

@@ -12,7 +12,8 @@ interface CustomDataOptions {
 }
 
 function readInput(file: string | undefined, deps: Deps, decode: boolean): string {
-  if (!file) throw new AgentError('ANC_USAGE', 'custom-data needs a file: custom-data [--format mime|cloud-config|ignition] [--raw] <config-file>');
+  if (!file)
+    throw new AgentError('ANC_USAGE', 'custom-data needs a file: custom-data [--format mime|cloud-config|ignition] [--raw] <config-file>');
   const path = file === '-' || file.startsWith('/') ? file : `${deps.cwd}/${file}`;
   return readConfigFile(deps, path, decode ? 'custom data file' : 'configuration file');
 }
@@ -24,7 +25,11 @@ export const customDataCommand = {
   options: [
     { flag: '--format <format>', description: 'mime (default: boothook + cloud-config), cloud-config (write_files) or ignition (Flatcar)' },
     { flag: '--raw', description: 'Print the decoded document instead of base64', boolean: true },
-    { flag: '--decode', description: 'Read custom data (base64 or decoded, any format) and print the embedded configuration', boolean: true },
+    {
+      flag: '--decode',
+      description: 'Read custom data (base64 or decoded, any format) and print the embedded configuration',
+      boolean: true,
+    },
   ],
   readOnly: true,
   examples: [

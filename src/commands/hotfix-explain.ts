@@ -8,14 +8,17 @@ export const hotfixExplainCommand = {
   name: 'hotfix explain',
   description: 'Show which hotfix download-hotfix would install and why (wave, quarantine), and which binary would run',
   options: [
-    { flag: '--current-version <version>', description: 'Version to decide for (default: this binary\'s version)' },
+    { flag: '--current-version <version>', description: "Version to decide for (default: this binary's version)" },
     { flag: '--pointer <file>', description: 'Pointer file to read (default: the on-node hotfix pointer)' },
   ],
   output: true,
   readOnly: true,
   examples: [
-    ['hotfix explain', 'the decision for this node: its pointer file and this binary\'s version'],
-    ['hotfix explain -o json --pointer pointer.json --current-version 202604.01.0', 'a pointer you are about to publish, for a given image'],
+    ['hotfix explain', "the decision for this node: its pointer file and this binary's version"],
+    [
+      'hotfix explain -o json --pointer pointer.json --current-version 202604.01.0',
+      'a pointer you are about to publish, for a given image',
+    ],
   ],
   async run({ options }, deps) {
     const { explainHotfix } = await import('../hotfix/explain.ts');

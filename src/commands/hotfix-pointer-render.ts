@@ -17,17 +17,31 @@ export const hotfixPointerRenderCommand = {
   description: 'Print the hotfix pointer ConfigMap (unsigned) for the given hotfixes and waves',
   options: [
     { flag: '--hotfix <base=version>', description: 'Hotfix for an image base, e.g. 202604.01=202604.01.1 (repeatable)', repeatable: true },
-    { flag: '--rollout <base=percent:salt>', description: 'Wave for a base, e.g. 202604.01=10:wave-a (repeatable; absent = 100%)', repeatable: true },
+    {
+      flag: '--rollout <base=percent:salt>',
+      description: 'Wave for a base, e.g. 202604.01=10:wave-a (repeatable; absent = 100%)',
+      repeatable: true,
+    },
     { flag: '--serial <n>', description: 'Serial, higher than every pointer published before (anti-rollback)' },
     { flag: '--expires <time>', description: 'RFC 3339 expiry, e.g. 2026-12-31T00:00:00Z' },
-    { flag: '--scope <key=value>', description: 'cluster, region, subscription or resourceGroup the pointer is for (repeatable; none = every node)', repeatable: true },
+    {
+      flag: '--scope <key=value>',
+      description: 'cluster, region, subscription or resourceGroup the pointer is for (repeatable; none = every node)',
+      repeatable: true,
+    },
   ],
   // -o text|json|yaml (the CLI's one output flag); a manifest's text form is YAML.
   output: true,
   readOnly: true,
   examples: [
-    ['hotfix pointer render --hotfix 202604.01=202604.01.1 --serial 7 --expires 2026-12-31T00:00:00Z', 'a pointer for one image base, every node (YAML)'],
-    ['hotfix pointer render --hotfix 202604.01=202604.01.1 --rollout 202604.01=10:wave-a --serial 8 --expires 2026-12-31T00:00:00Z', 'the same hotfix to a 10% wave'],
+    [
+      'hotfix pointer render --hotfix 202604.01=202604.01.1 --serial 7 --expires 2026-12-31T00:00:00Z',
+      'a pointer for one image base, every node (YAML)',
+    ],
+    [
+      'hotfix pointer render --hotfix 202604.01=202604.01.1 --rollout 202604.01=10:wave-a --serial 8 --expires 2026-12-31T00:00:00Z',
+      'the same hotfix to a 10% wave',
+    ],
   ],
   exitCodes: [
     [0, 'the ConfigMap was printed'],
@@ -39,7 +53,13 @@ export const hotfixPointerRenderCommand = {
     const { renderSignedPointer } = await import('../hotfix/pointer/payload.ts');
     const { configMapFor, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');
     const fields = pointerFieldsFromFlags(
-      { hotfix: options.hotfix ?? [], rollout: options.rollout ?? [], serial: options.serial, expires: options.expires, scope: options.scope ?? [] },
+      {
+        hotfix: options.hotfix ?? [],
+        rollout: options.rollout ?? [],
+        serial: options.serial,
+        expires: options.expires,
+        scope: options.scope ?? [],
+      },
       deps.clock.now(),
     );
     return { exitCode: 0, stdout: await formatConfigMap(configMapFor(renderSignedPointer(fields)), format) };

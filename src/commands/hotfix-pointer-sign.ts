@@ -26,7 +26,10 @@ export const hotfixPointerSignCommand = {
   readOnly: true,
   examples: [
     ['hotfix pointer sign --key signing.pem --key-id fleet-2026 pointer.yaml', 'print the signed ConfigMap'],
-    ['hotfix pointer render ... | hotfix pointer sign --key signing.pem --key-id fleet-2026 - | kubectl apply -f -', 'render, sign and publish in one line'],
+    [
+      'hotfix pointer render ... | hotfix pointer sign --key signing.pem --key-id fleet-2026 - | kubectl apply -f -',
+      'render, sign and publish in one line',
+    ],
   ],
   exitCodes: [
     [0, 'the signed ConfigMap was printed'],
@@ -34,7 +37,8 @@ export const hotfixPointerSignCommand = {
   ],
   async run({ args, options }, deps) {
     const [file, ...extra] = args;
-    if (!file || extra.length > 0) throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs exactly one ConfigMap file: sign --key KEY.pem --key-id ID FILE', HELP);
+    if (!file || extra.length > 0)
+      throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs exactly one ConfigMap file: sign --key KEY.pem --key-id ID FILE', HELP);
     if (!options.key || !options.keyId) throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs --key FILE and --key-id ID', HELP);
     const format = options.output === 'json' ? 'json' : 'yaml';
     const { parseConfigMapText, signConfigMap, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');

@@ -27,7 +27,11 @@ export const hotfixPointerVerifyCommand = {
     { flag: '--min-serial <n>', description: "The node's serial floor: the highest serial it accepted (default 0, a fresh node)" },
     { flag: '--kubeconfig <file>', description: 'Read the ConfigMap from this cluster instead of a file' },
     { flag: '--node-config <file>', description: 'Match the scope against this node configuration' },
-    { flag: '--node <key=value>', description: 'A node fact to match the scope against, e.g. region=eastus (repeatable)', repeatable: true },
+    {
+      flag: '--node <key=value>',
+      description: 'A node fact to match the scope against, e.g. region=eastus (repeatable)',
+      repeatable: true,
+    },
     { flag: '--keys <file>', description: 'Trust this key set file instead of the keys baked into this binary' },
     { flag: '--at <time>', description: 'Check as of this RFC 3339 time (default: now)' },
   ],
@@ -48,12 +52,19 @@ export const hotfixPointerVerifyCommand = {
     const { factsFromFlags, verifyConfigMap, verifyText } = await import('../hotfix/pointer/verify.ts');
     const { parseConfigMapText } = await import('../hotfix/pointer/configmap.ts');
     const format = options.output ?? 'text';
-    if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode)) throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`, HELP);
+    if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode))
+      throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`, HELP);
     const minSerial = Number(options.minSerial ?? '0');
-    if (!/^\d+$/.test(options.minSerial ?? '0') || !Number.isSafeInteger(minSerial)) throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);
+    if (!/^\d+$/.test(options.minSerial ?? '0') || !Number.isSafeInteger(minSerial))
+      throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);
     const now = options.at === undefined ? deps.clock.now() : parseRfc3339(options.at);
     if (!now) throw new AgentError('ANC_USAGE', `--at must be an RFC 3339 time (got "${options.at}")`, HELP);
-    if (args.length > 1 || (args.length === 1) === (options.kubeconfig !== undefined)) throw new AgentError('ANC_USAGE', 'hotfix pointer verify needs one ConfigMap file, or --kubeconfig FILE to read it from the cluster', HELP);
+    if (args.length > 1 || (args.length === 1) === (options.kubeconfig !== undefined))
+      throw new AgentError(
+        'ANC_USAGE',
+        'hotfix pointer verify needs one ConfigMap file, or --kubeconfig FILE to read it from the cluster',
+        HELP,
+      );
     let text: string;
     let where: string;
     if (options.kubeconfig !== undefined) {
@@ -67,9 +78,23 @@ export const hotfixPointerVerifyCommand = {
       text = readInputFile(deps, where, 'ConfigMap');
     }
     const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readInputFile(deps, options.keys, 'key set'), options.keys);
-    const facts = factsFromFlags(options.nodeConfig === undefined ? undefined : readInputFile(deps, options.nodeConfig, 'node config'), options.node ?? []);
-    const report = verifyConfigMap(await parseConfigMapText(text, where), { mode: signingMode(options.mode).mode, keys, facts, minSerial, now });
-    const stdout = format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : format === 'yaml' ? (await import('yaml')).stringify(report) : verifyText(report);
+    const facts = factsFromFlags(
+      options.nodeConfig === undefined ? undefined : readInputFile(deps, options.nodeConfig, 'node config'),
+      options.node ?? [],
+    );
+    const report = verifyConfigMap(await parseConfigMapText(text, where), {
+      mode: signingMode(options.mode).mode,
+      keys,
+      facts,
+      minSerial,
+      now,
+    });
+    const stdout =
+      format === 'json'
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : format === 'yaml'
+          ? (await import('yaml')).stringify(report)
+          : verifyText(report);
     return { exitCode: report.accepted ? 0 : 1, stdout };
   },
 } satisfies Command<VerifyOptions>;

@@ -35,7 +35,7 @@ export const provisionCommand = {
     [1, 'configuration or usage error (provision.json records ExitCode 240)'],
     [255, 'the provisioning script was killed by a signal'],
   ],
-  details: 'Any other exit code is the provisioning script\'s own (see `status` for its name).',
+  details: "Any other exit code is the provisioning script's own (see `status` for its name).",
   async run(input, deps) {
     const provisionConfig = asPath(input.options.provisionConfig, 'provision-config');
     const nbcCmd = asPath(input.options.nbcCmd, 'nbc-cmd');

@@ -11,7 +11,7 @@ export const statusCommand = {
   readOnly: true,
   details:
     'Works on a finished, a failed and a still running boot, and as a non-root user (unreadable files become notes).\n' +
-    'With AKS_NODE_ROOT=<dir> it reads a sandboxed node (or a copy of a node\'s files) instead.',
+    "With AKS_NODE_ROOT=<dir> it reads a sandboxed node (or a copy of a node's files) instead.",
   examples: [
     ['status', 'on a node: why did it fail?'],
     ['status -o json', 'the same for machines: state, provision.exitCode {code, name}, binary, hotfix, timeline'],

@@ -41,7 +41,10 @@ type Rule = (value: unknown) => unknown;
 
 const isZero = (v: unknown) => v === 0;
 /** A default is dropped when the value equals it (Object.is: -0 and NaN are real, different values). */
-const dflt = (d: unknown): Rule => (v) => (Object.is(v, d) ? undefined : v);
+const dflt =
+  (d: unknown): Rule =>
+  (v) =>
+    Object.is(v, d) ? undefined : v;
 const getterFalse: Rule = (v) => (v === false ? undefined : v);
 const emptyString: Rule = (v) => (v === '' ? undefined : v);
 

@@ -133,22 +133,45 @@ function badValue(ctx: DecodeContext, path: string, node: JsonNode, field: Field
 function settle(ctx: DecodeContext, path: string, node: JsonNode, field: FieldInfo, d: Decoded, what: string): unknown {
   if (d.ok === true) return d.value;
   if (d.ok === false) badValue(ctx, path, node, field, d.expected, what);
-  else ctx.issues.push({ path, severity: 'warning', kind: 'bad-value', message: `${d.warning}${ctx.where(node.at)}`, expected: enumExpected(field.enum as EnumName) });
+  else
+    ctx.issues.push({
+      path,
+      severity: 'warning',
+      kind: 'bad-value',
+      message: `${d.warning}${ctx.where(node.at)}`,
+      expected: enumExpected(field.enum as EnumName),
+    });
   return undefined;
 }
 
 function decodeRepeated(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: string): unknown {
-  if (node.t !== 'array') return settle(ctx, path, node, field, { ok: false, expected: EXPECTED.repeated }, `value for repeated ${field.type} field ${field.json}`);
+  if (node.t !== 'array')
+    return settle(
+      ctx,
+      path,
+      node,
+      field,
+      { ok: false, expected: EXPECTED.repeated },
+      `value for repeated ${field.type} field ${field.json}`,
+    );
   const out: unknown[] = [];
   node.items.forEach((item, i) => {
-    const v = settle(ctx, indexPath(path, i), item, field, decodeScalar(item, field.type), `element of repeated ${field.type} field ${field.json}`);
+    const v = settle(
+      ctx,
+      indexPath(path, i),
+      item,
+      field,
+      decodeScalar(item, field.type),
+      `element of repeated ${field.type} field ${field.json}`,
+    );
     if (v !== undefined) out.push(v);
   });
   return out.length > 0 ? out : undefined;
 }
 
 function decodeMap(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: string): unknown {
-  if (node.t !== 'object') return settle(ctx, path, node, field, { ok: false, expected: EXPECTED.map }, `value for map field ${field.json}`);
+  if (node.t !== 'object')
+    return settle(ctx, path, node, field, { ok: false, expected: EXPECTED.map }, `value for map field ${field.json}`);
   const out: Record<string, unknown> = {};
   const seen = new Set<string>();
   for (const entry of node.entries) {
@@ -162,9 +185,10 @@ function decodeMap(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: s
     const what = `value for map field ${field.json}`;
     let v: unknown;
     if (field.mapValueMessage) {
-      v = entry.value.t === 'object'
-        ? decodeMessage(ctx, entry.value, field.mapValueMessage, entryPath)
-        : settle(ctx, entryPath, entry.value, field, { ok: false, expected: `a JSON object (${field.mapValueMessage})` }, what);
+      v =
+        entry.value.t === 'object'
+          ? decodeMessage(ctx, entry.value, field.mapValueMessage, entryPath)
+          : settle(ctx, entryPath, entry.value, field, { ok: false, expected: `a JSON object (${field.mapValueMessage})` }, what);
     } else {
       v = settle(ctx, entryPath, entry.value, field, decodeScalar(entry.value, field.mapValue ?? 'string'), what);
     }
@@ -178,7 +202,14 @@ function decodeField(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path:
   if (field.repeated) return decodeRepeated(ctx, node, field, path);
   if (field.message) {
     if (node.t === 'object') return decodeMessage(ctx, node, field.message, path);
-    return settle(ctx, path, node, field, { ok: false, expected: `a JSON object (${field.message})` }, `value for message field ${field.json}`);
+    return settle(
+      ctx,
+      path,
+      node,
+      field,
+      { ok: false, expected: `a JSON object (${field.message})` },
+      `value for message field ${field.json}`,
+    );
   }
   const kind = field.kind === 'enum' ? 'enum' : field.type;
   return settle(ctx, path, node, field, decodeScalar(node, field.type), `value for ${kind} field ${field.json}`);

@@ -13,5 +13,7 @@ export function jsonSyntaxProblem(text: string): string | undefined {
   const offset = Buffer.byteLength(text.slice(0, error.at));
   // Cut off (a crash or a full disk mid-write): the error is at the end, or a string runs to the end.
   const truncated = offset >= total || error.message.includes('end of input') || error.message === 'unterminated string';
-  return truncated ? `not complete JSON (it ends at byte ${total} inside a value)` : `not valid JSON (syntax error at byte offset ${offset} of ${total})`;
+  return truncated
+    ? `not complete JSON (it ends at byte ${total} inside a value)`
+    : `not valid JSON (syntax error at byte offset ${offset} of ${total})`;
 }

@@ -6,13 +6,43 @@
 // a scalar whose token is cut short is not.
 
 export type JsonNode = JsonObject | JsonArray | JsonString | JsonNumber | JsonBool | JsonNull;
-export interface JsonObject { t: 'object'; at: number; entries: JsonEntry[]; open: boolean }
-export interface JsonArray { t: 'array'; at: number; items: JsonNode[]; open: boolean }
-export interface JsonString { t: 'string'; at: number; value: string; wellFormed: boolean }
-export interface JsonNumber { t: 'number'; at: number; raw: string }
-export interface JsonBool { t: 'bool'; at: number; value: boolean }
-export interface JsonNull { t: 'null'; at: number }
-export interface JsonEntry { key: string; at: number; value: JsonNode }
+export interface JsonObject {
+  t: 'object';
+  at: number;
+  entries: JsonEntry[];
+  open: boolean;
+}
+export interface JsonArray {
+  t: 'array';
+  at: number;
+  items: JsonNode[];
+  open: boolean;
+}
+export interface JsonString {
+  t: 'string';
+  at: number;
+  value: string;
+  wellFormed: boolean;
+}
+export interface JsonNumber {
+  t: 'number';
+  at: number;
+  raw: string;
+}
+export interface JsonBool {
+  t: 'bool';
+  at: number;
+  value: boolean;
+}
+export interface JsonNull {
+  t: 'null';
+  at: number;
+}
+export interface JsonEntry {
+  key: string;
+  at: number;
+  value: JsonNode;
+}
 
 export interface ScanError {
   message: string;
@@ -35,7 +65,10 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 class Stop {
-  constructor(readonly message: string, readonly at: number) {}
+  constructor(
+    readonly message: string,
+    readonly at: number,
+  ) {}
 }
 
 export function scanJson(text: string): ScanResult {
@@ -66,7 +99,10 @@ function describeChar(text: string, at: number): string {
 }
 
 class Scanner {
-  constructor(readonly text: string, public pos: number) {}
+  constructor(
+    readonly text: string,
+    public pos: number,
+  ) {}
 
   ws(): void {
     const t = this.text;
@@ -106,9 +142,9 @@ class Scanner {
     const at = this.pos;
     const c = t[at];
     if (c === '"') return this.string();
-    if (t.startsWith('true', at)) return (this.pos += 4), { t: 'bool', at, value: true };
-    if (t.startsWith('false', at)) return (this.pos += 5), { t: 'bool', at, value: false };
-    if (t.startsWith('null', at)) return (this.pos += 4), { t: 'null', at };
+    if (t.startsWith('true', at)) return ((this.pos += 4), { t: 'bool', at, value: true });
+    if (t.startsWith('false', at)) return ((this.pos += 5), { t: 'bool', at, value: false });
+    if (t.startsWith('null', at)) return ((this.pos += 4), { t: 'null', at });
     NUMBER.lastIndex = at;
     const m = NUMBER.exec(t);
     if (m && (c === '-' || (c !== undefined && c >= '0' && c <= '9'))) {

@@ -32,7 +32,9 @@ function allActions(node: Node): Action[] {
   return [...base, ...actions(node)];
 }
 function metaOf(node: Node): Record<string, unknown> {
-  const m = allActions(node).filter((a) => a.type === 'metadata').map((a) => a.metadata ?? {});
+  const m = allActions(node)
+    .filter((a) => a.type === 'metadata')
+    .map((a) => a.metadata ?? {});
   return Object.assign({}, ...m);
 }
 function descriptionOf(node: Node): string | undefined {

@@ -56,19 +56,38 @@ function loadUnsafe(text: string): LoadResult {
   } else if (root) {
     const found = describeType(root);
     const expected = 'a JSON object (Configuration)';
-    issues.push({ path: '$', severity: 'error', kind: 'bad-value', message: `the document must be ${expected}, found ${found}`, expected, found });
+    issues.push({
+      path: '$',
+      severity: 'error',
+      kind: 'bad-value',
+      message: `the document must be ${expected}, found ${found}`,
+      expected,
+      found,
+    });
   }
   if (scan.error?.afterValue && root?.t === 'object') {
     const message = `extra text after the configuration object at byte offset ${utf8Length(text.slice(0, scan.error.at))}${where(scan.error.at)} is ignored`;
     issues.push({ path: '$', severity: 'warning', kind: 'syntax', message });
   } else if (scan.error) {
     const keep = root && root.t === 'object' ? '; fields read before this point are kept' : '';
-    issues.push({ path: '$', severity: 'error', kind: 'syntax', message: `invalid JSON: ${scan.error.message}${where(scan.error.at)}${keep}` });
+    issues.push({
+      path: '$',
+      severity: 'error',
+      kind: 'syntax',
+      message: `invalid JSON: ${scan.error.message}${where(scan.error.at)}${keep}`,
+    });
   }
   const problem = versionProblem(config);
   if (problem) {
     const found = config.version === undefined ? 'nothing' : clip(JSON.stringify(config.version));
-    issues.push({ path: '$.version', severity: 'error', kind: 'version', message: problem, expected: '"v1" (or the deprecated "v0")', found });
+    issues.push({
+      path: '$.version',
+      severity: 'error',
+      kind: 'version',
+      message: problem,
+      expected: '"v1" (or the deprecated "v0")',
+      found,
+    });
   } else if (config.version === 'v0') {
     issues.push({ path: '$.version', severity: 'warning', kind: 'version', message: V0_DEPRECATED });
   }
@@ -91,7 +110,10 @@ export function loadConfiguration(text: string): LoadResult {
     return loadUnsafe(typeof text === 'string' ? text : String(text));
   } catch (e) {
     const detail = e instanceof Error ? e.message : 'unknown failure';
-    return { config: {}, issues: [{ path: '$', severity: 'error', kind: 'syntax', message: `configuration could not be read: ${clip(detail, 200)}` }] };
+    return {
+      config: {},
+      issues: [{ path: '$', severity: 'error', kind: 'syntax', message: `configuration could not be read: ${clip(detail, 200)}` }],
+    };
   }
 }
 

@@ -68,16 +68,31 @@ export function sha256Hex(text: string): string {
   for (let off = 0; off < padded.length; off += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
     for (let i = 16; i < 64; i++) {
-      const a = w[i - 15]!, b = w[i - 2]!;
+      const a = w[i - 15]!,
+        b = w[i - 2]!;
       const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
       const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
       w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) >>> 0;
     }
-    let a = h[0]!, b = h[1]!, c = h[2]!, d = h[3]!, e = h[4]!, f = h[5]!, g = h[6]!, k = h[7]!;
+    let a = h[0]!,
+      b = h[1]!,
+      c = h[2]!,
+      d = h[3]!,
+      e = h[4]!,
+      f = h[5]!,
+      g = h[6]!,
+      k = h[7]!;
     for (let i = 0; i < 64; i++) {
       const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) >>> 0;
       const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-      k = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+      k = g;
+      g = f;
+      f = e;
+      e = (d + t1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) >>> 0;
     }
     [a, b, c, d, e, f, g, k].forEach((v, i) => (h[i] = (h[i]! + v) >>> 0));
   }
@@ -195,7 +210,10 @@ export function diffConfigurations(before: Configuration, after: Configuration):
  */
 export function classifyField(path: string): FieldClass | undefined {
   if (Object.hasOwn(FIELD_CLASSES, path)) return fieldClass(path);
-  const segments = path.replace(/^\$\.?/, '').replace(/\[(?:"(?:[^"\\]|\\.)*"|\d+)\]/g, '.*').split('.');
+  const segments = path
+    .replace(/^\$\.?/, '')
+    .replace(/\[(?:"(?:[^"\\]|\\.)*"|\d+)\]/g, '.*')
+    .split('.');
   let message: MessageName | undefined = 'Configuration';
   let found: FieldClass | undefined;
   for (let i = 0; i < segments.length; i++) {
@@ -212,4 +230,3 @@ export function classifyField(path: string): FieldClass | undefined {
   }
   return found;
 }
-

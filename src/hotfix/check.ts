@@ -15,8 +15,15 @@ import { startAttrs } from '../platform/build-info.ts';
 
 /** D3: the closed set of outcomes; the last five are pointer-signing rejections (docs/pointer-signing.md). */
 export type CheckHotfixOutcome =
-  | 'configMapRead' | 'noHotfixForBase' | 'customDataFallback' | 'failed'
-  | 'unsigned' | 'signatureInvalid' | 'expired' | 'rolledBack' | 'outOfScope';
+  | 'configMapRead'
+  | 'noHotfixForBase'
+  | 'customDataFallback'
+  | 'failed'
+  | 'unsigned'
+  | 'signatureInvalid'
+  | 'expired'
+  | 'rolledBack'
+  | 'outOfScope';
 
 export interface CheckHotfixReport {
   outcome: CheckHotfixOutcome;
@@ -131,18 +138,21 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
   } catch (error) {
     return fail(`unmarshaling ConfigMap: ${jsonSyntaxProblem(body) ?? errorMessage(error)}`);
   }
-  if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc))) fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(doc)} into a ConfigMap object`);
+  if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc)))
+    fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(doc)} into a ConfigMap object`);
   const data = doc === null ? undefined : lookupFolded(doc as Record<string, unknown>, 'data');
   if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) {
     fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(data)} into field data of type map[string]string`);
   }
   const entries = Object.entries((data ?? {}) as Record<string, unknown>);
   for (const [key, value] of entries) {
-    if (value !== null && typeof value !== 'string') fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(value)} into field data[${JSON.stringify(key)}] of type string`);
+    if (value !== null && typeof value !== 'string')
+      fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(value)} into field data[${JSON.stringify(key)}] of type string`);
   }
   if (entries.length === 0) fail('ConfigMap has no data');
   const documented = entries.find(([key]) => key === 'hotfixes.json');
-  if (!documented && entries.length !== 1) fail(`ConfigMap data has no "hotfixes.json" key and ${entries.length} entries (expected exactly 1)`);
+  if (!documented && entries.length !== 1)
+    fail(`ConfigMap data has no "hotfixes.json" key and ${entries.length} entries (expected exactly 1)`);
   const value = goTrimSpace(((documented ?? entries[0])![1] as string | null) ?? '');
   if (value === '') fail('ConfigMap hotfix entry is empty');
   try {
@@ -234,7 +244,8 @@ function readColdStartField(deps: Pick<Deps, 'fs' | 'paths'>, field: string): un
     throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: ${jsonSyntaxProblem(text) ?? 'not valid JSON'}`);
   }
   if (doc === null) return undefined;
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: cannot unmarshal ${jsonKind(doc)} into an object`);
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: cannot unmarshal ${jsonKind(doc)} into an object`);
   return lookupFolded(doc as Record<string, unknown>, field);
 }
 
@@ -243,7 +254,12 @@ function readColdStartField(deps: Pick<Deps, 'fs' | 'paths'>, field: string): un
  * `hotfixes` and its `rollout` waves together, a served legacy `version` replaces ours), atomic, with the
  * existing file's mode or 0644.
  */
-export function stagePointer(deps: CheckDeps, hotfixes: Record<string, string>, legacyVersion?: string, rollout?: HotfixPointer['rollout']): HotfixPointer {
+export function stagePointer(
+  deps: CheckDeps,
+  hotfixes: Record<string, string>,
+  legacyVersion?: string,
+  rollout?: HotfixPointer['rollout'],
+): HotfixPointer {
   const path = deps.paths.hotfixPointer;
   const where = deps.paths.strip(path);
   let existingText: string | null = null;

@@ -27,7 +27,11 @@ export const DOWNLOAD_OUTCOMES = {
   pointerUnreadable: { exit: 0, failure: false, doc: 'pointer file unreadable or not valid JSON' },
   installFailed: { exit: null, failure: true, doc: 'OS detection, apt source or package manager failed' },
   verifyFailed: { exit: 1, failure: true, doc: 'installed binary missing or prints another version (D5)' },
-  integrityFailed: { exit: 1, failure: true, doc: 'repository fast path: signature, digest, freshness, identity or version check failed (final, no fallback)' },
+  integrityFailed: {
+    exit: 1,
+    failure: true,
+    doc: 'repository fast path: signature, digest, freshness, identity or version check failed (final, no fallback)',
+  },
   stageFailed: { exit: 1, failure: true, doc: 'copying the binary to the pending name or promoting it failed' },
   healthCheckFailed: { exit: 1, failure: true, doc: 'the new binary hung, crashed or failed its dry-run self-test: not promoted' },
   quarantined: { exit: 0, failure: false, doc: 'the requested version failed on this node before (quarantine record)' },
@@ -95,7 +99,11 @@ async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promi
   if (!decision.upgrade) return { outcome: OUTCOME_FOR_REASON[decision.reason], exitCode: 0 };
   const { refusal } = nodeEligibility(deps, pointer, decision);
   if (refusal) {
-    deps.log.info('hotfix not taken by this node, skipping download', { target: decision.resolved, reason: refusal.outcome, detail: refusal.detail });
+    deps.log.info('hotfix not taken by this node, skipping download', {
+      target: decision.resolved,
+      reason: refusal.outcome,
+      detail: refusal.detail,
+    });
     return { outcome: refusal.outcome, exitCode: 0, reason: refusal.detail };
   }
   const method = options.method ?? 'auto';
@@ -109,7 +117,10 @@ async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promi
     const timed = stageTimer(deps, seen.trace);
     await timed('installMs', () => installHotfix(deps, decision.resolved, deadline, seen.trace));
     // Staging copies the binary, which cannot be interrupted: it never starts after the deadline.
-    if (deadline.remainingMs() <= 0) throw new AgentError('ANC_HOTFIX', `stage hotfix binary: the ${deadline.seconds}s deadline passed before staging`, { step: 'stageFailed' });
+    if (deadline.remainingMs() <= 0)
+      throw new AgentError('ANC_HOTFIX', `stage hotfix binary: the ${deadline.seconds}s deadline passed before staging`, {
+        step: 'stageFailed',
+      });
     await timed('verifyMs', () => promoteWithHealthGate(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline));
   }
   deps.log.info('downloaded ANC hotfix', { target: decision.resolved, path: hotfixBinary });

@@ -78,8 +78,15 @@ export function aptUpdateCommand(sourceFile: string): PmCommand {
   return {
     program: 'env',
     args: [
-      NONINTERACTIVE, 'apt-get', 'update', '-o', 'Dpkg::Options::=--force-confold',
-      '-o', `Dir::Etc::sourcelist=${sourceFile}`, '-o', 'Dir::Etc::sourceparts=-',
+      NONINTERACTIVE,
+      'apt-get',
+      'update',
+      '-o',
+      'Dpkg::Options::=--force-confold',
+      '-o',
+      `Dir::Etc::sourcelist=${sourceFile}`,
+      '-o',
+      'Dir::Etc::sourceparts=-',
     ],
     step: 'apt-get update failed',
   };
@@ -90,8 +97,14 @@ export function aptInstallCommand(version: string): PmCommand {
   return {
     program: 'env',
     args: [
-      NONINTERACTIVE, 'apt-get', 'install', '-y', '--allow-downgrades',
-      '-o', 'Dpkg::Options::=--force-confold', `aks-node-controller=${version}*`,
+      NONINTERACTIVE,
+      'apt-get',
+      'install',
+      '-y',
+      '--allow-downgrades',
+      '-o',
+      'Dpkg::Options::=--force-confold',
+      `aks-node-controller=${version}*`,
     ],
     step: 'apt-get install failed',
   };

@@ -10,7 +10,10 @@ export function readPointerFile(fs: FileSystem, path: string): HotfixPointer {
     text = fs.readText(path, 'pointer');
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ENOENT') {
-      throw new AgentError('ANC_HOTFIX', `reading hotfix config ${path}: ${errorMessage(error)}`, { cause: error, step: 'pointerUnreadable' });
+      throw new AgentError('ANC_HOTFIX', `reading hotfix config ${path}: ${errorMessage(error)}`, {
+        cause: error,
+        step: 'pointerUnreadable',
+      });
     }
     text = null;
   }

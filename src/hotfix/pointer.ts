@@ -72,7 +72,8 @@ function parseMap(value: unknown, fail: (detail: string) => never): Record<strin
   }
   const out: Record<string, string> = {};
   for (const [base, v] of Object.entries(value as Record<string, unknown>)) {
-    if (v !== null && typeof v !== 'string') fail(`cannot unmarshal ${jsonKind(v)} into field hotfixes[${JSON.stringify(base)}] of type string`);
+    if (v !== null && typeof v !== 'string')
+      fail(`cannot unmarshal ${jsonKind(v)} into field hotfixes[${JSON.stringify(base)}] of type string`);
     // defineProperty: a `__proto__` key stays an ordinary entry.
     Object.defineProperty(out, base, { value: v ?? '', enumerable: true, writable: true, configurable: true });
   }
@@ -88,7 +89,8 @@ function parseRollout(value: unknown, fail: (detail: string) => never): Record<s
     if (jsonKind(entry) !== 'object') fail(`cannot unmarshal ${jsonKind(entry)} into field ${where} of type rollout`);
     const percent = lookupField(entry as Record<string, unknown>, 'percent');
     const salt = lookupField(entry as Record<string, unknown>, 'salt') ?? '';
-    if (typeof percent !== 'number' || !(percent >= 0 && percent <= 100)) fail(`${where}.percent: expected a number from 0 to 100, got ${JSON.stringify(percent ?? null)}`);
+    if (typeof percent !== 'number' || !(percent >= 0 && percent <= 100))
+      fail(`${where}.percent: expected a number from 0 to 100, got ${JSON.stringify(percent ?? null)}`);
     if (typeof salt !== 'string') fail(`cannot unmarshal ${jsonKind(salt)} into field ${where}.salt of type string`);
     Object.defineProperty(out, base, { value: { percent, salt }, enumerable: true, writable: true, configurable: true });
   }
@@ -105,7 +107,10 @@ function lookupField(obj: Record<string, unknown>, name: string): unknown {
 
 /** Go's json key folding for ASCII names: case-insensitive, plus the Kelvin sign (k) and long s (s). */
 function foldKey(key: string): string {
-  return key.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase();
+  return key
+    .replace(/\u212a/g, 'k')
+    .replace(/\u017f/g, 's')
+    .toLowerCase();
 }
 
 function jsonKind(value: unknown): string {

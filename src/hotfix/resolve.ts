@@ -34,7 +34,10 @@ export interface HotfixDecision {
 }
 
 /** Map entry for the current base (spec 6.2): a non-empty map takes precedence over the legacy field. */
-export function resolveVersion(pointer: HotfixPointer, current: string): { resolved: string; source: HotfixDecision['source']; baseError?: string } {
+export function resolveVersion(
+  pointer: HotfixPointer,
+  current: string,
+): { resolved: string; source: HotfixDecision['source']; baseError?: string } {
   const keys = Object.keys(pointer.hotfixes);
   if (keys.length > 0) {
     const base = hotfixBaseFromVersion(current);

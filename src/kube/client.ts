@@ -34,7 +34,10 @@ function describe(error: unknown): string {
 }
 
 /** Credentials (node config, then kubeconfigs) and one GET of the anc-hotfix-version ConfigMap. */
-export async function fetchHotfixConfigMap(deps: Pick<Deps, 'fs' | 'paths' | 'log' | 'version'>, options: GetOptions = {}): Promise<string> {
+export async function fetchHotfixConfigMap(
+  deps: Pick<Deps, 'fs' | 'paths' | 'log' | 'version'>,
+  options: GetOptions = {},
+): Promise<string> {
   // The request bound starts before the first read: reading and parsing the credentials count against it.
   const bound = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const started = Date.now();
@@ -42,7 +45,12 @@ export async function fetchHotfixConfigMap(deps: Pick<Deps, 'fs' | 'paths' | 'lo
   targetOf(creds.server); // validate before the address is logged
   deps.log.info('reading anc-hotfix-version ConfigMap', { server: creds.server, credentials: creds.source });
   const remaining = Math.max(0, bound - (Date.now() - started));
-  return apiGet(creds, HOTFIX_CONFIGMAP_PATH, { userAgent: `aks-node-controller/${deps.version}`, ...options, timeoutMs: remaining, boundMs: bound });
+  return apiGet(creds, HOTFIX_CONFIGMAP_PATH, {
+    userAgent: `aks-node-controller/${deps.version}`,
+    ...options,
+    timeoutMs: remaining,
+    boundMs: bound,
+  });
 }
 
 /** GET https://<server><path>; resolves with the body of a 2xx answer, rejects with an AgentError. */
@@ -69,7 +77,10 @@ export async function apiGet(creds: ApiCredentials, path: string, options: GetOp
       else resolve(body ?? '');
     };
     const seconds = Math.round((options.boundMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 100) / 10;
-    const timer = setTimeout(() => finish(kubeError(`GET ${url}: no complete answer within ${seconds} s`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => finish(kubeError(`GET ${url}: no complete answer within ${seconds} s`)),
+      Math.max(0, deadline - Date.now()),
+    );
     try {
       request = https.request(
         {

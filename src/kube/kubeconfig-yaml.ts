@@ -45,7 +45,11 @@ export function parseYaml(source: string): YamlValue {
       const seen = new Set<unknown>();
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? pair.key.value : pair.key;
-        if (seen.has(key)) fail(lineAt(source, counter, (pair.key as { range?: number[] } | null)?.range?.[0] ?? 0), 'Map keys must be unique (DUPLICATE_KEY)');
+        if (seen.has(key))
+          fail(
+            lineAt(source, counter, (pair.key as { range?: number[] } | null)?.range?.[0] ?? 0),
+            'Map keys must be unique (DUPLICATE_KEY)',
+          );
         seen.add(key);
       }
     },

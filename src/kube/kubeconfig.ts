@@ -87,6 +87,10 @@ export function parseKubeconfig(source: string): KubeconfigFields {
   return fields;
 }
 
-function assign(fields: KubeconfigFields, key: 'caData' | 'caFile' | 'clientCertData' | 'clientCertFile' | 'clientKeyFile', value: string | undefined): void {
+function assign(
+  fields: KubeconfigFields,
+  key: 'caData' | 'caFile' | 'clientCertData' | 'clientCertFile' | 'clientKeyFile',
+  value: string | undefined,
+): void {
   if (value !== undefined) fields[key] = value;
 }

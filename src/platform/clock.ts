@@ -51,9 +51,7 @@ export function formatLogTime(date: Date): string {
   const fraction = ms === 0 ? '' : '.' + pad(ms, 3).replace(/0+$/, '');
   const offsetMin = -date.getTimezoneOffset();
   const zone =
-    offsetMin === 0
-      ? 'Z'
-      : `${offsetMin > 0 ? '+' : '-'}${pad(Math.floor(Math.abs(offsetMin) / 60))}:${pad(Math.abs(offsetMin) % 60)}`;
+    offsetMin === 0 ? 'Z' : `${offsetMin > 0 ? '+' : '-'}${pad(Math.floor(Math.abs(offsetMin) / 60))}:${pad(Math.abs(offsetMin) % 60)}`;
   return (
     `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
     `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${fraction}${zone}`

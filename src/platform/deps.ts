@@ -44,7 +44,6 @@ export function definedEnv(env: Readonly<Record<string, string | undefined>>): R
   return out;
 }
 
-
 declare const __ANC_VERSION__: string | undefined;
 
 /** The version esbuild stamped into the bundle (build.mjs), or `dev` when running from source. */

@@ -15,7 +15,10 @@ export const ERROR_CODES = {
   ANC_HOTFIX: { exitCode: 1, hint: 'The baked binary stays in charge; see the log for the failing step.' },
   ANC_KUBE: { exitCode: 1, hint: 'Check the apiserver address, the cluster CA and the credentials.' },
   ANC_IO: { exitCode: 1, hint: 'Check permissions and free space under the node root.' },
-  ANC_CUSTOM_DATA: { exitCode: 1, hint: 'Pass custom data rendered by `aks-node-controller custom-data` (base64 or decoded; mime, cloud-config or ignition).' },
+  ANC_CUSTOM_DATA: {
+    exitCode: 1,
+    hint: 'Pass custom data rendered by `aks-node-controller custom-data` (base64 or decoded; mime, cloud-config or ignition).',
+  },
   ANC_INTERNAL: { exitCode: 1, hint: 'This is a bug in aks-node-controller; please report it with the log file.' },
 } as const satisfies Record<string, { exitCode: number; hint: string }>;
 

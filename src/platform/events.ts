@@ -53,7 +53,10 @@ export function createEventSink(eventsDir: string, clock: Clock, log: Logger, ve
         mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
         // Whole or nothing (temp, fsync, rename): the guest agent never picks up a 0-byte or cut-off
         // event, even on a full disk. The temp name does not end in .json, so it is never read as one.
-        atomicWrite(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event, version), { mode: 0o644, tempPrefix: TEMP_PREFIX.event });
+        atomicWrite(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event, version), {
+          mode: 0o644,
+          tempPrefix: TEMP_PREFIX.event,
+        });
       } catch (error) {
         const op = (error as { syscall?: string }).syscall ?? 'write';
         log.error('failed to write guest agent event', { task: event.task, operation: op, error: errorMessage(error) });

@@ -4,7 +4,14 @@ import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomInt } from 'node:crypto';
 import { readBoundedFile, type InputKind } from './input.ts';
-import { createHashingWriter, openPositionalReader, sha256OfFile, type HashingWriter, type PositionalReader, type WrittenFile } from './file-stream.ts';
+import {
+  createHashingWriter,
+  openPositionalReader,
+  sha256OfFile,
+  type HashingWriter,
+  type PositionalReader,
+  type WrittenFile,
+} from './file-stream.ts';
 
 export interface FileStat {
   isFile: boolean;

@@ -17,9 +17,7 @@ export interface HttpGetOptions {
 
 export type HttpFailureKind = 'network' | 'timeout' | 'status' | 'too-large' | 'redirect';
 
-export type HttpResult =
-  | { ok: true; body: Buffer; url: URL }
-  | { ok: false; kind: HttpFailureKind; message: string; url: URL };
+export type HttpResult = { ok: true; body: Buffer; url: URL } | { ok: false; kind: HttpFailureKind; message: string; url: URL };
 
 export interface HttpClient {
   get(url: URL, options: HttpGetOptions): Promise<HttpResult>;
@@ -44,8 +42,10 @@ export async function httpGet(start: URL, options: HttpGetOptions): Promise<Http
       if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
         await response.body?.cancel().catch(() => undefined);
         const target = new URL(response.headers.get('location')!, url);
-        if (hop >= MAX_REDIRECTS) return { ok: false, kind: 'redirect', url, message: `GET ${start}: more than ${MAX_REDIRECTS} redirects` };
-        if (!options.allowRedirect(target)) return { ok: false, kind: 'redirect', url, message: `GET ${url}: redirect to ${target} refused` };
+        if (hop >= MAX_REDIRECTS)
+          return { ok: false, kind: 'redirect', url, message: `GET ${start}: more than ${MAX_REDIRECTS} redirects` };
+        if (!options.allowRedirect(target))
+          return { ok: false, kind: 'redirect', url, message: `GET ${url}: redirect to ${target} refused` };
         url = target;
         continue;
       }
@@ -62,7 +62,10 @@ export async function httpGet(start: URL, options: HttpGetOptions): Promise<Http
 
 async function readCapped(response: Response, url: URL, options: HttpGetOptions, controller: AbortController): Promise<HttpResult> {
   const tooLarge = (size: number): HttpResult => ({
-    ok: false, kind: 'too-large', url, message: `GET ${url}: response of ${size} bytes exceeds the ${options.maxBytes}-byte limit`,
+    ok: false,
+    kind: 'too-large',
+    url,
+    message: `GET ${url}: response of ${size} bytes exceeds the ${options.maxBytes}-byte limit`,
   });
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > options.maxBytes) {

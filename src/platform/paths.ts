@@ -90,8 +90,8 @@ export function resolveNodePaths(rootSetting: string | undefined): NodePaths {
   const root = normaliseRoot(rootSetting);
   const under = (p: string): string => (root && p.startsWith('/') ? root + p : p);
   const strip = (p: string): string => (root && (p === root || p.startsWith(root + '/')) ? p.slice(root.length) || '/' : p);
-  const table = Object.fromEntries(
-    Object.entries(NODE_PATHS).map(([name, path]) => [name, under(path)]),
-  ) as { [K in NodePathName]: string };
+  const table = Object.fromEntries(Object.entries(NODE_PATHS).map(([name, path]) => [name, under(path)])) as {
+    [K in NodePathName]: string;
+  };
   return Object.freeze({ ...table, root, under, strip });
 }

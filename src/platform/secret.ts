@@ -97,7 +97,12 @@ function encodedForms(text: string): string[] {
     forms.push(stable.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
   }
   const uri = encodeURIComponent(text);
-  if (uri !== text) forms.push(uri, uri.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), uri.replace(/%20/g, '+'));
+  if (uri !== text)
+    forms.push(
+      uri,
+      uri.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+      uri.replace(/%20/g, '+'),
+    );
   return forms;
 }
 
@@ -116,7 +121,10 @@ function decodeTextBase64(value: string): string | undefined {
 function pemBodyLines(text: string): string[] {
   const out: string[] = [];
   for (const [, body] of text.matchAll(/-----BEGIN [A-Z0-9 ]+-----([\s\S]*?)-----END [A-Z0-9 ]+-----/g)) {
-    const lines = body!.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.includes(':'));
+    const lines = body!
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.includes(':'));
     out.push(...lines, lines.join(''));
   }
   return out;

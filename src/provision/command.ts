@@ -43,5 +43,8 @@ export function dryRunView(cmd: ProvisionCommand, options: { showSecrets: boolea
 
 /** Names of the CSE variables holding secrets (for callers that must scrub text, e.g. child output). */
 export function secretValues(cmd: ProvisionCommand): string[] {
-  return Object.values(cmd.cseEnv).filter(isSecret).map((s) => s.reveal()).filter((v) => v !== '');
+  return Object.values(cmd.cseEnv)
+    .filter(isSecret)
+    .map((s) => s.reveal())
+    .filter((v) => v !== '');
 }

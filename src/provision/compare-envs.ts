@@ -82,7 +82,12 @@ function decodeStdBase64(text: string): string | undefined {
 }
 
 function sysctlLines(decoded: string): Set<string> {
-  return new Set(decoded.split('\n').map(goTrimSpace).filter((l) => l !== ''));
+  return new Set(
+    decoded
+      .split('\n')
+      .map(goTrimSpace)
+      .filter((l) => l !== ''),
+  );
 }
 
 const withoutQuotes = (v: string) => v.replace(/"/g, '');

@@ -43,7 +43,10 @@ export function readConfigText(deps: Pick<Deps, 'fs'>, path: string): string {
 /** Rejects empty and binary content (NUL bytes, invalid UTF-8) with the byte offset. */
 export function decodeConfigText(path: string, data: Uint8Array): string {
   if (data.length > MAX_CONFIG_BYTES) {
-    throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is too large: ${data.length} bytes (limit ${MAX_CONFIG_BYTES} bytes)`);
+    throw new AgentError(
+      'ANC_CONFIG_INVALID',
+      `provision config ${path} is too large: ${data.length} bytes (limit ${MAX_CONFIG_BYTES} bytes)`,
+    );
   }
   const nul = data.indexOf(0);
   if (nul >= 0) throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not a text file (NUL byte at offset ${nul})`);

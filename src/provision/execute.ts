@@ -19,21 +19,36 @@ export interface Execution {
 
 /** Go's exec.ExitError text for a signalled child (`signal: terminated`). */
 const SIGNAL_TEXT: Record<string, string> = {
-  SIGTERM: 'terminated', SIGKILL: 'killed', SIGINT: 'interrupt', SIGHUP: 'hangup', SIGQUIT: 'quit',
-  SIGABRT: 'aborted', SIGSEGV: 'segmentation fault', SIGPIPE: 'broken pipe', SIGBUS: 'bus error',
+  SIGTERM: 'terminated',
+  SIGKILL: 'killed',
+  SIGINT: 'interrupt',
+  SIGHUP: 'hangup',
+  SIGQUIT: 'quit',
+  SIGABRT: 'aborted',
+  SIGSEGV: 'segmentation fault',
+  SIGPIPE: 'broken pipe',
+  SIGBUS: 'bus error',
 };
 
 export function toExecution(run: RunResult, secrets: readonly (string | Secret)[]): Execution {
   const output = redactText(`${run.stdout}\n${run.stderr}`, secrets);
   if (run.spawnError) {
-    return { failed: true, exitCode: 1, result: { ExitCode: '-1', Error: redactText(errorMessage(run.spawnError), secrets), Output: output } };
+    return {
+      failed: true,
+      exitCode: 1,
+      result: { ExitCode: '-1', Error: redactText(errorMessage(run.spawnError), secrets), Output: output },
+    };
   }
   if (run.exitCode === null) {
     const text = `signal: ${SIGNAL_TEXT[run.signal ?? ''] ?? run.signal ?? 'unknown'}`;
     return { failed: true, exitCode: 255, result: { ExitCode: '-1', Error: text, Output: output } };
   }
   if (run.exitCode !== 0) {
-    return { failed: true, exitCode: run.exitCode, result: { ExitCode: String(run.exitCode), Error: `exit status ${run.exitCode}`, Output: output } };
+    return {
+      failed: true,
+      exitCode: run.exitCode,
+      result: { ExitCode: String(run.exitCode), Error: `exit status ${run.exitCode}`, Output: output },
+    };
   }
   return { failed: false, exitCode: 0, result: { ExitCode: '0', Error: '', Output: output } };
 }
@@ -51,7 +66,15 @@ export async function execute(deps: Pick<Deps, 'proc' | 'log' | 'withTermination
   try {
     run = await deps.withTerminationSignals(
       (signal) => deps.log.warn('received signal; stopping the provisioning scripts', { signal }),
-      (abort) => deps.proc.run({ program: spec.program, args: spec.args, env: spec.env, passthrough: true, captureLimit: CAPTURE_LIMIT, signal: abort }),
+      (abort) =>
+        deps.proc.run({
+          program: spec.program,
+          args: spec.args,
+          env: spec.env,
+          passthrough: true,
+          captureLimit: CAPTURE_LIMIT,
+          signal: abort,
+        }),
     );
   } catch (error) {
     // A synchronous spawn failure (an environment entry with a NUL byte, for example): exit 1, ExitCode -1.

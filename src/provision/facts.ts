@@ -50,11 +50,9 @@ export function loadComponents(deps: Deps): unknown {
   } catch (error) {
     // Never the parser's message: it quotes the file. The byte offset says where it breaks.
     const detail = jsonSyntaxProblem(text) ?? (error instanceof Error ? error.name : 'not valid JSON');
-    throw new AgentError(
-      'ANC_COMPONENTS',
-      `failed to load GPU config: parse ${path}: failed to unmarshal components.json: ${detail}`,
-      { cause: error },
-    );
+    throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: parse ${path}: failed to unmarshal components.json: ${detail}`, {
+      cause: error,
+    });
   }
   parseGpuComponents(components, path);
   return components;

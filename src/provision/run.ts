@@ -106,7 +106,11 @@ async function steps(req: ProvisionRequest, deps: Deps, progress: Progress): Pro
 /** A thrown error as a step outcome: expected faults keep their text, anything else is a crash (D6). */
 function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } {
   if (isAgentError(error)) {
-    return { exitCode: error.exitCode, failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: clipEchoes(error.message), Output: '' }, hint: error.hint };
+    return {
+      exitCode: error.exitCode,
+      failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: clipEchoes(error.message), Output: '' },
+      hint: error.hint,
+    };
   }
   deps.log.error('panic recovered in runProvision', { panic: errorMessage(error) });
   const message = `panic during provisioning: ${errorMessage(error)}`;

@@ -107,7 +107,8 @@ export function decodeProvisionJson(text: string): { result: ProvisionResult } |
     // Never the parser's message: it would quote the file (which may be megabytes of anything).
     const problem = jsonSyntaxProblem(text) ?? `not valid JSON (${clip((error as Error).name)})`;
     if (/^[ \t\n\r]*$/.test(text)) return { error: 'unexpected end of JSON input' };
-    if (problem.startsWith('not complete')) return { error: `unexpected end of JSON input (${problem.replace(/^not complete JSON \(|\)$/g, '')})` };
+    if (problem.startsWith('not complete'))
+      return { error: `unexpected end of JSON input (${problem.replace(/^not complete JSON \(|\)$/g, '')})` };
     return { error: `invalid character in JSON: ${problem}` };
   }
   const result: ProvisionResult = { ExitCode: '', Error: '', Output: '' };
@@ -145,7 +146,15 @@ export function evaluateProvisionJson(text: string): string | undefined {
 }
 
 const SHORT_ESCAPES: Record<string, string> = {
-  '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '"': '\\"', '\\': '\\\\',
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '"': '\\"',
+  '\\': '\\\\',
 };
 
 /** Go strconv.Quote (%q): printable runes kept, the rest escaped. */

@@ -83,10 +83,17 @@ function readLog(deps: Deps, notes: string[]): LogLine[] {
 
 const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => items.filter(match).pop();
 
-async function hotfixDecision(deps: Deps, bakedVersion: string | undefined, notes: string[]): Promise<StatusReport['hotfix']['decision'] | 'unreadable' | null> {
+async function hotfixDecision(
+  deps: Deps,
+  bakedVersion: string | undefined,
+  notes: string[],
+): Promise<StatusReport['hotfix']['decision'] | 'unreadable' | null> {
   if (!deps.fs.exists(deps.paths.hotfixPointer)) return null;
   try {
-    const [{ readPointerFile }, { decideHotfix }] = await Promise.all([import('../hotfix/pointer-file.ts'), import('../hotfix/resolve.ts')]);
+    const [{ readPointerFile }, { decideHotfix }] = await Promise.all([
+      import('../hotfix/pointer-file.ts'),
+      import('../hotfix/resolve.ts'),
+    ]);
     const d = decideHotfix(readPointerFile(deps.fs, deps.paths.hotfixPointer), bakedVersion ?? deps.version);
     return { current: d.current, resolved: d.resolved, upgrade: d.upgrade, reason: d.reason };
   } catch (error) {
@@ -133,22 +140,36 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const started = last(log, (l) => l.msg === 'aks-node-controller started' && l.task === 'Provision');
   const provisionEvent = last(timeline, (r) => r.task === 'Provision');
   const binary: StatusReport['binary'] = started
-    ? { kind: started.binary === 'hotfix' || started.binary === 'baked' ? started.binary : 'unknown', version: String(started.version ?? 'unknown') }
+    ? {
+        kind: started.binary === 'hotfix' || started.binary === 'baked' ? started.binary : 'unknown',
+        version: String(started.version ?? 'unknown'),
+      }
     : provisionEvent?.version
       ? { kind: 'unknown', version: provisionEvent.version }
       : null;
-  const bakedStart = last(log, (l) => typeof l.msg === 'string' && /check-hotfix started|hotfix download started/.test(l.msg) && l.binary === 'baked');
+  const bakedStart = last(
+    log,
+    (l) => typeof l.msg === 'string' && /check-hotfix started|hotfix download started/.test(l.msg) && l.binary === 'baked',
+  );
   const decision = await hotfixDecision(deps, bakedStart ? String(bakedStart.version) : undefined, notes);
   const check = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('check-hotfix completed'));
   const download = last(log, (l) => typeof l.msg === 'string' && /^aks-node-controller hotfix download (finished|failed)/.test(l.msg));
 
   const exitCode = provision?.exitCode ?? null;
   const failed = provision !== null && exitCode !== null && exitCode.code !== 0 && (complete || exitCode.code === 240);
-  const state: BootState = failed ? 'failed' : complete && exitCode?.code === 0 ? 'succeeded' : complete || provision || timeline.length > 0 || log.length > 0 ? 'in-progress' : 'not-started';
+  const state: BootState = failed
+    ? 'failed'
+    : complete && exitCode?.code === 0
+      ? 'succeeded'
+      : complete || provision || timeline.length > 0 || log.length > 0
+        ? 'in-progress'
+        : 'not-started';
   if (complete && !provision) notes.push('provision.complete exists but provision.json does not');
   // The scripts' last step says more than the agent's own "exited with error" row.
   const failingRow = failed
-    ? (last(timeline, (r) => !r.agent && r.outcome === 'error') ?? last(timeline, (r) => !r.agent) ?? last(timeline, (r) => r.outcome === 'error'))
+    ? (last(timeline, (r) => !r.agent && r.outcome === 'error') ??
+      last(timeline, (r) => !r.agent) ??
+      last(timeline, (r) => r.outcome === 'error'))
     : undefined;
   const running = last(timeline, (r) => r.outcome === 'running');
   const summary =

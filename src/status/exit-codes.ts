@@ -117,5 +117,7 @@ export function nameExitCode(value: string | number): NamedExitCode | undefined 
   if (!Number.isInteger(code)) return undefined;
   if (code === -1) return { code, name: 'ANC_KILLED', meaning: 'the provisioning script was killed by a signal, or never ran' };
   const known = PROVISION_EXIT_CODES[code];
-  return known ? { code, name: known[0], meaning: known[1] } : { code, name: 'UNKNOWN', meaning: 'not in the scripts\' table of exit codes' };
+  return known
+    ? { code, name: known[0], meaning: known[1] }
+    : { code, name: 'UNKNOWN', meaning: "not in the scripts' table of exit codes" };
 }

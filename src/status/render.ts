@@ -13,7 +13,11 @@ export function renderStatusText(r: StatusReport): string {
     if (code) out.push(`  exit code  ${code.code} ${code.name} (${code.meaning})`);
     if (r.provision?.error) out.push(`  error      ${r.provision.error}`);
   }
-  out.push('', 'agent:', `  ran        ${r.binary ? `${r.binary.kind} binary, version ${r.binary.version}` : 'unknown (no start line in the log, no Provision event)'}`);
+  out.push(
+    '',
+    'agent:',
+    `  ran        ${r.binary ? `${r.binary.kind} binary, version ${r.binary.version}` : 'unknown (no start line in the log, no Provision event)'}`,
+  );
   const d = r.hotfix.decision;
   out.push(
     '',
@@ -24,7 +28,8 @@ export function renderStatusText(r: StatusReport): string {
     ...(r.hotfix.checkHotfix ? [`  check      ${r.hotfix.checkHotfix}`] : []),
     ...(r.hotfix.downloadHotfix ? [`  download   ${r.hotfix.downloadHotfix}`] : []),
   );
-  if (r.configWarnings.length > 0) out.push('', `configuration warnings (${r.configWarnings.length}):`, ...r.configWarnings.map((w) => `  ${w}`));
+  if (r.configWarnings.length > 0)
+    out.push('', `configuration warnings (${r.configWarnings.length}):`, ...r.configWarnings.map((w) => `  ${w}`));
   if (r.timeline.length > 0) {
     const width = Math.max(4, ...r.timeline.map((t) => t.task.length));
     out.push('', 'timeline:', `  ${'step'.padEnd(width)}  ${'start'.padEnd(23)}  ${'duration'.padStart(8)}  outcome`);
@@ -33,7 +38,16 @@ export function renderStatusText(r: StatusReport): string {
       out.push(`  ${t.task.padEnd(width)}  ${t.start.padEnd(23)}  ${duration(t.durationMs).padStart(8)}  ${outcome}`);
     }
   }
-  if (r.provision?.output && r.state === 'failed') out.push('', 'provisioning output (end):', ...r.provision.output.trimEnd().split('\n').slice(-10).map((l) => `  ${l}`));
+  if (r.provision?.output && r.state === 'failed')
+    out.push(
+      '',
+      'provisioning output (end):',
+      ...r.provision.output
+        .trimEnd()
+        .split('\n')
+        .slice(-10)
+        .map((l) => `  ${l}`),
+    );
   if (r.notes.length > 0) out.push('', 'notes:', ...r.notes.map((n) => `  ${n}`));
   if (r.state !== 'succeeded') {
     out.push(

@@ -34,7 +34,11 @@ for (const name of readdirSync(CASES).sort()) {
       if (existsSync(join(dir, 'files'))) cpSync(join(dir, 'files'), sandbox.root, { recursive: true });
       const args = (JSON.parse(readFileSync(join(dir, 'args.json'), 'utf8')) as string[]).map((a) => a.split('$ROOT').join(sandbox.root));
       const r = await runAnc(args, { root: sandbox.root, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } });
-      const stdout = r.stdout.split(sandbox.root).join('$ROOT').split(await version(sandbox.root)).join('$VERSION');
+      const stdout = r.stdout
+        .split(sandbox.root)
+        .join('$ROOT')
+        .split(await version(sandbox.root))
+        .join('$VERSION');
       const expected = join(dir, 'expected');
       if (update) {
         mkdirSync(expected, { recursive: true });

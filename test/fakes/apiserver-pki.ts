@@ -41,9 +41,21 @@ function load(dir: string, name: string): Pem {
 function makeCa(dir: string, name: string, cn: string): void {
   openssl(dir, ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`]);
   openssl(dir, [
-    'req', '-x509', '-new', '-key', `${name}.key`, '-subj', `/CN=${cn}`, '-days', '3',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
-    '-out', `${name}.crt`,
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    `${name}.key`,
+    '-subj',
+    `/CN=${cn}`,
+    '-days',
+    '3',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-out',
+    `${name}.crt`,
   ]);
 }
 
@@ -53,8 +65,21 @@ function makeLeaf(dir: string, name: string, ca: string, subject: string, extens
   writeFileSync(join(dir, `${name}.ext`), extensions);
   // `-days -1` makes a certificate whose notAfter is already in the past (the expired case).
   openssl(dir, [
-    'x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial',
-    '-days', days, '-extfile', `${name}.ext`, '-out', `${name}.crt`,
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-days',
+    days,
+    '-extfile',
+    `${name}.ext`,
+    '-out',
+    `${name}.crt`,
   ]);
 }
 

@@ -16,7 +16,12 @@ const FIELD_VALIDATION = { name: 'fieldValidation', in: 'query', schema: { type:
 const op = (action: string, params: unknown[] = []) => ({
   operationId: `${action}CoreV1NamespacedConfigMap`,
   parameters: params,
-  responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/io.k8s.api.core.v1.ConfigMap' } } } } },
+  responses: {
+    '200': {
+      description: 'OK',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/io.k8s.api.core.v1.ConfigMap' } } },
+    },
+  },
   'x-kubernetes-action': action,
   'x-kubernetes-group-version-kind': GVK,
 });
@@ -27,7 +32,12 @@ const CORE_V1 = {
   info: { title: 'Kubernetes', version: 'v1.32.4-anc-fake' },
   paths: {
     '/api/v1/namespaces/{namespace}/configmaps': { post: op('post', [FIELD_VALIDATION]), get: op('list') },
-    '/api/v1/namespaces/{namespace}/configmaps/{name}': { get: op('get'), put: op('put', [FIELD_VALIDATION]), patch: op('patch', [FIELD_VALIDATION]), delete: op('delete') },
+    '/api/v1/namespaces/{namespace}/configmaps/{name}': {
+      get: op('get'),
+      put: op('put', [FIELD_VALIDATION]),
+      patch: op('patch', [FIELD_VALIDATION]),
+      delete: op('delete'),
+    },
   },
   components: {
     schemas: {
@@ -80,7 +90,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 /** RFC 7386: null deletes, objects merge, everything else replaces; `$`-directives of strategic merge are dropped. */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};
+  const out: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$')) continue;
     if (value === null) delete out[key];
@@ -100,7 +111,13 @@ export interface WriteContext {
 }
 
 /** POST to the collection, PUT or PATCH to one ConfigMap. */
-export async function serveWrite(req: IncomingMessage, res: ServerResponse, namespace: string, name: string | undefined, ctx: WriteContext): Promise<void> {
+export async function serveWrite(
+  req: IncomingMessage,
+  res: ServerResponse,
+  namespace: string,
+  name: string | undefined,
+  ctx: WriteContext,
+): Promise<void> {
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(await readBody(req));
@@ -110,22 +127,30 @@ export async function serveWrite(req: IncomingMessage, res: ServerResponse, name
   const type = String(req.headers['content-type'] ?? '').split(';')[0];
   if (req.method === 'PATCH') {
     if (type !== 'application/strategic-merge-patch+json' && type !== 'application/merge-patch+json') {
-      return ctx.status(res, 415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/strategic-merge-patch+json`);
+      return ctx.status(
+        res,
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/strategic-merge-patch+json`,
+      );
     }
     const key = `${namespace}/${name}`;
-    if (!ctx.configMaps.has(key)) return ctx.status(res, 404, 'NotFound', `configmaps "${name}" not found`, { name: name!, kind: 'configmaps' });
+    if (!ctx.configMaps.has(key))
+      return ctx.status(res, 404, 'NotFound', `configmaps "${name}" not found`, { name: name!, kind: 'configmaps' });
     const merged = mergePatch(ctx.object(namespace, name!), body) as Record<string, unknown>;
     return store(res, ctx, namespace, name!, merged, 200);
   }
   const metadata = (body.metadata ?? {}) as Record<string, unknown>;
   const objectName = String(metadata.name ?? '');
-  if (body.kind !== 'ConfigMap' || objectName === '') return ctx.status(res, 422, 'Invalid', 'ConfigMap is invalid: metadata.name: Required value');
+  if (body.kind !== 'ConfigMap' || objectName === '')
+    return ctx.status(res, 422, 'Invalid', 'ConfigMap is invalid: metadata.name: Required value');
   if (metadata.namespace !== undefined && metadata.namespace !== namespace) {
     return ctx.status(res, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
   }
   const key = `${namespace}/${objectName}`;
   if (req.method === 'POST') {
-    if (ctx.configMaps.has(key)) return ctx.status(res, 409, 'AlreadyExists', `configmaps "${objectName}" already exists`, { name: objectName, kind: 'configmaps' });
+    if (ctx.configMaps.has(key))
+      return ctx.status(res, 409, 'AlreadyExists', `configmaps "${objectName}" already exists`, { name: objectName, kind: 'configmaps' });
     return store(res, ctx, namespace, objectName, body, 201);
   }
   if (objectName !== name) return ctx.status(res, 400, 'BadRequest', 'the name of the object does not match the name on the URL');

@@ -64,7 +64,16 @@ export interface FakeApiServer {
 export const DEFAULT_TOKEN = 'abcdef.0123456789abcdef';
 
 export function status(res: ServerResponse, code: number, reason: string, message: string, details?: Record<string, string>): void {
-  const body = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
+  const body = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  };
   res.writeHead(code, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(body));
 }
@@ -75,7 +84,10 @@ function json(res: ServerResponse, body: unknown, code = 200): void {
   res.end(text);
 }
 
-function authenticate(req: IncomingMessage, options: Required<Pick<FakeApiServerOptions, 'tokens' | 'certUsers'>>): Identity | 'invalid' | undefined {
+function authenticate(
+  req: IncomingMessage,
+  options: Required<Pick<FakeApiServerOptions, 'tokens' | 'certUsers'>>,
+): Identity | 'invalid' | undefined {
   const header = req.headers.authorization;
   if (header !== undefined) {
     const match = /^Bearer (.+)$/.exec(header);
@@ -102,7 +114,14 @@ function discovery(path: string, address: string): unknown {
       groupVersion: 'v1',
       resources: [
         { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
-        { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'get', 'list', 'patch', 'update'], shortNames: ['cm'] },
+        {
+          name: 'configmaps',
+          singularName: 'configmap',
+          namespaced: true,
+          kind: 'ConfigMap',
+          verbs: ['create', 'get', 'list', 'patch', 'update'],
+          shortNames: ['cm'],
+        },
       ],
     };
   }
@@ -119,7 +138,13 @@ function serveResource(req: IncomingMessage, res: ServerResponse, path: string, 
   if (ns !== undefined) {
     // kubectl looks the namespace up after a 404 to word its error message.
     if (!NAMESPACES.includes(ns)) return status(res, 404, 'NotFound', `namespaces "${ns}" not found`, { name: ns, kind: 'namespaces' });
-    return json(res, { kind: 'Namespace', apiVersion: 'v1', metadata: { name: ns }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+    return json(res, {
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: { name: ns },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    });
   }
   const match = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps(?:\/([^/]+))?$/.exec(path);
   if (!match) return status(res, 404, 'NotFound', 'the server could not find the requested resource');
@@ -231,7 +256,9 @@ export function kubeconfigFor(api: FakeApiServer, user: { token?: string; client
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   const userLines = [
     ...(user.token ? [`    token: ${user.token}`] : []),
-    ...(user.clientCert ? [`    client-certificate-data: ${b64(api.pki.client.cert)}`, `    client-key-data: ${b64(api.pki.client.key)}`] : []),
+    ...(user.clientCert
+      ? [`    client-certificate-data: ${b64(api.pki.client.cert)}`, `    client-key-data: ${b64(api.pki.client.key)}`]
+      : []),
   ];
   return [
     'apiVersion: v1',

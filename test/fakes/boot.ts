@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { runAnc, type RunOutcome } from '../e2e/harness.ts';
 import { DEFAULT_TOKEN, startFakeApiServer } from './apiserver.ts';
 import { demoConfiguration } from './demo-config.ts';
-import { imagePaths, installImage, runBoothook, runLauncher, writeHostname, writeStandInProvisionScripts, type LauncherOutcome } from './node-image.ts';
+import {
+  imagePaths,
+  installImage,
+  runBoothook,
+  runLauncher,
+  writeHostname,
+  writeStandInProvisionScripts,
+  type LauncherOutcome,
+} from './node-image.ts';
 import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo, type HotfixPackages } from './repos.ts';
 import { buildTypicalFix } from './typical-fix.ts';
 
@@ -90,55 +98,93 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
   };
   const closers: Array<() => Promise<void>> = [];
   try {
-    const baked = await step(`build the image's agent ${BAKED_VERSION}`, () => options.bakedBin ?? buildAgent(BAKED_VERSION, join(work, 'baked')), (p) => p);
+    const baked = await step(
+      `build the image's agent ${BAKED_VERSION}`,
+      () => options.bakedBin ?? buildAgent(BAKED_VERSION, join(work, 'baked')),
+      (p) => p,
+    );
     // By default the hotfix is a typical fix of the baked agent, served with its delta package.
     const packages = await step(
       `build hotfix ${HOTFIX_VERSION} + its delta packages`,
-      () => options.hotfixPackages ?? buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix')), deltaFrom: [baked] }),
-      (p) => p.built.filter((b) => b.format === 'deb').map((b) => `${b.file.split('/').pop()} ${kb(b.size)}`).join(', '),
+      () =>
+        options.hotfixPackages ??
+        buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), {
+          bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix')),
+          deltaFrom: [baked],
+        }),
+      (p) =>
+        p.built
+          .filter((b) => b.format === 'deb')
+          .map((b) => `${b.file.split('/').pop()} ${kb(b.size)}`)
+          .join(', '),
     );
     const pointer = options.pointer ?? { hotfixes: { '202604.01': HOTFIX_VERSION } };
-    await step('install the image (vhd/install.sh)', () => {
-      installImage(root, baked);
-      writeHostname(root);
-      writeStandInProvisionScripts(root, { sleepSeconds: 1 });
-      if (options.productUuid !== undefined) {
-        mkdirSync(join(root, 'sys/class/dmi/id'), { recursive: true });
-        writeFileSync(join(root, 'sys/class/dmi/id/product_uuid'), `${options.productUuid}\n`, { mode: 0o400 });
-      }
-    }, () => imagePaths(root).launcher);
-    const api = await step('start the apiserver stand-in (HTTPS, test CA)', async () => {
-      const server = await startFakeApiServer({
-        configMaps: { 'kube-system/anc-hotfix-version': { 'hotfixes.json': JSON.stringify(pointer) } },
-      });
-      closers.push(() => server.close());
-      mkdirSync(join(root, 'etc/kubernetes/certs'), { recursive: true });
-      writeFileSync(join(root, 'etc/kubernetes/certs/ca.crt'), server.pki.ca.cert);
-      return server;
-    }, (s) => `${s.url} serves kube-system/anc-hotfix-version ${JSON.stringify(pointer)}`);
-    await step('serve the package repository on loopback', async () => {
-      const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb, ...(packages.delta ? [packages.delta.deb] : [])]);
-      closers.push(() => repo.close());
-      prepareAptRoot(root, repo);
-      return repo;
-    }, (r) => `${r.url} (signed apt repo) holds aks-node-controller{,-delta} ${HOTFIX_VERSION}`);
-    await step('custom data: boothook writes the configuration', async () => {
-      const configFile = join(work, 'node-config.json');
-      writeFileSync(configFile, JSON.stringify(demoConfiguration(api.address, DEFAULT_TOKEN), null, 2));
-      // The control plane renders custom data on its own machine: a separate sandbox root for that run.
-      const producerRoot = mkdtempSync(join(work, 'producer-root-'));
-      const rendered = await runAnc(['custom-data', '--raw', configFile], { root: producerRoot, bin: baked });
-      if (rendered.exitCode !== 0) throw new Error(`custom-data failed: ${rendered.stderr}`);
-      const boothook = runBoothook(root, rendered.stdout);
-      if (boothook.exitCode !== 0) throw new Error(`boothook failed: ${boothook.stderr}`);
-      return boothook;
-    }, (b) => `config + enabled_features.sh written; systemctl ${b.systemctl.join('; ')}`);
+    await step(
+      'install the image (vhd/install.sh)',
+      () => {
+        installImage(root, baked);
+        writeHostname(root);
+        writeStandInProvisionScripts(root, { sleepSeconds: 1 });
+        if (options.productUuid !== undefined) {
+          mkdirSync(join(root, 'sys/class/dmi/id'), { recursive: true });
+          writeFileSync(join(root, 'sys/class/dmi/id/product_uuid'), `${options.productUuid}\n`, { mode: 0o400 });
+        }
+      },
+      () => imagePaths(root).launcher,
+    );
+    const api = await step(
+      'start the apiserver stand-in (HTTPS, test CA)',
+      async () => {
+        const server = await startFakeApiServer({
+          configMaps: { 'kube-system/anc-hotfix-version': { 'hotfixes.json': JSON.stringify(pointer) } },
+        });
+        closers.push(() => server.close());
+        mkdirSync(join(root, 'etc/kubernetes/certs'), { recursive: true });
+        writeFileSync(join(root, 'etc/kubernetes/certs/ca.crt'), server.pki.ca.cert);
+        return server;
+      },
+      (s) => `${s.url} serves kube-system/anc-hotfix-version ${JSON.stringify(pointer)}`,
+    );
+    await step(
+      'serve the package repository on loopback',
+      async () => {
+        const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb, ...(packages.delta ? [packages.delta.deb] : [])]);
+        closers.push(() => repo.close());
+        prepareAptRoot(root, repo);
+        return repo;
+      },
+      (r) => `${r.url} (signed apt repo) holds aks-node-controller{,-delta} ${HOTFIX_VERSION}`,
+    );
+    await step(
+      'custom data: boothook writes the configuration',
+      async () => {
+        const configFile = join(work, 'node-config.json');
+        writeFileSync(configFile, JSON.stringify(demoConfiguration(api.address, DEFAULT_TOKEN), null, 2));
+        // The control plane renders custom data on its own machine: a separate sandbox root for that run.
+        const producerRoot = mkdtempSync(join(work, 'producer-root-'));
+        const rendered = await runAnc(['custom-data', '--raw', configFile], { root: producerRoot, bin: baked });
+        if (rendered.exitCode !== 0) throw new Error(`custom-data failed: ${rendered.stderr}`);
+        const boothook = runBoothook(root, rendered.stdout);
+        if (boothook.exitCode !== 0) throw new Error(`boothook failed: ${boothook.stderr}`);
+        return boothook;
+      },
+      (b) => `config + enabled_features.sh written; systemctl ${b.systemctl.join('; ')}`,
+    );
     // provision-wait starts first and runs beside the launcher, as the CustomScript extension does.
     const waitStarted = Date.now();
     const waiting = runAnc(['provision-wait', '--timeout', '120'], { root, bin: baked, timeoutMs: 150_000 });
-    const launcher = await step('launcher (aks-node-controller.service)', () => runLauncher(root, {}, 150_000), (l) => `exit ${l.exitCode}`);
+    const launcher = await step(
+      'launcher (aks-node-controller.service)',
+      () => runLauncher(root, {}, 150_000),
+      (l) => `exit ${l.exitCode}`,
+    );
     const provisionWait = await waiting;
-    const waitStep = { name: 'provision-wait (beside it, as the extension)', atMs: waitStarted - t0, durationMs: provisionWait.durationMs, outcome: `exit ${provisionWait.exitCode}` };
+    const waitStep = {
+      name: 'provision-wait (beside it, as the extension)',
+      atMs: waitStarted - t0,
+      durationMs: provisionWait.durationMs,
+      outcome: `exit ${provisionWait.exitCode}`,
+    };
     steps.push(waitStep);
     options.onStep?.(waitStep);
     const events = eventsOf(root);
@@ -151,7 +197,10 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
     }
     const paths = imagePaths(root);
     const hotfixRun = existsSync(paths.hotfixBinary)
-      ? spawnSync(paths.hotfixBinary, ['version'], { env: { PATH: process.env.PATH ?? '', AKS_NODE_ROOT: root }, encoding: 'utf8' }).stdout.trim()
+      ? spawnSync(paths.hotfixBinary, ['version'], {
+          env: { PATH: process.env.PATH ?? '', AKS_NODE_ROOT: root },
+          encoding: 'utf8',
+        }).stdout.trim()
       : '';
     return {
       root,

@@ -19,7 +19,12 @@ export function demoConfiguration(apiServerName: string, bootstrapToken: string)
       resourceGroup: 'MC_demo_rg_westus3',
       vmType: 'VM_TYPE_VMSS',
       primaryScaleSet: 'aks-demo-12345678-vmss',
-      clusterNetworkConfig: { vnetName: 'aks-vnet-demo', subnet: 'aks-subnet', routeTable: 'aks-demo-routetable', securityGroupName: 'aks-demo-nsg' },
+      clusterNetworkConfig: {
+        vnetName: 'aks-vnet-demo',
+        subnet: 'aks-subnet',
+        routeTable: 'aks-demo-routetable',
+        securityGroupName: 'aks-demo-nsg',
+      },
     },
     bootstrappingConfig: {
       bootstrappingAuthMethod: 'BOOTSTRAPPING_AUTH_METHOD_BOOTSTRAP_TOKEN',

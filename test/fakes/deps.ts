@@ -48,7 +48,10 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
   const out: string[] = [];
   const err: string[] = [];
   const runs: RunSpec[] = [];
-  const record = (level: LogLevel) => (msg: string, attrs: LogAttrs = {}) => void logs.push({ level, msg, attrs });
+  const record =
+    (level: LogLevel) =>
+    (msg: string, attrs: LogAttrs = {}) =>
+      void logs.push({ level, msg, attrs });
   const log: Logger = { file: '', info: record('INFO'), warn: record('WARN'), error: record('ERROR'), close() {} };
   let nanos = 1_000_000_000_000_000_000n;
   const clock: Clock = {

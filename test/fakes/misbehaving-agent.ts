@@ -11,6 +11,8 @@ const SOURCE = join(dirname(new URL(import.meta.url).pathname), 'misbehaving-age
 /** Compiles the stand-in with `fault`, delegating everything else to the real agent at `realBin`. */
 export function buildMisbehavingAgent(fault: Fault, realBin: string, out: string): string {
   mkdirSync(dirname(out), { recursive: true });
-  execFileSync('cc', ['-O2', '-Wall', '-Werror', `-D${fault}`, `-DREAL=${JSON.stringify(realBin)}`, '-o', out, SOURCE], { stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('cc', ['-O2', '-Wall', '-Werror', `-D${fault}`, `-DREAL=${JSON.stringify(realBin)}`, '-o', out, SOURCE], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return out;
 }

@@ -75,7 +75,13 @@ export interface StandInOptions {
  */
 export function writeStandInProvisionScripts(root: string, options: StandInOptions = {}): void {
   const p = imagePaths(root);
-  for (const name of ['provision_source.sh', 'provision_source_distro.sh', 'provision_installs.sh', 'provision_installs_distro.sh', 'provision_configs.sh']) {
+  for (const name of [
+    'provision_source.sh',
+    'provision_source_distro.sh',
+    'provision_installs.sh',
+    'provision_installs_distro.sh',
+    'provision_configs.sh',
+  ]) {
     writeExecutable(join(dirname(p.provisionStart), name), '#!/bin/bash\n# stand-in: nothing to source\n', 0o644);
   }
   const script = `#!/bin/bash
@@ -145,7 +151,9 @@ export interface RecordedCall {
 /** The fake agent's calls, in order. */
 export function recordedCalls(recordDir: string): RecordedCall[] {
   if (!existsSync(recordDir)) return [];
-  const names = readdirSync(recordDir).filter((n) => n.endsWith('.argv')).sort();
+  const names = readdirSync(recordDir)
+    .filter((n) => n.endsWith('.argv'))
+    .sort();
   return names.map((n) => {
     const [label = '', program = '', ...args] = readFileSync(join(recordDir, n), 'utf8').replace(/\n$/, '').split('\n');
     const env: Record<string, string> = {};
@@ -168,7 +176,12 @@ export interface LauncherOutcome {
 export function runLauncher(root: string, env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<LauncherOutcome> {
   const installed = imagePaths(root).launcher;
   const script = existsSync(installed) ? installed : LAUNCHER;
-  const full: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', AKS_NODE_ROOT: root, LOGGER_CMD: 'true' };
+  const full: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/root',
+    AKS_NODE_ROOT: root,
+    LOGGER_CMD: 'true',
+  };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete full[k];
     else full[k] = v;

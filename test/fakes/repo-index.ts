@@ -11,9 +11,33 @@ const run = (program: string, args: string[], options: { cwd?: string; env?: Nod
   execFileSync(program, args, { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024, ...options });
 
 export const FILLER_ENTRIES = 6000;
-const NAMES = ['azure-cli', 'moby-engine', 'moby-cli', 'moby-containerd', 'moby-runc', 'blobfuse2', 'powershell', 'dotnet-runtime-8.0',
-  'aspnetcore-runtime-8.0', 'msodbcsql18', 'mssql-tools18', 'azcmagent', 'kubectl', 'kubelet', 'containerd', 'nvidia-container-toolkit',
-  'walinuxagent', 'azure-vm-utils', 'mdatp', 'omi', 'scx', 'defender-iot-micro-agent', 'intune-portal', 'code', 'edge'];
+const NAMES = [
+  'azure-cli',
+  'moby-engine',
+  'moby-cli',
+  'moby-containerd',
+  'moby-runc',
+  'blobfuse2',
+  'powershell',
+  'dotnet-runtime-8.0',
+  'aspnetcore-runtime-8.0',
+  'msodbcsql18',
+  'mssql-tools18',
+  'azcmagent',
+  'kubectl',
+  'kubelet',
+  'containerd',
+  'nvidia-container-toolkit',
+  'walinuxagent',
+  'azure-vm-utils',
+  'mdatp',
+  'omi',
+  'scx',
+  'defender-iot-micro-agent',
+  'intune-portal',
+  'code',
+  'edge',
+];
 
 const sha = (algo: string, text: string) => createHash(algo).update(text).digest('hex');
 
@@ -27,17 +51,31 @@ function fillerName(i: number): { name: string; version: string } {
 export function debFiller(arch: string, count = FILLER_ENTRIES): string {
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
-    const { name, version } = i % 500 === 7 ? { name: 'aks-node-controller', version: `202603.${String(10 + (i % 17)).padStart(2, '0')}.${i % 5}` } : fillerName(i);
+    const { name, version } =
+      i % 500 === 7 ? { name: 'aks-node-controller', version: `202603.${String(10 + (i % 17)).padStart(2, '0')}.${i % 5}` } : fillerName(i);
     const file = `pool/main/${name[0]}/${name}/${name}_${version}_${arch}.deb`;
-    out.push([
-      `Package: ${name}`, `Version: ${version}`, `Architecture: ${arch}`,
-      'Maintainer: Microsoft Corporation <packages@microsoft.com>', `Installed-Size: ${1000 + i * 37 % 90000}`,
-      'Depends: libc6 (>= 2.17), libssl3 (>= 3.0.0), ca-certificates', `Filename: ${file}`, `Size: ${50_000 + (i * 7919) % 9_000_000}`,
-      `MD5sum: ${sha('md5', file)}`, `SHA1: ${sha('sha1', file)}`, `SHA256: ${sha('sha256', file)}`, `SHA512: ${sha('sha512', file)}`,
-      'Section: utils', 'Priority: optional', 'Homepage: https://github.com/microsoft',
-      `Description: ${name} ${version} (synthetic index entry)`, ` Stand-in for one of the thousands of entries of the Microsoft repository.`,
-      '',
-    ].join('\n'));
+    out.push(
+      [
+        `Package: ${name}`,
+        `Version: ${version}`,
+        `Architecture: ${arch}`,
+        'Maintainer: Microsoft Corporation <packages@microsoft.com>',
+        `Installed-Size: ${1000 + ((i * 37) % 90000)}`,
+        'Depends: libc6 (>= 2.17), libssl3 (>= 3.0.0), ca-certificates',
+        `Filename: ${file}`,
+        `Size: ${50_000 + ((i * 7919) % 9_000_000)}`,
+        `MD5sum: ${sha('md5', file)}`,
+        `SHA1: ${sha('sha1', file)}`,
+        `SHA256: ${sha('sha256', file)}`,
+        `SHA512: ${sha('sha512', file)}`,
+        'Section: utils',
+        'Priority: optional',
+        'Homepage: https://github.com/microsoft',
+        `Description: ${name} ${version} (synthetic index entry)`,
+        ` Stand-in for one of the thousands of entries of the Microsoft repository.`,
+        '',
+      ].join('\n'),
+    );
   }
   return out.join('\n');
 }
@@ -59,7 +97,7 @@ export function rpmFiller(arch: string, count = FILLER_ENTRIES): string {
   <packager>Microsoft Corporation</packager>
   <url>https://github.com/microsoft</url>
   <time file="1700000000" build="1700000000"/>
-  <size package="${50_000 + (i * 7919) % 9_000_000}" installed="${100_000 + i}" archive="${100_500 + i}"/>
+  <size package="${50_000 + ((i * 7919) % 9_000_000)}" installed="${100_000 + i}" archive="${100_500 + i}"/>
   <location href="${href}"/>
   <format>
     <rpm:license>MIT</rpm:license>
@@ -84,12 +122,16 @@ export interface ReleaseOptions {
 }
 
 /** A Release file over `files` (paths relative to `dir`), as the Debian repository format defines it. */
-export function releaseText(dir: string, files: string[], suite: string, components: string, arches: string, options: ReleaseOptions = {}): string {
+export function releaseText(
+  dir: string,
+  files: string[],
+  suite: string,
+  components: string,
+  arches: string,
+  options: ReleaseOptions = {},
+): string {
   const date = options.date ?? new Date();
-  const lines = [
-    'Origin: aks-local', 'Label: aks-local', `Suite: ${suite}`, `Codename: ${suite}`,
-    `Date: ${date.toUTCString()}`,
-  ];
+  const lines = ['Origin: aks-local', 'Label: aks-local', `Suite: ${suite}`, `Codename: ${suite}`, `Date: ${date.toUTCString()}`];
   if (options.validUntil) lines.push(`Valid-Until: ${options.validUntil.toUTCString()}`);
   lines.push(`Architectures: ${arches}`, `Components: ${components}`, 'Description: loopback test repository', 'SHA256:');
   for (const file of files) {
@@ -123,7 +165,8 @@ export function createSigningKey(outDir: string, name: string): SigningKey {
     home,
     keyring,
     armored,
-    clearsign: (input, output) => void run('gpg', ['--batch', '--yes', '--digest-algo', 'SHA256', '--clearsign', '-o', output, input], { env }),
+    clearsign: (input, output) =>
+      void run('gpg', ['--batch', '--yes', '--digest-algo', 'SHA256', '--clearsign', '-o', output, input], { env }),
     detachSign: (input, output) => void run('gpg', ['--batch', '--yes', '--armor', '--detach-sign', '-o', output, input], { env }),
     close() {
       run('gpgconf', ['--kill', 'all'], { env });

@@ -48,7 +48,9 @@ export function buildHotfixPackages(version: string, outDir: string, options: { 
   const bin = options.bin ?? buildAgent(version, join(outDir, `bin-${version}`));
   const built = buildPackages({ bins: { amd64: bin }, outDir, version, fast: true, deltaFrom: options.deltaFrom });
   const file = (format: string, name = 'aks-node-controller') => built.find((b) => b.format === format && b.package === name)?.file;
-  const delta = options.deltaFrom ? { deb: file('deb', 'aks-node-controller-delta')!, rpm: file('rpm', 'aks-node-controller-delta')! } : undefined;
+  const delta = options.deltaFrom
+    ? { deb: file('deb', 'aks-node-controller-delta')!, rpm: file('rpm', 'aks-node-controller-delta')! }
+    : undefined;
   return { version, bin, deb: file('deb')!, rpm: file('rpm')!, built, delta };
 }
 
@@ -111,10 +113,11 @@ export async function serveDir(dir: string): Promise<ServedRepo> {
     requests,
     bytesServed,
     overrides,
-    close: () => new Promise<void>((ok) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => ok());
-    }),
+    close: () =>
+      new Promise<void>((ok) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => ok());
+      }),
   };
 }
 
@@ -155,7 +158,10 @@ export async function startAptRepo(dir: string, debs: string[] = [], options: Re
   publish();
   const served = await serveDir(dir);
   return {
-    ...served, keyring: key.keyring, key, publish,
+    ...served,
+    keyring: key.keyring,
+    key,
+    publish,
     aptSuite: layout === 'flat' ? { suite: './', components: '' } : { suite: APT_SUITE, components: APT_COMPONENT },
     close: async () => {
       await served.close();
@@ -171,19 +177,37 @@ export async function startRpmRepo(dir: string, rpms: string[] = [], options: Re
   for (const rpm of rpms) {
     const copy = join(dir, 'Packages', basename(rpm));
     copyFileSync(rpm, copy);
-    run('rpmsign', ['--addsign', '--define', '__gpg /usr/bin/gpg', '--define', `_gpg_path ${key.home}`, '--define', '_gpg_name repo@example.invalid', copy]);
+    run('rpmsign', [
+      '--addsign',
+      '--define',
+      '__gpg /usr/bin/gpg',
+      '--define',
+      `_gpg_path ${key.home}`,
+      '--define',
+      '_gpg_name repo@example.invalid',
+      copy,
+    ]);
   }
   const filler = rpmFiller('x86_64', options.filler);
   const publish = (publishOptions: PublishOptions = {}) => {
     rmSync(join(dir, 'repodata'), { recursive: true, force: true });
-    run('createrepo_c', ['-q', '--general-compress-type=gz', '--revision', String(Math.floor((publishOptions.date ?? new Date()).getTime() / 1000)), dir]);
+    run('createrepo_c', [
+      '-q',
+      '--general-compress-type=gz',
+      '--revision',
+      String(Math.floor((publishOptions.date ?? new Date()).getTime() / 1000)),
+      dir,
+    ]);
     injectRpmFiller(dir, filler, options.filler);
     (publishOptions.signWith ?? key).detachSign(join(dir, 'repodata/repomd.xml'), join(dir, 'repodata/repomd.xml.asc'));
   };
   publish();
   const served = await serveDir(dir);
   return {
-    ...served, keyring: key.armored, key, publish,
+    ...served,
+    keyring: key.armored,
+    key,
+    publish,
     close: async () => {
       await served.close();
       if (!options.key) key.close();
@@ -198,7 +222,8 @@ function injectRpmFiller(dir: string, filler: string, count = 6000): void {
   let repomd = readFileSync(repomdFile, 'utf8');
   const block = /<data type="primary">[\s\S]*?<\/data>/.exec(repomd)![0];
   const href = /<location href="([^"]+)"/.exec(block)![1]!;
-  const xml = gunzipSync(readFileSync(join(dir, href))).toString('utf8')
+  const xml = gunzipSync(readFileSync(join(dir, href)))
+    .toString('utf8')
     .replace(/packages="(\d+)"/, (_m, n) => `packages="${Number(n) + count}"`)
     .replace('</metadata>', `${filler}</metadata>`);
   const packed = gzipSync(xml, { level: 6 });
@@ -225,11 +250,20 @@ function write(root: string, path: string, content: string): string {
 }
 
 /** The base-image stand-in for apt: a dpkg status declaring libc6 installed. */
-const DPKG_STATUS_STUB = [
-  'Package: libc6', 'Status: install ok installed', 'Priority: required', 'Section: libs', 'Installed-Size: 1',
-  'Maintainer: stub <stub@example.invalid>', 'Architecture: amd64', 'Multi-Arch: same', 'Version: 2.36-9',
-  'Description: stand-in for the base image C library', '',
-].join('\n') + '\n';
+const DPKG_STATUS_STUB =
+  [
+    'Package: libc6',
+    'Status: install ok installed',
+    'Priority: required',
+    'Section: libs',
+    'Installed-Size: 1',
+    'Maintainer: stub <stub@example.invalid>',
+    'Architecture: amd64',
+    'Multi-Arch: same',
+    'Version: 2.36-9',
+    'Description: stand-in for the base image C library',
+    '',
+  ].join('\n') + '\n';
 
 /**
  * Makes `root` an Ubuntu-like sandbox for download-hotfix over apt: /etc/os-release, an apt.conf that
@@ -238,31 +272,53 @@ const DPKG_STATUS_STUB = [
  */
 export function prepareAptRoot(root: string, repo: ServedRepo, options: { source?: 'list' | 'sources' | 'none' } = {}): void {
   write(root, '/etc/os-release', 'NAME="Ubuntu"\nVERSION_ID="22.04"\nID=ubuntu\nID_LIKE=debian\n');
-  for (const d of ['/var/lib/dpkg/updates', '/var/lib/dpkg/info', '/var/lib/dpkg/triggers', '/var/lib/apt/lists/partial',
-    '/var/cache/apt/archives/partial', '/var/log/apt', '/etc/apt/apt.conf.d', '/etc/apt/preferences.d', '/etc/apt/sources.list.d']) {
+  for (const d of [
+    '/var/lib/dpkg/updates',
+    '/var/lib/dpkg/info',
+    '/var/lib/dpkg/triggers',
+    '/var/lib/apt/lists/partial',
+    '/var/cache/apt/archives/partial',
+    '/var/log/apt',
+    '/etc/apt/apt.conf.d',
+    '/etc/apt/preferences.d',
+    '/etc/apt/sources.list.d',
+  ]) {
     mkdirSync(join(root, d), { recursive: true });
   }
   write(root, '/var/lib/dpkg/status', DPKG_STATUS_STUB);
   write(root, '/var/lib/dpkg/available', '');
   write(root, '/var/lib/dpkg/info/libc6:amd64.list', '');
-  write(root, '/etc/apt/apt.conf', [
-    `Dir "${root}/";`,
-    `Dir::State::status "${root}/var/lib/dpkg/status";`,
-    'APT::Architecture "amd64";',
-    'APT::Sandbox::User "root";',
-    'Acquire::Languages "none";',
-    `DPkg::Options { "--root=${root}"; "--admindir=${root}/var/lib/dpkg"; "--force-script-chrootless"; "--log=${root}/var/log/dpkg.log"; };`,
-    'DPkg::Use-Pty "false";',
-    '',
-  ].join('\n'));
+  write(
+    root,
+    '/etc/apt/apt.conf',
+    [
+      `Dir "${root}/";`,
+      `Dir::State::status "${root}/var/lib/dpkg/status";`,
+      'APT::Architecture "amd64";',
+      'APT::Sandbox::User "root";',
+      'Acquire::Languages "none";',
+      `DPkg::Options { "--root=${root}"; "--admindir=${root}/var/lib/dpkg"; "--force-script-chrootless"; "--log=${root}/var/log/dpkg.log"; };`,
+      'DPkg::Use-Pty "false";',
+      '',
+    ].join('\n'),
+  );
   const key = repo.keyring ? `signed-by=${repo.keyring}` : 'trusted=yes';
   const { suite, components } = repo.aptSuite ?? { suite: './', components: '' };
   if (options.source === 'sources') {
-    const fields = [`Types: deb`, `URIs: ${repo.url}/`, `Suites: ${suite}`, ...(components ? [`Components: ${components}`] : []),
-      repo.keyring ? `Signed-By: ${repo.keyring}` : 'Trusted: yes'];
+    const fields = [
+      `Types: deb`,
+      `URIs: ${repo.url}/`,
+      `Suites: ${suite}`,
+      ...(components ? [`Components: ${components}`] : []),
+      repo.keyring ? `Signed-By: ${repo.keyring}` : 'Trusted: yes',
+    ];
     write(root, '/etc/apt/sources.list.d/microsoft-prod.sources', `${fields.join('\n')}\n`);
   } else if (options.source !== 'none') {
-    write(root, '/etc/apt/sources.list.d/microsoft-prod.list', `deb [arch=amd64 ${key}] ${repo.url}/ ${suite}${components ? ` ${components}` : ''}\n`);
+    write(
+      root,
+      '/etc/apt/sources.list.d/microsoft-prod.list',
+      `deb [arch=amd64 ${key}] ${repo.url}/ ${suite}${components ? ` ${components}` : ''}\n`,
+    );
   }
 }
 
@@ -272,13 +328,37 @@ export function buildBaseStubRpm(outDir: string): string {
   if (existsSync(out)) return out;
   const top = mkdtempSync(join(tmpdir(), 'anc-stubrpm-'));
   try {
-    const spec = write(top, 'stub.spec', [
-      'Name: base-os-stub', 'Version: 1.0', 'Release: 1', 'Summary: stand-in for the base image', 'License: MIT',
-      'BuildArch: noarch', 'Provides: glibc = 2.38-1', '', '%description', 'Provides what the base image would.', '', '%files', '',
-    ].join('\n'));
+    const spec = write(
+      top,
+      'stub.spec',
+      [
+        'Name: base-os-stub',
+        'Version: 1.0',
+        'Release: 1',
+        'Summary: stand-in for the base image',
+        'License: MIT',
+        'BuildArch: noarch',
+        'Provides: glibc = 2.38-1',
+        '',
+        '%description',
+        'Provides what the base image would.',
+        '',
+        '%files',
+        '',
+      ].join('\n'),
+    );
     mkdirSync(outDir, { recursive: true });
-    run('rpmbuild', ['-bb', '--quiet', '--define', `_topdir ${top}`, '--define', `_rpmdir ${outDir}`,
-      '--define', '_build_name_fmt %{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm', spec]);
+    run('rpmbuild', [
+      '-bb',
+      '--quiet',
+      '--define',
+      `_topdir ${top}`,
+      '--define',
+      `_rpmdir ${outDir}`,
+      '--define',
+      '_build_name_fmt %{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
+      spec,
+    ]);
     return out;
   } finally {
     rmSync(top, { recursive: true, force: true });
@@ -294,7 +374,11 @@ export function prepareRpmRoot(root: string, repo: ServedRepo, stubRpm: string):
   write(root, '/etc/os-release', 'NAME="Microsoft Azure Linux"\nVERSION_ID="3.0"\nID=azurelinux\n');
   write(root, '/etc/dnf/dnf.conf', `[main]\ngpgcheck=0\ninstall_weak_deps=False\nkeepcache=False\ncachedir=${root}/var/cache/dnf\n`);
   const check = repo.keyring ? `gpgcheck=1\nrepo_gpgcheck=0\ngpgkey=file://${repo.keyring}` : 'gpgcheck=0';
-  write(root, '/etc/yum.repos.d/microsoft-prod.repo', `[microsoft-prod]\nname=loopback test repo\nbaseurl=${repo.url}/\nenabled=1\n${check}\nmetadata_expire=0\n`);
+  write(
+    root,
+    '/etc/yum.repos.d/microsoft-prod.repo',
+    `[microsoft-prod]\nname=loopback test repo\nbaseurl=${repo.url}/\nenabled=1\n${check}\nmetadata_expire=0\n`,
+  );
   mkdirSync(join(root, 'var/lib/rpm'), { recursive: true });
   run('rpm', ['--root', root, '--initdb']);
   run('rpm', ['--root', root, '-i', '--nodeps', '--ignorearch', stubRpm]);

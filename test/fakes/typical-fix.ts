@@ -13,14 +13,17 @@ export const FIX = { file: 'src/hotfix/download.ts', from: "'downloaded ANC hotf
 export function buildTypicalFix(version: string, outDir: string): string {
   const tree = mkdtempSync(join(tmpdir(), 'anc-typical-fix-'));
   try {
-    for (const entry of ['src', 'scripts', 'build.mjs', 'package.json', 'tsconfig.json']) cpSync(join(REPO_ROOT, entry), join(tree, entry), { recursive: true });
+    for (const entry of ['src', 'scripts', 'build.mjs', 'package.json', 'tsconfig.json'])
+      cpSync(join(REPO_ROOT, entry), join(tree, entry), { recursive: true });
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));
     const file = join(tree, FIX.file);
     const text = readFileSync(file, 'utf8');
     if (!text.includes(FIX.from)) throw new Error(`typical fix: ${FIX.file} no longer contains ${FIX.from}`);
     writeFileSync(file, text.replace(FIX.from, FIX.to));
     execFileSync(process.execPath, [join(tree, 'build.mjs'), '--quiet', '--outdir', outDir], {
-      cwd: tree, env: { ...process.env, ANC_VERSION: version }, stdio: ['ignore', 'inherit', 'inherit'],
+      cwd: tree,
+      env: { ...process.env, ANC_VERSION: version },
+      stdio: ['ignore', 'inherit', 'inherit'],
     });
     return join(outDir, 'aks-node-controller');
   } finally {

@@ -15,8 +15,7 @@ function walk(dir: string): string[] {
 
 const files = walk(SRC).map((path) => ({ rel: relative(SRC, path), text: readFileSync(path, 'utf8') }));
 const generated = (rel: string) => rel.includes('/generated/');
-const runtimeImports = (text: string) =>
-  [...text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
+const runtimeImports = (text: string) => [...text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
 
 test('no plain Error throws and no process.exit in src/', () => {
   for (const { rel, text } of files) {
@@ -35,8 +34,17 @@ test('no top-level let; process.env and process.argv only in main.ts and platfor
 
 test('pure modules import no I/O (config/, provision/env/, provision/templates/, hotfix rules)', () => {
   const pure = (rel: string) =>
-    rel.startsWith('config/') || rel.startsWith('provision/env/') || rel.startsWith('provision/templates/') ||
-    ['hotfix/version.ts', 'hotfix/resolve.ts', 'hotfix/pointer.ts', 'hotfix/delta/vcdiff.ts', 'hotfix/delta/vcdiff-code-table.ts', 'hotfix/delta/manifest.ts'].includes(rel);
+    rel.startsWith('config/') ||
+    rel.startsWith('provision/env/') ||
+    rel.startsWith('provision/templates/') ||
+    [
+      'hotfix/version.ts',
+      'hotfix/resolve.ts',
+      'hotfix/pointer.ts',
+      'hotfix/delta/vcdiff.ts',
+      'hotfix/delta/vcdiff-code-table.ts',
+      'hotfix/delta/manifest.ts',
+    ].includes(rel);
   const allowedPlatform = /platform\/(errors|secret|paths|json|go\/\w+)\.ts$/;
   for (const { rel, text } of files.filter((f) => pure(f.rel))) {
     for (const spec of runtimeImports(text)) {
@@ -50,7 +58,10 @@ test('pure modules import no I/O (config/, provision/env/, provision/templates/,
 test('commands are thin: <= 120 lines, no node: imports, satisfies Command', () => {
   for (const { rel, text } of files.filter((f) => f.rel.startsWith('commands/'))) {
     assert.ok(text.split('\n').length <= 120, `${rel} has more than 120 lines`);
-    assert.not.ok(runtimeImports(text).some((s) => s.startsWith('node:')), `${rel} imports a node: module`);
+    assert.not.ok(
+      runtimeImports(text).some((s) => s.startsWith('node:')),
+      `${rel} imports a node: module`,
+    );
     if (!['commands/command.ts', 'commands/index.ts', 'commands/cli.ts', 'commands/argv.ts', 'commands/config-input.ts'].includes(rel)) {
       assert.match(text, /satisfies Command</, `${rel} does not end in satisfies Command<...>`);
     }
@@ -78,11 +89,15 @@ test('no grab-bag folders (utils, helpers, common)', () => {
 });
 
 test('on-node paths are spelled only in platform/paths.ts', () => {
-  const onNode = /\/(opt\/azure|var\/log\/azure|var\/lib\/(kubelet|dpkg)|etc\/kubernetes|etc\/os-release|etc\/apt|etc\/yum\.repos\.d|usr\/bin\/aks-node-controller)/;
+  const onNode =
+    /\/(opt\/azure|var\/log\/azure|var\/lib\/(kubelet|dpkg)|etc\/kubernetes|etc\/os-release|etc\/apt|etc\/yum\.repos\.d|usr\/bin\/aks-node-controller)/;
   for (const { rel, text } of files) {
     if (rel === 'platform/paths.ts' || rel.startsWith('provision/templates/') || generated(rel)) continue;
     // Code only: comments may cite the contract's paths.
-    const code = text.split('\n').filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line)).join('\n');
+    const code = text
+      .split('\n')
+      .filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line))
+      .join('\n');
     assert.not.match(code, onNode, `${rel} spells an on-node path (use platform/paths.ts)`);
   }
 });

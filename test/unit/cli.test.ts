@@ -48,16 +48,30 @@ test('usage errors: unknown command, unknown flag, bad boolean value', async () 
 
 test('read-only invocations: decided from the command table and, for provision, --dry-run', () => {
   const cases: [string[], boolean][] = [
-    [['config', 'validate', 'x'], true], [['status'], true], [['version'], true], [['--version'], true], [['hotfix', 'explain'], true],
-    [['provision', '--dry-run', '--provision-config=x'], true], [['provision', '--provision-config=x'], false],
-    [['provision-wait'], false], [['check-hotfix'], false], [['download-hotfix'], false], [['config'], true], [['nope'], true],
+    [['config', 'validate', 'x'], true],
+    [['status'], true],
+    [['version'], true],
+    [['--version'], true],
+    [['hotfix', 'explain'], true],
+    [['provision', '--dry-run', '--provision-config=x'], true],
+    [['provision', '--provision-config=x'], false],
+    [['provision-wait'], false],
+    [['check-hotfix'], false],
+    [['download-hotfix'], false],
+    [['config'], true],
+    [['nope'], true],
   ];
   for (const [argv, readOnly] of cases) assert.is(isReadOnlyInvocation(argv, COMMANDS), readOnly, argv.join(' '));
 });
 
 test('three-word commands (a group inside a group) need no change in the CLI', async () => {
   const deps = fakeDeps();
-  const render = { name: 'hotfix sample render', description: 'Render a sample', options: [], run: async () => ({ exitCode: 0, stdout: 'rendered\n' }) };
+  const render = {
+    name: 'hotfix sample render',
+    description: 'Render a sample',
+    options: [],
+    run: async () => ({ exitCode: 0, stdout: 'rendered\n' }),
+  };
   const commands = [...COMMANDS, render];
   assert.is(await run(['hotfix', 'sample', 'render'], deps, commands), 0);
   assert.is(await run(['hotfix'], deps, commands), 0);
@@ -71,7 +85,14 @@ test('three-word commands (a group inside a group) need no change in the CLI', a
 
 test('an unexpected exception is reported once with a hint, never a stack trace', async () => {
   const deps = fakeDeps();
-  const boom = { name: 'boom', description: 'x', options: [], run: async () => { throw new TypeError('kaput'); } };
+  const boom = {
+    name: 'boom',
+    description: 'x',
+    options: [],
+    run: async () => {
+      throw new TypeError('kaput');
+    },
+  };
   assert.is(await run(['boom'], deps, [boom]), 1);
   const err = deps.err.join('');
   assert.match(err, /^aks-node-controller: unexpected error: kaput\nhint: /);

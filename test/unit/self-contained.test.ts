@@ -33,7 +33,9 @@ const OUTSIDE = [
 ] as const;
 
 test('no test, script, benchmark or build file names a path outside the repository', () => {
-  const files = walk(ROOT).map((p) => relative(ROOT, p)).filter((rel) => RUNS.test(rel) && TEXT.test(rel));
+  const files = walk(ROOT)
+    .map((p) => relative(ROOT, p))
+    .filter((rel) => RUNS.test(rel) && TEXT.test(rel));
   assert.ok(files.length > 50, `scanned ${files.length} files`);
   const found: string[] = [];
   for (const rel of files) {

@@ -54,8 +54,13 @@ function writeDeltas({ target, bases, arch, version, dir }) {
   mkdirSync(dir, { recursive: true });
   const targetBytes = readFileSync(target);
   const manifest = {
-    schema: MANIFEST_SCHEMA, package: 'aks-node-controller', version, architecture: arch, format: 'vcdiff',
-    target: { sha256: sha256(targetBytes), size: targetBytes.length }, deltas: [],
+    schema: MANIFEST_SCHEMA,
+    package: 'aks-node-controller',
+    version,
+    architecture: arch,
+    format: 'vcdiff',
+    target: { sha256: sha256(targetBytes), size: targetBytes.length },
+    deltas: [],
   };
   for (const base of bases) {
     const baseSha = sha256(readFileSync(base));
@@ -89,24 +94,37 @@ function buildDeltaDeb({ arch, version, outDir, epoch, work, deltaDir }) {
   const changelog = `${DELTA_PACKAGE} (${version}) stable; urgency=medium\n\n  * Release ${version}.\n\n -- ${MAINTAINER}  ${new Date(Number(epoch) * 1000).toUTCString().replace('GMT', '+0000')}\n`;
   put(`${doc}/changelog.gz`, gzipSync(changelog, { level: 9 }).fill(0, 4, 8), 0o644);
   const control = readFileSync(join(here, 'control-delta.in'), 'utf8')
-    .replaceAll('@VERSION@', version).replaceAll('@ARCH@', ARCHES[arch].deb).replaceAll('@MAINTAINER@', MAINTAINER)
-    .replaceAll('@INSTALLED_SIZE@', String(Math.ceil(bytes / 1024) + 8)).replaceAll('@HOMEPAGE@', HOMEPAGE);
+    .replaceAll('@VERSION@', version)
+    .replaceAll('@ARCH@', ARCHES[arch].deb)
+    .replaceAll('@MAINTAINER@', MAINTAINER)
+    .replaceAll('@INSTALLED_SIZE@', String(Math.ceil(bytes / 1024) + 8))
+    .replaceAll('@HOMEPAGE@', HOMEPAGE);
   put('DEBIAN/control', control, 0o644);
   put('DEBIAN/md5sums', run('sh', ['-c', 'cd "$1" && find usr -type f | LC_ALL=C sort | xargs md5sum', 'sh', root]), 0o644);
   run('find', [root, '-type', 'd', '-exec', 'chmod', '0755', '{}', '+']);
   run('find', [root, '-exec', 'touch', '-h', '-d', `@${epoch}`, '{}', '+']);
   const out = join(outDir, `${DELTA_PACKAGE}_${version}_${ARCHES[arch].deb}.deb`);
   run('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', root, out], {
-    env: { ...process.env, SOURCE_DATE_EPOCH: epoch }, stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, SOURCE_DATE_EPOCH: epoch },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   return out;
 }
 
 function buildDeltaRpm({ arch, version, outDir, epoch, work, deltaDir }) {
   const defines = {
-    _topdir: join(work, `delta-rpm-${arch}`), pkg_version: version, pkg_release: '1', delta_src: deltaDir,
-    pkg_maintainer: MAINTAINER, pkg_homepage: HOMEPAGE, _binary_payload: 'w9.gzdio', use_source_date_epoch_as_buildtime: '1',
-    clamp_mtime_to_source_date_epoch: '1', _buildhost: 'reproducible', _rpmdir: outDir, _build_name_fmt: '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
+    _topdir: join(work, `delta-rpm-${arch}`),
+    pkg_version: version,
+    pkg_release: '1',
+    delta_src: deltaDir,
+    pkg_maintainer: MAINTAINER,
+    pkg_homepage: HOMEPAGE,
+    _binary_payload: 'w9.gzdio',
+    use_source_date_epoch_as_buildtime: '1',
+    clamp_mtime_to_source_date_epoch: '1',
+    _buildhost: 'reproducible',
+    _rpmdir: outDir,
+    _build_name_fmt: '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
   };
   const args = ['-bb', '--quiet', '--target', ARCHES[arch].rpm];
   for (const [k, v] of Object.entries(defines)) args.push('--define', `${k} ${v}`);

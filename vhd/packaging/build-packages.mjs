@@ -48,7 +48,9 @@ export const run = (program, args, options = {}) => execFileSync(program, args, 
 export function binaryVersion(binary) {
   const root = mkdtempSync(join(tmpdir(), 'anc-pkg-version-'));
   try {
-    return run(binary, ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, cwd: root }).toString().trim();
+    return run(binary, ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, cwd: root })
+      .toString()
+      .trim();
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -77,7 +79,9 @@ export function cliDocs(candidates, version) {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-  throw new Error(`no aks-node-controller binary to generate the man page and completion from (tried ${candidates.filter(Boolean).join(', ')}; run node build.mjs)`);
+  throw new Error(
+    `no aks-node-controller binary to generate the man page and completion from (tried ${candidates.filter(Boolean).join(', ')}; run node build.mjs)`,
+  );
 }
 
 /** gzip -9n: no name, no time, so the bytes depend on the text only. */
@@ -109,8 +113,11 @@ function buildDeb({ bin, arch, version, outDir, compression, epoch, work, docs }
   put('usr/share/zsh/vendor-completions/_aks-node-controller', docs.zsh, 0o644);
   const installedKb = Math.ceil(statSync(bin).size / 1024) + 8;
   const control = readFileSync(join(here, 'control.in'), 'utf8')
-    .replaceAll('@VERSION@', version).replaceAll('@ARCH@', ARCHES[arch].deb).replaceAll('@MAINTAINER@', MAINTAINER)
-    .replaceAll('@INSTALLED_SIZE@', String(installedKb)).replaceAll('@HOMEPAGE@', HOMEPAGE);
+    .replaceAll('@VERSION@', version)
+    .replaceAll('@ARCH@', ARCHES[arch].deb)
+    .replaceAll('@MAINTAINER@', MAINTAINER)
+    .replaceAll('@INSTALLED_SIZE@', String(installedKb))
+    .replaceAll('@HOMEPAGE@', HOMEPAGE);
   put('DEBIAN/control', control, 0o644);
   const md5 = run('sh', ['-c', 'cd "$1" && find usr -type f | LC_ALL=C sort | xargs md5sum', 'sh', root]);
   put('DEBIAN/md5sums', md5, 0o644);
@@ -118,7 +125,8 @@ function buildDeb({ bin, arch, version, outDir, compression, epoch, work, docs }
   run('find', [root, '-exec', 'touch', '-h', '-d', `@${epoch}`, '{}', '+']);
   const out = join(outDir, `aks-node-controller_${version}_${ARCHES[arch].deb}.deb`);
   run('dpkg-deb', ['--root-owner-group', ...COMPRESSIONS[compression].deb, '--build', root, out], {
-    env: { ...process.env, SOURCE_DATE_EPOCH: epoch }, stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, SOURCE_DATE_EPOCH: epoch },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const payload = run('sh', ['-c', 'dpkg-deb --fsys-tarfile "$1" | tar -xOf - ./usr/bin/aks-node-controller', 'sh', out]);
   return { file: out, payloadSha256: sha256(payload) };
@@ -136,9 +144,20 @@ function buildRpm({ bin, arch, version, outDir, compression, epoch, work, docs }
   const day = new Date(Number(epoch) * 1000).toUTCString().split(' ');
   const changelogDate = `${day[0].replace(',', '')} ${day[2]} ${day[1]} ${day[3]}`;
   const defines = {
-    _topdir: top, pkg_version: version, pkg_release: '1', bin_src: bin, pkg_maintainer: MAINTAINER, pkg_homepage: HOMEPAGE,
-    _binary_payload: COMPRESSIONS[compression].rpm, use_source_date_epoch_as_buildtime: '1',
-    clamp_mtime_to_source_date_epoch: '1', _buildhost: 'reproducible', docs_dir: docsDir, pkg_changelog_date: changelogDate, _rpmdir: outDir, _build_name_fmt: '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
+    _topdir: top,
+    pkg_version: version,
+    pkg_release: '1',
+    bin_src: bin,
+    pkg_maintainer: MAINTAINER,
+    pkg_homepage: HOMEPAGE,
+    _binary_payload: COMPRESSIONS[compression].rpm,
+    use_source_date_epoch_as_buildtime: '1',
+    clamp_mtime_to_source_date_epoch: '1',
+    _buildhost: 'reproducible',
+    docs_dir: docsDir,
+    pkg_changelog_date: changelogDate,
+    _rpmdir: outDir,
+    _build_name_fmt: '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
   };
   const args = ['-bb', '--quiet', '--target', ARCHES[arch].rpm];
   for (const [k, v] of Object.entries(defines)) args.push('--define', `${k} ${v}`);
@@ -165,7 +184,9 @@ export function buildPackages(options) {
   const outDir = resolve(options.outDir);
   mkdirSync(outDir, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'anc-pkg-'));
-  const docs = options.docs ?? cliDocs([options.bins.amd64 ?? bins[0][1], process.env.ANC_BIN, join(here, '..', '..', 'dist', 'aks-node-controller')], version);
+  const docs =
+    options.docs ??
+    cliDocs([options.bins.amd64 ?? bins[0][1], process.env.ANC_BIN, join(here, '..', '..', 'dist', 'aks-node-controller')], version);
   const results = [];
   try {
     for (const [arch, binFile] of bins) {
@@ -175,8 +196,18 @@ export function buildPackages(options) {
       const expected = sha256(readFileSync(bin));
       for (const format of formats) {
         const built = format === 'deb' ? buildDeb(input) : buildRpm(input);
-        if (built.payloadSha256 !== expected) throw new Error(`${built.file}: packaged binary sha256 ${built.payloadSha256} != build output ${expected}`);
-        results.push({ package: 'aks-node-controller', format, arch, version, file: built.file, size: statSync(built.file).size, rawSize: statSync(bin).size, sha256: expected });
+        if (built.payloadSha256 !== expected)
+          throw new Error(`${built.file}: packaged binary sha256 ${built.payloadSha256} != build output ${expected}`);
+        results.push({
+          package: 'aks-node-controller',
+          format,
+          arch,
+          version,
+          file: built.file,
+          size: statSync(built.file).size,
+          rawSize: statSync(bin).size,
+          sha256: expected,
+        });
       }
     }
     if (options.deltaFrom?.length) {
@@ -216,7 +247,18 @@ export function lintianErrors(debFile) {
 
 function parseArgs(argv) {
   const root = resolve(here, '..', '..');
-  const a = { fast: false, compression: undefined, arch: 'all', binDir: join(root, 'dist'), bin: undefined, outDir: join(root, 'dist', 'packages'), version: undefined, formats: ['deb', 'rpm'], lintian: false, deltaFrom: [] };
+  const a = {
+    fast: false,
+    compression: undefined,
+    arch: 'all',
+    binDir: join(root, 'dist'),
+    bin: undefined,
+    outDir: join(root, 'dist', 'packages'),
+    version: undefined,
+    formats: ['deb', 'rpm'],
+    lintian: false,
+    deltaFrom: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
@@ -234,8 +276,7 @@ function parseArgs(argv) {
       if (inline !== undefined) a.deltaFrom.push(resolve(inline));
       while (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) a.deltaFrom.push(resolve(argv[++i]));
       if (a.deltaFrom.length === 0) fail('--delta-from needs at least one executable');
-    }
-    else fail(`unknown argument ${argv[i]}`);
+    } else fail(`unknown argument ${argv[i]}`);
   }
   return a;
 }
@@ -272,17 +313,30 @@ function main() {
   const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
   if (process.env.ANC_VERSION) checkStampedVersion(bins, process.env.ANC_VERSION);
   const started = Date.now();
-  const results = buildPackages({ bins, outDir: a.outDir, version: a.version, fast: a.fast, compression: a.compression, formats: a.formats, deltaFrom: a.deltaFrom });
+  const results = buildPackages({
+    bins,
+    outDir: a.outDir,
+    version: a.version,
+    fast: a.fast,
+    compression: a.compression,
+    formats: a.formats,
+    deltaFrom: a.deltaFrom,
+  });
   for (const r of results) {
     if (r.package === 'aks-node-controller-delta') {
-      const deltas = r.manifest.deltas.map((d) => `${d.base.sha256.slice(0, 12)}: ${d.size} bytes`).join(', ') || 'no base of this architecture';
+      const deltas =
+        r.manifest.deltas.map((d) => `${d.base.sha256.slice(0, 12)}: ${d.size} bytes`).join(', ') || 'no base of this architecture';
       process.stdout.write(`${r.file}  ${r.size} bytes  target sha256 ${r.manifest.target.sha256}  deltas ${deltas}\n`);
       continue;
     }
-    process.stdout.write(`${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${(r.size / r.rawSize * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK\n`);
+    process.stdout.write(
+      `${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${((r.size / r.rawSize) * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK\n`,
+    );
   }
   if (a.deltaFrom.length && !results.some((r) => r.package === 'aks-node-controller-delta')) {
-    process.stderr.write(`build-packages: no --delta-from executable is of a built architecture (${arches.join(', ')}): no delta package\n`);
+    process.stderr.write(
+      `build-packages: no --delta-from executable is of a built architecture (${arches.join(', ')}): no delta package\n`,
+    );
   }
   if (a.lintian) {
     for (const r of results.filter((x) => x.format === 'deb')) {

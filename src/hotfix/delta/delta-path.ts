@@ -41,7 +41,11 @@ export async function tryDelta(ctx: FastPathContext, open: () => Promise<Package
       const candidate = ctx.scratch.file('candidate');
       reconstructTarget(deps, manifest, entry, delta, deps.paths.bakedBinary, candidate, 0o700);
       trace.path = 'delta';
-      deps.log.info('rebuilt the hotfix executable from a delta', { base: base.sha256, deltaBytes: delta.length, target: manifest.target.sha256 });
+      deps.log.info('rebuilt the hotfix executable from a delta', {
+        base: base.sha256,
+        deltaBytes: delta.length,
+        target: manifest.target.sha256,
+      });
       return candidate;
     });
   } catch (error) {

@@ -44,7 +44,10 @@ export interface DeltaManifest {
 
 /** `unsupported`: a newer schema or another format (the node falls back); `invalid`: a broken manifest. */
 export class DeltaManifestError extends AgentError {
-  constructor(readonly kind: 'invalid' | 'unsupported', message: string) {
+  constructor(
+    readonly kind: 'invalid' | 'unsupported',
+    message: string,
+  ) {
     super('ANC_HOTFIX', `delta manifest: ${message}`, { step: kind === 'invalid' ? INTEGRITY_STEP : DELTA_UNAVAILABLE_STEP });
   }
 }

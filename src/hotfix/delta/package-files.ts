@@ -14,9 +14,16 @@ import { resolveUnder } from '../repository/url-rules.ts';
 import { DELTA_PACKAGE_MAX_BYTES, DELTA_PAYLOAD_MAX_BYTES, type PackageFiles } from './delta-path.ts';
 import { DELTA_PACKAGE_NAME } from './manifest.ts';
 
-async function fetchDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, href: string, entry: { size: number; sha256: string }): Promise<Buffer> {
+async function fetchDelta(
+  ctx: FastPathContext,
+  fetcher: Fetcher,
+  base: URL,
+  href: string,
+  entry: { size: number; sha256: string },
+): Promise<Buffer> {
   // A larger delta package is authentic but not worth it: the full package is the better download.
-  if (entry.size > DELTA_PACKAGE_MAX_BYTES) throw unavailableError(`${DELTA_PACKAGE_NAME} is ${entry.size} bytes, above ${DELTA_PACKAGE_MAX_BYTES}`);
+  if (entry.size > DELTA_PACKAGE_MAX_BYTES)
+    throw unavailableError(`${DELTA_PACKAGE_NAME} is ${entry.size} bytes, above ${DELTA_PACKAGE_MAX_BYTES}`);
   const url = resolveUnder(base, href);
   if (typeof url === 'string') throw integrityError(`delta package location ${url}`);
   ctx.trace.packageBytes = entry.size;
@@ -32,7 +39,13 @@ export function openDebDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, 
   };
 }
 
-export function openRpmDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, keyFiles: string[], entry: RpmEntry): () => Promise<PackageFiles> {
+export function openRpmDelta(
+  ctx: FastPathContext,
+  fetcher: Fetcher,
+  base: URL,
+  keyFiles: string[],
+  entry: RpmEntry,
+): () => Promise<PackageFiles> {
   return async () => {
     const rpm = await fetchDelta(ctx, fetcher, base, entry.href, entry);
     await verifyRpmSignature(ctx.deps, ctx.scratch, ctx.scratch.write('delta.rpm', rpm), keyFiles);

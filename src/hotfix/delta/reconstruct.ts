@@ -34,10 +34,22 @@ export function checkDelta(entry: DeltaEntry, delta: Uint8Array): void {
  * matches the manifest's size and sha256. The file is created 0600 and gets `mode` only once verified,
  * so a partial reconstruction is never executable; on any failure it is removed.
  */
-export function reconstructTarget(deps: Deps, manifest: DeltaManifest, entry: DeltaEntry, delta: Uint8Array, baseFile: string, outFile: string, mode: number): WrittenFile {
+export function reconstructTarget(
+  deps: Deps,
+  manifest: DeltaManifest,
+  entry: DeltaEntry,
+  delta: Uint8Array,
+  baseFile: string,
+  outFile: string,
+  mode: number,
+): WrittenFile {
   checkDelta(entry, delta);
   const reader = attempt(() => deps.fs.openReader(baseFile), `reading the base executable ${baseFile}`);
-  const writer = attempt(() => deps.fs.createHashingWriter(outFile, 0o600), `creating ${outFile}`, () => reader.close());
+  const writer = attempt(
+    () => deps.fs.createHashingWriter(outFile, 0o600),
+    `creating ${outFile}`,
+    () => reader.close(),
+  );
   try {
     decodeVcdiff(delta, reader, (window) => writer.write(window), { maxWindow: MAX_WINDOW_BYTES, maxTarget: manifest.target.size });
     const written = writer.close();

@@ -33,14 +33,22 @@ export interface VcdiffSource {
 export type VcdiffFault = 'malformed' | 'unsupported' | 'too-large';
 
 export class VcdiffError extends AgentError {
-  constructor(readonly fault: VcdiffFault, message: string) {
+  constructor(
+    readonly fault: VcdiffFault,
+    message: string,
+  ) {
     super('ANC_HOTFIX', `vcdiff: ${message}`, { step: 'deltaDecode' });
   }
 }
 
 class Reader {
   pos: number;
-  constructor(private readonly bytes: Uint8Array, start: number, readonly end: number, private readonly what: string) {
+  constructor(
+    private readonly bytes: Uint8Array,
+    start: number,
+    readonly end: number,
+    private readonly what: string,
+  ) {
     this.pos = start;
   }
   byte(): number {
@@ -59,7 +67,8 @@ class Reader {
     throw new VcdiffError('malformed', `integer longer than 8 bytes in ${this.what}`);
   }
   take(length: number): Uint8Array {
-    if (length > this.end - this.pos) throw new VcdiffError('malformed', `${this.what} needs ${length} bytes at ${this.pos}, has ${this.end - this.pos}`);
+    if (length > this.end - this.pos)
+      throw new VcdiffError('malformed', `${this.what} needs ${length} bytes at ${this.pos}, has ${this.end - this.pos}`);
     this.pos += length;
     return this.bytes.subarray(this.pos - length, this.pos);
   }
@@ -89,14 +98,16 @@ function readHeader(file: Reader): void {
   const indicator = file.byte();
   if (indicator & HDR_DECOMPRESS) throw new VcdiffError('unsupported', 'secondary compression (encode with xdelta3 -S none)');
   if (indicator & HDR_CODETABLE) throw new VcdiffError('unsupported', 'application-defined code table');
-  if (indicator & ~(HDR_DECOMPRESS | HDR_CODETABLE | HDR_APPHEADER)) throw new VcdiffError('malformed', `unknown header indicator bits 0x${indicator.toString(16)}`);
+  if (indicator & ~(HDR_DECOMPRESS | HDR_CODETABLE | HDR_APPHEADER))
+    throw new VcdiffError('malformed', `unknown header indicator bits 0x${indicator.toString(16)}`);
   if (indicator & HDR_APPHEADER) file.take(file.int());
 }
 
 function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits): Uint8Array {
   const indicator = file.byte();
   if (indicator & WIN_TARGET) throw new VcdiffError('unsupported', 'VCD_TARGET windows');
-  if (indicator & ~(WIN_SOURCE | WIN_ADLER32)) throw new VcdiffError('malformed', `unknown window indicator bits 0x${indicator.toString(16)}`);
+  if (indicator & ~(WIN_SOURCE | WIN_ADLER32))
+    throw new VcdiffError('malformed', `unknown window indicator bits 0x${indicator.toString(16)}`);
   let segment: Uint8Array = new Uint8Array(0);
   if (indicator & WIN_SOURCE) {
     const length = file.int();
@@ -109,7 +120,8 @@ function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits):
   const encodingBytes = file.take(file.int());
   const encoding = new Reader(encodingBytes, 0, encodingBytes.length, 'window');
   const body = decodeEncoding(encoding, indicator);
-  if (body.targetLength > limits.maxWindow) throw new VcdiffError('too-large', `target window of ${body.targetLength} bytes exceeds ${limits.maxWindow}`);
+  if (body.targetLength > limits.maxWindow)
+    throw new VcdiffError('too-large', `target window of ${body.targetLength} bytes exceeds ${limits.maxWindow}`);
   const target = runInstructions(body, segment);
   if (body.adler32 !== undefined && adler32(target) !== body.adler32) throw new VcdiffError('malformed', 'window Adler-32 mismatch');
   return target;
@@ -133,8 +145,9 @@ function decodeEncoding(r: Reader, windowIndicator: number): WindowBody {
     const b = r.take(4);
     adler = ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0;
   }
-  const [data, inst, addr] = lengths.map((length, i) =>
-    new Reader(r.take(length), 0, length, ['data section', 'instruction section', 'address section'][i]!)) as [Reader, Reader, Reader];
+  const [data, inst, addr] = lengths.map(
+    (length, i) => new Reader(r.take(length), 0, length, ['data section', 'instruction section', 'address section'][i]!),
+  ) as [Reader, Reader, Reader];
   return { targetLength, data, inst, addr, adler32: adler };
 }
 

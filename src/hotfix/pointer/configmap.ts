@@ -37,7 +37,9 @@ export async function formatConfigMap(doc: ConfigMapDoc, format: 'json' | 'yaml'
 /** A ConfigMap file (JSON or YAML) -> the document; `where` names it in errors. */
 export async function parseConfigMapText(text: string, where: string): Promise<ConfigMapDoc> {
   const fail = (detail: string): never => {
-    throw new AgentError('ANC_USAGE', `${where}: ${detail}`, { hint: 'Pass a ConfigMap written by `hotfix pointer render` or `kubectl get configmap -o yaml`.' });
+    throw new AgentError('ANC_USAGE', `${where}: ${detail}`, {
+      hint: 'Pass a ConfigMap written by `hotfix pointer render` or `kubectl get configmap -o yaml`.',
+    });
   };
   let doc: unknown;
   try {
@@ -54,7 +56,12 @@ export async function parseConfigMapText(text: string, where: string): Promise<C
   const data = cm.data ?? {};
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return fail('data is not a map');
   for (const [key, value] of Object.entries(data)) if (typeof value !== 'string') fail(`data.${key} is not a string`);
-  return { apiVersion: String(cm.apiVersion ?? 'v1'), kind: 'ConfigMap', metadata: (cm.metadata ?? {}) as Record<string, unknown>, data: data as Record<string, string> };
+  return {
+    apiVersion: String(cm.apiVersion ?? 'v1'),
+    kind: 'ConfigMap',
+    metadata: (cm.metadata ?? {}) as Record<string, unknown>,
+    data: data as Record<string, string>,
+  };
 }
 
 /**
@@ -64,19 +71,26 @@ export async function parseConfigMapText(text: string, where: string): Promise<C
  */
 export function signConfigMap(doc: ConfigMapDoc, privateKeyPem: string, keyid: string): ConfigMapDoc {
   const text = doc.data[POINTER_KEY];
-  if (text === undefined) throw new AgentError('ANC_USAGE', `the ConfigMap has no data.${POINTER_KEY} to sign`, { hint: 'Render it first: aks-node-controller hotfix pointer render ...' });
+  if (text === undefined)
+    throw new AgentError('ANC_USAGE', `the ConfigMap has no data.${POINTER_KEY} to sign`, {
+      hint: 'Render it first: aks-node-controller hotfix pointer render ...',
+    });
   const payload = Buffer.from(text, 'utf8');
   try {
     parseSignedPointer(payload);
   } catch (error) {
-    throw new AgentError('ANC_USAGE', `data.${POINTER_KEY} is not a signable pointer: ${(error as Error).message}`, { hint: 'Render it with `hotfix pointer render` (it adds serial, expires and scope).' });
+    throw new AgentError('ANC_USAGE', `data.${POINTER_KEY} is not a signable pointer: ${(error as Error).message}`, {
+      hint: 'Render it with `hotfix pointer render` (it adds serial, expires and scope).',
+    });
   }
   let envelope: DsseEnvelope = { payloadType: POINTER_PAYLOAD_TYPE, payload, signatures: [] };
   const existing = doc.data[ENVELOPE_KEY];
   if (existing !== undefined) {
     const previous = parseEnvelope(existing);
     if (!previous.payload.equals(payload) || previous.payloadType !== POINTER_PAYLOAD_TYPE) {
-      throw new AgentError('ANC_USAGE', `data.${ENVELOPE_KEY} signs different bytes than data.${POINTER_KEY}`, { hint: `Remove data.${ENVELOPE_KEY} and sign again with every key.` });
+      throw new AgentError('ANC_USAGE', `data.${ENVELOPE_KEY} signs different bytes than data.${POINTER_KEY}`, {
+        hint: `Remove data.${ENVELOPE_KEY} and sign again with every key.`,
+      });
     }
     envelope = { ...previous, signatures: previous.signatures.filter((s) => s.keyid !== keyid) };
   }

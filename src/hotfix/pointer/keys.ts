@@ -41,7 +41,8 @@ export function parseKeySet(text: string, where: string): TrustedKey[] {
     if (seen.has(keyid as string)) fail(`keys[${i}].keyid "${keyid}" appears twice`);
     seen.add(keyid as string);
     if (algorithm !== 'ed25519') fail(`keys[${i}].algorithm must be "ed25519" (got ${JSON.stringify(algorithm ?? null)})`);
-    if (typeof publicKey !== 'string' || !publicKey.includes('-----BEGIN PUBLIC KEY-----')) fail(`keys[${i}].publicKey must be an SPKI PEM ("-----BEGIN PUBLIC KEY-----")`);
+    if (typeof publicKey !== 'string' || !publicKey.includes('-----BEGIN PUBLIC KEY-----'))
+      fail(`keys[${i}].publicKey must be an SPKI PEM ("-----BEGIN PUBLIC KEY-----")`);
     return { keyid: keyid as string, algorithm: 'ed25519' as const, publicKey: publicKey as string };
   });
 }

@@ -72,7 +72,10 @@ export function gateOnNode(deps: GateDeps, signing: NodeSigning, input: GateInpu
   let minSerial = readSerialState(deps)?.serial ?? 0;
   if (source === 'configMap' && input.envelope !== undefined && node.envelope !== undefined) {
     // The node's own custom data counts as accepted (only when it verifies): a fresh node's floor.
-    const own = decidePointer({ envelope: node.envelope }, { mode: 'enforce', keys: signing.keys, facts: undefined, minSerial: 0, now: new Date(0) });
+    const own = decidePointer(
+      { envelope: node.envelope },
+      { mode: 'enforce', keys: signing.keys, facts: undefined, minSerial: 0, now: new Date(0) },
+    );
     if (own.accepted && own.signed) minSerial = Math.max(minSerial, own.pointer.serial);
   }
   const verdict = decidePointer(input, { mode: signing.mode, keys: signing.keys, facts: node.facts, minSerial, now: deps.clock.now() });
@@ -94,9 +97,22 @@ export function gateOnNode(deps: GateDeps, signing: NodeSigning, input: GateInpu
 
 function logVerdict(deps: GateDeps, verdict: Verdict, mode: SigningMode, source: string, gateMs: number): void {
   if (!verdict.accepted) {
-    deps.log.warn(`hotfix pointer rejected: outcome=${verdict.outcome}; nothing staged`, { outcome: verdict.outcome, reason: verdict.reason, source, mode, gateMs, ...(verdict.keyid ? { keyid: verdict.keyid } : {}) });
+    deps.log.warn(`hotfix pointer rejected: outcome=${verdict.outcome}; nothing staged`, {
+      outcome: verdict.outcome,
+      reason: verdict.reason,
+      source,
+      mode,
+      gateMs,
+      ...(verdict.keyid ? { keyid: verdict.keyid } : {}),
+    });
   } else if (verdict.signed) {
-    deps.log.info('hotfix pointer signature verified', { source, keyid: verdict.keyid, serial: verdict.pointer.serial, expires: verdict.pointer.expires, gateMs });
+    deps.log.info('hotfix pointer signature verified', {
+      source,
+      keyid: verdict.keyid,
+      serial: verdict.pointer.serial,
+      expires: verdict.pointer.expires,
+      gateMs,
+    });
   } else {
     deps.log.info('hotfix pointer is unsigned; accepted in mode unsigned-allowed', { source, mode, gateMs });
   }

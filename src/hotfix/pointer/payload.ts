@@ -63,7 +63,9 @@ export function parseSignedPointer(bytes: Uint8Array): SignedPointer {
   }
   if (!isObject(doc)) throw invalid('not a JSON object');
   if (doc.schemaVersion !== POINTER_SCHEMA_VERSION) {
-    throw invalid(`schemaVersion ${JSON.stringify(doc.schemaVersion ?? null)} is not supported (this agent reads ${POINTER_SCHEMA_VERSION})`);
+    throw invalid(
+      `schemaVersion ${JSON.stringify(doc.schemaVersion ?? null)} is not supported (this agent reads ${POINTER_SCHEMA_VERSION})`,
+    );
   }
   const serial = doc.serial;
   if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial < 1) throw invalid('serial must be an integer >= 1');

@@ -26,7 +26,8 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
   const hotfixes: Record<string, string> = {};
   for (const entry of flags.hotfix) {
     const [base, version] = splitOnce(entry, '=');
-    if (!BASE.test(base) || version === undefined || !VERSION.test(version)) throw usage(`--hotfix ${JSON.stringify(entry)}: expected BASE=VERSION, e.g. 202604.01=202604.01.1`);
+    if (!BASE.test(base) || version === undefined || !VERSION.test(version))
+      throw usage(`--hotfix ${JSON.stringify(entry)}: expected BASE=VERSION, e.g. 202604.01=202604.01.1`);
     if (!version.startsWith(`${base}.`)) throw usage(`--hotfix ${entry}: version ${version} is not a patch of base ${base}`);
     if (Object.prototype.hasOwnProperty.call(hotfixes, base)) throw usage(`--hotfix: base ${base} is given twice`);
     define(hotfixes, base, version);

@@ -15,7 +15,13 @@ export function nodeFacts(config: Configuration): NodeFacts {
     if (trimmed !== '') facts[key] = trimmed;
   };
   // The apiserver name identifies the cluster; a port or scheme in it is not part of the name.
-  set('cluster', (config.apiServerConfig?.apiServerName ?? '').replace(/^https?:\/\//i, '').replace(/:\d+\/?$/, '').replace(/\/$/, ''));
+  set(
+    'cluster',
+    (config.apiServerConfig?.apiServerName ?? '')
+      .replace(/^https?:\/\//i, '')
+      .replace(/:\d+\/?$/, '')
+      .replace(/\/$/, ''),
+  );
   set('region', config.clusterConfig?.location);
   set('subscription', config.authConfig?.subscriptionId);
   set('resourceGroup', config.clusterConfig?.resourceGroup);
@@ -28,7 +34,8 @@ export function outOfScopeReason(scope: Record<string, string[]>, facts: NodeFac
     if (!(SCOPE_KEYS as readonly string[]).includes(key)) return `scope key "${key}" is unknown to this agent`;
     const fact = facts[key as ScopeKey];
     if (fact === undefined) return `scope names ${key} but this node's configuration has no ${key}`;
-    if (!allowed.some((v) => v.toLowerCase() === fact.toLowerCase())) return `this node's ${key} "${fact}" is not in the scope (${allowed.join(', ') || 'empty list'})`;
+    if (!allowed.some((v) => v.toLowerCase() === fact.toLowerCase()))
+      return `this node's ${key} "${fact}" is not in the scope (${allowed.join(', ') || 'empty list'})`;
   }
   return undefined;
 }

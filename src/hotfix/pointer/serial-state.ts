@@ -18,10 +18,14 @@ export function readSerialState(deps: StateDeps): SerialState | undefined {
   try {
     if (!deps.fs.stat(path)) return undefined;
     const doc = JSON.parse(deps.fs.readText(path, 'state')) as Partial<SerialState> | null;
-    if (typeof doc?.serial !== 'number' || !Number.isSafeInteger(doc.serial) || doc.serial < 0) throw new AgentError('ANC_HOTFIX', 'no integer "serial"');
+    if (typeof doc?.serial !== 'number' || !Number.isSafeInteger(doc.serial) || doc.serial < 0)
+      throw new AgentError('ANC_HOTFIX', 'no integer "serial"');
     return { serial: doc.serial, keyid: String(doc.keyid ?? ''), acceptedAt: String(doc.acceptedAt ?? '') };
   } catch (error) {
-    deps.log.warn('hotfix pointer serial state is unreadable; treating this node as fresh', { path: deps.paths.strip(path), error: errorMessage(error) });
+    deps.log.warn('hotfix pointer serial state is unreadable; treating this node as fresh', {
+      path: deps.paths.strip(path),
+      error: errorMessage(error),
+    });
     return undefined;
   }
 }

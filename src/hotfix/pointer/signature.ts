@@ -63,10 +63,14 @@ export function signPayload(payload: Buffer, privateKeyPem: string, keyid: strin
   try {
     key = createPrivateKey(privateKeyPem);
   } catch {
-    throw new AgentError('ANC_USAGE', 'the --key file is not a PEM private key', { hint: 'Generate one with `openssl genpkey -algorithm ed25519 -out pointer-signing.pem` (docs/pointer-signing.md).' });
+    throw new AgentError('ANC_USAGE', 'the --key file is not a PEM private key', {
+      hint: 'Generate one with `openssl genpkey -algorithm ed25519 -out pointer-signing.pem` (docs/pointer-signing.md).',
+    });
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw new AgentError('ANC_USAGE', `the --key file holds a ${key.asymmetricKeyType ?? 'unknown'} key, not an Ed25519 key`, { hint: 'Pointer signing uses Ed25519 keys only (docs/pointer-signing.md).' });
+    throw new AgentError('ANC_USAGE', `the --key file holds a ${key.asymmetricKeyType ?? 'unknown'} key, not an Ed25519 key`, {
+      hint: 'Pointer signing uses Ed25519 keys only (docs/pointer-signing.md).',
+    });
   }
   const sig = sign(null, pae(POINTER_PAYLOAD_TYPE, payload), key);
   const publicKeyPem = String(createPublicKey(key).export({ type: 'spki', format: 'pem' }));

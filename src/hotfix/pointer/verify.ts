@@ -42,7 +42,22 @@ export function factsFromFlags(nodeConfigText: string | undefined, pairs: readon
   return facts;
 }
 
-const ORDER = ['accepted', 'outcome', 'reason', 'signed', 'keyid', 'serial', 'minSerial', 'expires', 'scope', 'scopeChecked', 'hotfixes', 'rollout', 'mode', 'warnings'] as const;
+const ORDER = [
+  'accepted',
+  'outcome',
+  'reason',
+  'signed',
+  'keyid',
+  'serial',
+  'minSerial',
+  'expires',
+  'scope',
+  'scopeChecked',
+  'hotfixes',
+  'rollout',
+  'mode',
+  'warnings',
+] as const;
 
 /** The verdict first, whatever order the fields were gathered in (JSON and YAML read top-down). */
 export function verifyConfigMap(doc: ConfigMapDoc, context: GateContext): VerifyReport {
@@ -64,26 +79,50 @@ function verifyUnordered(doc: ConfigMapDoc, context: GateContext): VerifyReport 
   if (!verdict.accepted) {
     const p = verdict.pointer;
     const outcome = verdict.outcome === 'invalidPayload' ? ('failed' as const) : verdict.outcome;
-    return { ...base, accepted: false, outcome, reason: verdict.reason, signed: envelope !== undefined, ...(verdict.keyid ? { keyid: verdict.keyid } : {}), ...(p ? details(p) : {}) };
+    return {
+      ...base,
+      accepted: false,
+      outcome,
+      reason: verdict.reason,
+      signed: envelope !== undefined,
+      ...(verdict.keyid ? { keyid: verdict.keyid } : {}),
+      ...(p ? details(p) : {}),
+    };
   }
   if (!verdict.signed) {
-    return { ...base, accepted: true, outcome: 'accepted', reason: 'unsigned pointer, allowed by mode unsigned-allowed', signed: false, warnings: ['unsigned: nodes in mode enforce refuse this pointer'] };
+    return {
+      ...base,
+      accepted: true,
+      outcome: 'accepted',
+      reason: 'unsigned pointer, allowed by mode unsigned-allowed',
+      signed: false,
+      warnings: ['unsigned: nodes in mode enforce refuse this pointer'],
+    };
   }
   const warnings: string[] = [];
-  if (!verdict.scopeChecked && Object.keys(verdict.pointer.scope).length > 0) warnings.push('scope not checked: pass --node-config FILE or --node KEY=VALUE to match it against a node');
+  if (!verdict.scopeChecked && Object.keys(verdict.pointer.scope).length > 0)
+    warnings.push('scope not checked: pass --node-config FILE or --node KEY=VALUE to match it against a node');
   const copy = doc.data[POINTER_KEY];
-  if (copy !== undefined && copy !== verdict.text) warnings.push(`data.${POINTER_KEY} differs from the signed payload: agents older than pointer signing read the unsigned copy`);
+  if (copy !== undefined && copy !== verdict.text)
+    warnings.push(`data.${POINTER_KEY} differs from the signed payload: agents older than pointer signing read the unsigned copy`);
   return { ...base, accepted: true, outcome: 'accepted', signed: true, keyid: verdict.keyid, ...details(verdict.pointer), warnings };
 }
 
-function details(p: { serial: number; expires: string; scope: Record<string, string[]>; hotfixes: Record<string, string>; rollout?: Record<string, { percent: number; salt: string }> }) {
+function details(p: {
+  serial: number;
+  expires: string;
+  scope: Record<string, string[]>;
+  hotfixes: Record<string, string>;
+  rollout?: Record<string, { percent: number; salt: string }>;
+}) {
   return { serial: p.serial, expires: p.expires, scope: p.scope, hotfixes: p.hotfixes, ...(p.rollout ? { rollout: p.rollout } : {}) };
 }
 
 const HINTS: Record<VerifyReport['outcome'], string> = {
   accepted: '',
   unsigned: 'sign it: aks-node-controller hotfix pointer sign --key KEY.pem --key-id ID FILE',
-  signatureInvalid: 'sign the ConfigMap again with a key the nodes trust (version -o json lists pointerKeyIds); never edit a signed ConfigMap by hand',
+  signatureInvalid:
+    'sign the ConfigMap again with a key the nodes trust (version -o json lists pointerKeyIds); never edit a signed ConfigMap by hand',
   expired: 'render it again with a later --expires and a higher --serial, sign and publish',
   rolledBack: 'render it again with a --serial higher than every serial published before',
   outOfScope: 'render it with a --scope that covers these nodes (or none, for every node)',
@@ -92,13 +131,26 @@ const HINTS: Record<VerifyReport['outcome'], string> = {
 
 export function verifyText(report: VerifyReport): string {
   const lines: string[] = [];
-  if (report.accepted) lines.push(`accepted: outcome=accepted${report.signed ? ` (signed by key ${report.keyid}, serial ${report.serial})` : ' (unsigned)'}`);
+  if (report.accepted)
+    lines.push(`accepted: outcome=accepted${report.signed ? ` (signed by key ${report.keyid}, serial ${report.serial})` : ' (unsigned)'}`);
   else lines.push(`rejected: outcome=${report.outcome}`, `reason: ${report.reason}`);
   lines.push(`mode: ${report.mode}; serial floor: ${report.minSerial}`);
   if (report.expires) lines.push(`expires: ${report.expires}`);
   if (report.scope) lines.push(`scope: ${describeScope(report.scope)}${report.scopeChecked ? '' : ' (not matched against a node)'}`);
-  if (report.hotfixes) lines.push(`hotfixes: ${Object.entries(report.hotfixes).map(([b, v]) => `${b}=${v}`).join(' ') || '(none)'}`);
-  if (report.rollout) lines.push(`rollout: ${Object.entries(report.rollout).map(([b, w]) => `${b}=${w.percent}%:${w.salt}`).join(' ')}`);
+  if (report.hotfixes)
+    lines.push(
+      `hotfixes: ${
+        Object.entries(report.hotfixes)
+          .map(([b, v]) => `${b}=${v}`)
+          .join(' ') || '(none)'
+      }`,
+    );
+  if (report.rollout)
+    lines.push(
+      `rollout: ${Object.entries(report.rollout)
+        .map(([b, w]) => `${b}=${w.percent}%:${w.salt}`)
+        .join(' ')}`,
+    );
   for (const w of report.warnings) lines.push(`warning: ${w}`);
   if (!report.accepted) lines.push(`hint: ${HINTS[report.outcome]}`);
   return `${lines.join('\n')}\n`;

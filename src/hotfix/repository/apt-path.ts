@@ -48,7 +48,10 @@ function keyringsFor(ctx: FastPathContext, source: AptSource): Keyring[] {
       if (name.endsWith('.gpg') || name.endsWith('.asc')) files.push(`${deps.paths.aptTrustedKeyringDir}/${name}`);
     }
   }
-  if (files.length === 0) throw unavailableError(`no signed-by keyring and none of apt's trusted keyrings (${deps.paths.aptTrustedKeyring}, ${deps.paths.aptTrustedKeyringDir})`);
+  if (files.length === 0)
+    throw unavailableError(
+      `no signed-by keyring and none of apt's trusted keyrings (${deps.paths.aptTrustedKeyring}, ${deps.paths.aptTrustedKeyringDir})`,
+    );
   return readKeyrings(deps, files);
 }
 
@@ -58,7 +61,8 @@ function aptConfTexts(ctx: FastPathContext): string[] {
   const main = deps.env.APT_CONFIG || deps.paths.aptConfig;
   if (deps.fs.exists(main)) texts.push(deps.fs.readText(main, 'packageConfig'));
   if (deps.fs.stat(deps.paths.aptConfDir)?.isDirectory) {
-    for (const name of deps.fs.readdir(deps.paths.aptConfDir).sort()) texts.push(deps.fs.readText(`${deps.paths.aptConfDir}/${name}`, 'packageConfig'));
+    for (const name of deps.fs.readdir(deps.paths.aptConfDir).sort())
+      texts.push(deps.fs.readText(`${deps.paths.aptConfDir}/${name}`, 'packageConfig'));
   }
   return texts;
 }
@@ -88,7 +92,10 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
     const misses: string[] = [];
     for (const stem of stems) {
       const index = choosePackagesIndex(release, stem, HAS_IN_PROCESS_ZSTD);
-      if (!index) { misses.push(`${stem} not listed in InRelease`); continue; }
+      if (!index) {
+        misses.push(`${stem} not listed in InRelease`);
+        continue;
+      }
       const url = resolveUnder(dir, index.path);
       if (typeof url === 'string') throw integrityError(`index path ${url}`);
       const packed = await fetcher.get(url, SIZE_CAPS.index, release.sha256.get(index.path));

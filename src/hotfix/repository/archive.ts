@@ -14,7 +14,8 @@ export function arMembers(deb: Buffer): Member[] | string {
     const header = deb.subarray(at, at + 60).toString('latin1');
     const name = header.slice(0, 16).trim().replace(/\/$/, '');
     const size = Number(header.slice(48, 58).trim());
-    if (header.slice(58, 60) !== '`\n' || !Number.isSafeInteger(size) || at + 60 + size > deb.length) return `corrupt ar member at byte ${at}`;
+    if (header.slice(58, 60) !== '`\n' || !Number.isSafeInteger(size) || at + 60 + size > deb.length)
+      return `corrupt ar member at byte ${at}`;
     members.push({ name, data: deb.subarray(at + 60, at + 60 + size) });
     at += 60 + size + (size % 2);
   }
@@ -60,8 +61,14 @@ export function tarFile(tar: Buffer, wanted: string, maxBytes: number): Buffer |
     if (body + size > tar.length) return `truncated tar member ${name}`;
     const data = tar.subarray(body, body + size);
     at = body + Math.ceil(size / 512) * 512;
-    if (type === 'x') { pax = paxRecords(data); continue; }
-    if (type === 'L') { longName = data.toString('latin1').replace(/\0.*$/s, ''); continue; }
+    if (type === 'x') {
+      pax = paxRecords(data);
+      continue;
+    }
+    if (type === 'L') {
+      longName = data.toString('latin1').replace(/\0.*$/s, '');
+      continue;
+    }
     if (type === 'g') continue;
     longName = undefined;
     pax = new Map();

@@ -15,7 +15,10 @@ export function dearmorPublicKeys(text: string): Buffer | undefined {
     const end = rest.indexOf('-----END PGP PUBLIC KEY BLOCK-----');
     if (end < 0) return undefined;
     // Armor headers end at the first empty line; the body ends before the `=XXXX` CRC-24 line.
-    const lines = rest.slice(0, end).split('\n').map((l) => l.trim());
+    const lines = rest
+      .slice(0, end)
+      .split('\n')
+      .map((l) => l.trim());
     const blank = lines.findIndex((l, i) => i > 0 && l === '');
     const body = lines.slice(blank < 0 ? 0 : blank + 1).filter((l) => l && !l.startsWith('='));
     blocks.push(Buffer.from(body.join(''), 'base64'));

@@ -27,7 +27,13 @@ export async function debBinary(deps: Deps, scratch: Scratch, deb: Buffer, expec
 }
 
 /** The data.tar of a verified .deb whose control file names `expected` (the delta package reads it too). */
-export async function debPayload(deps: Deps, scratch: Scratch, deb: Buffer, expected: PackageIdentity, maxTarBytes: number): Promise<Buffer> {
+export async function debPayload(
+  deps: Deps,
+  scratch: Scratch,
+  deb: Buffer,
+  expected: PackageIdentity,
+  maxTarBytes: number,
+): Promise<Buffer> {
   const members = arMembers(deb);
   if (typeof members === 'string') throw integrityError(`package: ${members}`);
   if (members[0]?.name !== 'debian-binary' || !members[0].data.toString('latin1').startsWith('2.')) {
@@ -50,7 +56,9 @@ export async function debPayload(deps: Deps, scratch: Scratch, deb: Buffer, expe
   }
   const actual = { name: fields.get('package'), version: fields.get('version'), arch: fields.get('architecture') };
   if (actual.name !== expected.name || actual.version !== expected.version || (actual.arch !== expected.arch && actual.arch !== 'all')) {
-    throw integrityError(`package says ${actual.name} ${actual.version} ${actual.arch}, expected ${expected.name} ${expected.version} ${expected.arch}`);
+    throw integrityError(
+      `package says ${actual.name} ${actual.version} ${actual.arch}, expected ${expected.name} ${expected.version} ${expected.arch}`,
+    );
   }
   const data = member('data.tar');
   return decompress(deps, scratch, data.compression, data.found.data, maxTarBytes, 'data.tar');

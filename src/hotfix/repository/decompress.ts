@@ -28,7 +28,14 @@ export function compressionOf(name: string): Compression | undefined {
   return /\.(tar|xml|cpio)$|Packages$/.test(name) ? 'none' : undefined;
 }
 
-export async function decompress(deps: Deps, scratch: Scratch, compression: Compression, data: Uint8Array, maxBytes: number, what: string): Promise<Buffer> {
+export async function decompress(
+  deps: Deps,
+  scratch: Scratch,
+  compression: Compression,
+  data: Uint8Array,
+  maxBytes: number,
+  what: string,
+): Promise<Buffer> {
   const tooLarge = () => integrityError(`${what} unpacks to more than the ${maxBytes}-byte limit`);
   const corrupt = (error: unknown) => integrityError(`${what}: unreadable ${compression} data (${(error as Error).message})`, error);
   if (compression === 'none') {
@@ -38,7 +45,9 @@ export async function decompress(deps: Deps, scratch: Scratch, compression: Comp
   const zstdTool = compression === 'zst' && data.length > ZSTD_TOOL_THRESHOLD && deps.proc.which('zstd', deps.env.PATH) !== undefined;
   if (compression === 'gz' || (compression === 'zst' && inProcessZstd && !zstdTool)) {
     try {
-      return compression === 'gz' ? zlib.gunzipSync(data, { maxOutputLength: maxBytes }) : inProcessZstd!(data, { maxOutputLength: maxBytes });
+      return compression === 'gz'
+        ? zlib.gunzipSync(data, { maxOutputLength: maxBytes })
+        : inProcessZstd!(data, { maxOutputLength: maxBytes });
     } catch (error) {
       if (error instanceof RangeError || /maxOutputLength|too large|exceed/i.test((error as Error).message)) throw tooLarge();
       throw corrupt(error);
@@ -47,7 +56,14 @@ export async function decompress(deps: Deps, scratch: Scratch, compression: Comp
   return decompressWithTool(deps, scratch, compression, data, maxBytes, what);
 }
 
-async function decompressWithTool(deps: Deps, scratch: Scratch, compression: 'zst' | 'xz', data: Uint8Array, maxBytes: number, what: string): Promise<Buffer> {
+async function decompressWithTool(
+  deps: Deps,
+  scratch: Scratch,
+  compression: 'zst' | 'xz',
+  data: Uint8Array,
+  maxBytes: number,
+  what: string,
+): Promise<Buffer> {
   const program = compression === 'zst' ? 'zstd' : 'xz';
   const input = scratch.write(`unpack.${compression}`, data);
   const output = scratch.file('unpack.out');

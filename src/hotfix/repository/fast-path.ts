@@ -51,7 +51,10 @@ export async function tryRepositoryFastPath(deps: Deps, version: string, deadlin
       if (trace.path !== 'delta') trace.path = 'repository';
       throw error;
     }
-    return { staged: false, reason: isUnavailable(error) ? error.message : `repository fast path: unexpected error: ${errorMessage(error)}` };
+    return {
+      staged: false,
+      reason: isUnavailable(error) ? error.message : `repository fast path: unexpected error: ${errorMessage(error)}`,
+    };
   } finally {
     scratch.remove();
   }

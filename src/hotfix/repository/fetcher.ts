@@ -44,9 +44,14 @@ export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, 
       const timeoutMs = deadlineAt - deps.clock.now().getTime();
       if (timeoutMs <= 0) throw unavailableError(`no time left to fetch ${url}`);
       const maxBytes = expected?.size !== undefined ? Math.min(expected.size, cap) : cap;
-      if (expected?.size !== undefined && expected.size > cap) throw integrityError(`${url}: signed metadata states ${expected.size} bytes, above the ${cap}-byte limit`);
+      if (expected?.size !== undefined && expected.size > cap)
+        throw integrityError(`${url}: signed metadata states ${expected.size} bytes, above the ${cap}-byte limit`);
       const result = await deps.http.get(url, {
-        maxBytes, timeoutMs, proxy, allowRedirect: allowed, onBytes: (n) => void (trace.fetchedBytes += n),
+        maxBytes,
+        timeoutMs,
+        proxy,
+        allowRedirect: allowed,
+        onBytes: (n) => void (trace.fetchedBytes += n),
       });
       if (!result.ok) {
         if (result.kind === 'too-large' && expected?.size !== undefined && expected.size <= cap) {

@@ -26,7 +26,9 @@ export function checkFreshness(deps: Deps, repository: string, what: string, dat
   }
   const seen = readState(deps)[repository];
   if (date && seen && date.getTime() < Date.parse(seen)) {
-    throw integrityError(`${what} dated ${date.toISOString()} is older than the ${seen} index already verified on this node (replayed metadata)`);
+    throw integrityError(
+      `${what} dated ${date.toISOString()} is older than the ${seen} index already verified on this node (replayed metadata)`,
+    );
   }
 }
 

@@ -44,9 +44,18 @@ async function gpgv(deps: Deps, scratch: Scratch, keyrings: Keyring[], args: str
   const files = writeKeyrings(scratch, keyrings);
   deps.fs.mkdirp(scratch.file('gnupg'), 0o700);
   const argv = ['--homedir', scratch.file('gnupg'), '--status-fd', '1', ...files.flatMap((f) => ['--keyring', f]), ...args];
-  const result = await deps.proc.run({ program: 'gpgv', args: argv, env: definedEnv(deps.env), timeoutMs: GPGV_TIMEOUT_MS, captureLimit: 64 * 1024 });
+  const result = await deps.proc.run({
+    program: 'gpgv',
+    args: argv,
+    env: definedEnv(deps.env),
+    timeoutMs: GPGV_TIMEOUT_MS,
+    captureLimit: 64 * 1024,
+  });
   if (result.spawnError) throw unavailableError(`gpgv: ${describeRun(result, 'gpgv')!.message}`);
-  const status = result.stdout.split('\n').filter((l) => l.startsWith('[GNUPG:] ')).map((l) => l.slice(9));
+  const status = result.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('[GNUPG:] '))
+    .map((l) => l.slice(9));
   const has = (token: string) => status.some((l) => l.startsWith(`${token} `) || l === token);
   const refused = ['BADSIG', 'ERRSIG', 'NO_PUBKEY', 'EXPKEYSIG', 'REVKEYSIG', 'EXPSIG'].find(has);
   if (result.exitCode !== 0 || refused || !has('GOODSIG') || !has('VALIDSIG')) {
@@ -57,7 +66,13 @@ async function gpgv(deps: Deps, scratch: Scratch, keyrings: Keyring[], args: str
 }
 
 /** Verifies a clearsigned document; returns exactly the signed text gpgv vouches for. */
-export async function verifyClearsigned(deps: Deps, scratch: Scratch, signed: Uint8Array, keyrings: Keyring[], what: string): Promise<string> {
+export async function verifyClearsigned(
+  deps: Deps,
+  scratch: Scratch,
+  signed: Uint8Array,
+  keyrings: Keyring[],
+  what: string,
+): Promise<string> {
   const input = scratch.write('InRelease', signed);
   const output = scratch.file('Release.verified');
   await gpgv(deps, scratch, keyrings, ['--output', output, input], what);
@@ -65,7 +80,14 @@ export async function verifyClearsigned(deps: Deps, scratch: Scratch, signed: Ui
 }
 
 /** Verifies a detached signature over `data`. */
-export async function verifyDetached(deps: Deps, scratch: Scratch, data: Uint8Array, signature: Uint8Array, keyrings: Keyring[], what: string): Promise<void> {
+export async function verifyDetached(
+  deps: Deps,
+  scratch: Scratch,
+  data: Uint8Array,
+  signature: Uint8Array,
+  keyrings: Keyring[],
+  what: string,
+): Promise<void> {
   const dataFile = scratch.write('signed-data', data);
   const sigFile = scratch.write('signed-data.asc', signature);
   await gpgv(deps, scratch, keyrings, [sigFile, dataFile], what);

@@ -38,7 +38,10 @@ export function findDebEntry(index: string, version: string, arch: string, name 
   const stanzas = packageStanzas(index, name);
   const match = stanzas.find((f) => f.get('version') === version && (f.get('architecture') === arch || f.get('architecture') === 'all'));
   if (!match) {
-    const seen = stanzas.map((f) => `${f.get('version')}/${f.get('architecture')}`).slice(-5).join(', ');
+    const seen = stanzas
+      .map((f) => `${f.get('version')}/${f.get('architecture')}`)
+      .slice(-5)
+      .join(', ');
     return `${name} ${version} for ${arch} is not in the index${seen ? ` (has ${seen})` : ''}`;
   }
   const size = Number(match.get('size'));

@@ -8,13 +8,28 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** apt.conf text -> lower-cased full option name -> value (last assignment wins, as in apt). */
 export function parseAptConf(text: string): Map<string, string> {
   const options = new Map<string, string>();
-  const tokens = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)(\/\/|#)[^\n]*/g, '$1').match(/"[^"]*"|[{};]|[^\s{};"]+/g) ?? [];
+  const tokens =
+    text
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|\s)(\/\/|#)[^\n]*/g, '$1')
+      .match(/"[^"]*"|[{};]|[^\s{};"]+/g) ?? [];
   const scope: string[] = [];
   let name: string[] = [];
   for (const token of tokens) {
-    if (token === '{') { scope.push(name.join('::')); name = []; continue; }
-    if (token === '}') { scope.pop(); name = []; continue; }
-    if (token === ';') { name = []; continue; }
+    if (token === '{') {
+      scope.push(name.join('::'));
+      name = [];
+      continue;
+    }
+    if (token === '}') {
+      scope.pop();
+      name = [];
+      continue;
+    }
+    if (token === ';') {
+      name = [];
+      continue;
+    }
     if (token.startsWith('"')) {
       const key = [...scope, ...name].filter(Boolean).join('::').toLowerCase();
       if (key) options.set(key, token.slice(1, -1));
@@ -26,7 +41,7 @@ export function parseAptConf(text: string): Map<string, string> {
 }
 
 function fromEnv(env: Env, scheme: 'http' | 'https'): string | undefined {
-  const value = scheme === 'https' ? env.https_proxy ?? env.HTTPS_PROXY : env.http_proxy ?? env.HTTP_PROXY;
+  const value = scheme === 'https' ? (env.https_proxy ?? env.HTTPS_PROXY) : (env.http_proxy ?? env.HTTP_PROXY);
   return value || undefined;
 }
 

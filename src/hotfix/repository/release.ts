@@ -27,7 +27,10 @@ export function parseRelease(text: string): ReleaseFile | string {
     if (m) sha256.set(m[3]!, { size: Number(m[2]), sha256: m[1]!.toLowerCase() });
   }
   const release: ReleaseFile = { sha256 };
-  for (const [key, field] of [['date', 'date'], ['validUntil', 'valid-until']] as const) {
+  for (const [key, field] of [
+    ['date', 'date'],
+    ['validUntil', 'valid-until'],
+  ] as const) {
     const value = fields.get(field);
     if (value === undefined) continue;
     const parsed = new Date(value.replace(/\bUTC$/, 'GMT'));
@@ -41,7 +44,11 @@ export function parseRelease(text: string): ReleaseFile | string {
  * The Packages index to fetch, preferring what is cheapest to fetch and unpack here: zstd when the runtime
  * decompresses it in-process, then gzip, plain, xz. Undefined when the Release lists none of them.
  */
-export function choosePackagesIndex(release: ReleaseFile, stem: string, inProcessZstd: boolean): { path: string; compression: Compression } | undefined {
+export function choosePackagesIndex(
+  release: ReleaseFile,
+  stem: string,
+  inProcessZstd: boolean,
+): { path: string; compression: Compression } | undefined {
   const order: Compression[] = inProcessZstd ? ['zst', 'gz', 'none', 'xz'] : ['gz', 'none', 'zst', 'xz'];
   for (const compression of order) {
     const path = compression === 'none' ? stem : `${stem}.${compression}`;

@@ -22,10 +22,14 @@ export function parseRepomd(xml: string): Repomd | string {
   const type = attr(primary, 'checksum', 'type');
   const sha256 = tag(primary, 'checksum')?.toLowerCase();
   const href = attr(primary, 'location', 'href');
-  if (type !== 'sha256' || !sha256 || !/^[0-9a-f]{64}$/.test(sha256) || !href) return 'repomd.xml primary entry lacks a sha256 checksum or location';
+  if (type !== 'sha256' || !sha256 || !/^[0-9a-f]{64}$/.test(sha256) || !href)
+    return 'repomd.xml primary entry lacks a sha256 checksum or location';
   const size = Number(tag(primary, 'size'));
   const revision = Number(tag(xml, 'revision'));
-  return { revision: Number.isSafeInteger(revision) ? revision : undefined, primary: { href, sha256, size: Number.isSafeInteger(size) && size > 0 ? size : undefined } };
+  return {
+    revision: Number.isSafeInteger(revision) ? revision : undefined,
+    primary: { href, sha256, size: Number.isSafeInteger(size) && size > 0 ? size : undefined },
+  };
 }
 
 export interface RpmEntry extends RepoFile {
@@ -51,9 +55,13 @@ export function findRpmEntry(primary: string, version: string, arch: string, nam
     if (start < 0 || end < 0) break;
     const block = primary.slice(start, end);
     const entry = {
-      version: attr(block, 'version', 'ver') ?? '', release: attr(block, 'version', 'rel') ?? '', arch: tag(block, 'arch') ?? '',
-      href: attr(block, 'location', 'href') ?? '', sha256: (tag(block, 'checksum') ?? '').toLowerCase(),
-      size: Number(attr(block, 'size', 'package')), checksumType: attr(block, 'checksum', 'type'),
+      version: attr(block, 'version', 'ver') ?? '',
+      release: attr(block, 'version', 'rel') ?? '',
+      arch: tag(block, 'arch') ?? '',
+      href: attr(block, 'location', 'href') ?? '',
+      sha256: (tag(block, 'checksum') ?? '').toLowerCase(),
+      size: Number(attr(block, 'size', 'package')),
+      checksumType: attr(block, 'checksum', 'type'),
     };
     if (entry.version !== ver || (rel !== undefined && entry.release !== rel) || entry.arch !== arch) continue;
     if (entry.checksumType !== 'sha256' || !/^[0-9a-f]{64}$/.test(entry.sha256) || !entry.href || !(entry.size > 0)) {

@@ -44,11 +44,13 @@ export async function verifyRpmSignature(deps: Deps, scratch: Scratch, rpmFile: 
   const dbpath = scratch.file('rpmdb');
   deps.fs.mkdirp(dbpath, 0o700);
   const env = definedEnv(deps.env);
-  const run = (args: string[]) => deps.proc.run({ program: 'rpmkeys', args: ['--dbpath', dbpath, ...args], env, timeoutMs: RPMKEYS_TIMEOUT_MS, captureLimit: 64 * 1024 });
+  const run = (args: string[]) =>
+    deps.proc.run({ program: 'rpmkeys', args: ['--dbpath', dbpath, ...args], env, timeoutMs: RPMKEYS_TIMEOUT_MS, captureLimit: 64 * 1024 });
   for (const key of keyFiles) {
     const imported = await run(['--import', key]);
     if (imported.spawnError) throw unavailableError(`rpmkeys: ${describeRun(imported, 'rpmkeys')!.message}`);
-    if (describeRun(imported, 'rpmkeys')) throw unavailableError(`rpmkeys --import ${key}: ${imported.stderr.trim() || describeRun(imported, 'rpmkeys')!.message}`);
+    if (describeRun(imported, 'rpmkeys'))
+      throw unavailableError(`rpmkeys --import ${key}: ${imported.stderr.trim() || describeRun(imported, 'rpmkeys')!.message}`);
   }
   const checked = await run(['--define', '_pkgverify_level all', '--checksig', '--verbose', rpmFile]);
   const output = `${checked.stdout}${checked.stderr}`.trim();
@@ -58,7 +60,12 @@ export async function verifyRpmSignature(deps: Deps, scratch: Scratch, rpmFile: 
   }
 }
 
-export async function rpmBinary(deps: Deps, scratch: Scratch, rpm: Buffer, expected: PackageIdentity & { release: string }): Promise<Buffer> {
+export async function rpmBinary(
+  deps: Deps,
+  scratch: Scratch,
+  rpm: Buffer,
+  expected: PackageIdentity & { release: string },
+): Promise<Buffer> {
   const cpio = await rpmPayload(deps, scratch, rpm, expected, SIZE_CAPS.binary + 16 * 1024 * 1024);
   const binary = cpioFile(cpio, PACKAGED_BINARY, SIZE_CAPS.binary);
   if (typeof binary === 'string') throw integrityError(`package: ${binary}`);
@@ -66,7 +73,13 @@ export async function rpmBinary(deps: Deps, scratch: Scratch, rpm: Buffer, expec
 }
 
 /** The cpio payload of a verified .rpm whose header names `expected` (the delta package reads it too). */
-export async function rpmPayload(deps: Deps, scratch: Scratch, rpm: Buffer, expected: PackageIdentity & { release: string }, maxCpioBytes: number): Promise<Buffer> {
+export async function rpmPayload(
+  deps: Deps,
+  scratch: Scratch,
+  rpm: Buffer,
+  expected: PackageIdentity & { release: string },
+  maxCpioBytes: number,
+): Promise<Buffer> {
   if (rpm.length < 96 || rpm.readUInt32BE(0) !== 0xedabeedb) throw integrityError('package: not an RPM file');
   const signature = readHeader(rpm, 96);
   if (typeof signature === 'string') throw integrityError(`package: ${signature}`);

@@ -29,7 +29,10 @@ function readRepos(ctx: FastPathContext): { repos: YumRepo[]; mainProxy?: string
   const vars = { basearch: ctx.arch.rpm, arch: ctx.arch.rpm, releasever };
   let names: string[];
   try {
-    names = deps.fs.readdir(deps.paths.yumReposDir).filter((n) => n.endsWith('.repo')).sort();
+    names = deps.fs
+      .readdir(deps.paths.yumReposDir)
+      .filter((n) => n.endsWith('.repo'))
+      .sort();
   } catch (error) {
     throw unavailableError(`reading ${deps.paths.yumReposDir}: ${errorMessage(error)}`, error);
   }
@@ -102,7 +105,10 @@ export async function fetchRpmCandidate(ctx: FastPathContext): Promise<string> {
   throw unavailableError(misses.join('; '));
 }
 
-async function fetchPackage(ctx: FastPathContext, found: { base: URL; fetcher: ReturnType<typeof createFetcher>; keyFiles: string[]; entry: RpmEntry }): Promise<string> {
+async function fetchPackage(
+  ctx: FastPathContext,
+  found: { base: URL; fetcher: ReturnType<typeof createFetcher>; keyFiles: string[]; entry: RpmEntry },
+): Promise<string> {
   const { deps, scratch } = ctx;
   const { entry } = found;
   const rpm = await timed(ctx, 'packageMs', async () => {

@@ -56,9 +56,18 @@ export function enabledRepos(text: string, vars: Record<string, string>, mainGpg
     const rawBase = fields.get('baseurl')?.split(/[\s,]+/)[0];
     if (!rawBase) continue;
     const baseurl = substituteVars(rawBase, vars);
-    const gpgkeys = (fields.get('gpgkey') ?? '').split(/[\s,]+/).filter(Boolean).map((k) => substituteVars(k, vars));
+    const gpgkeys = (fields.get('gpgkey') ?? '')
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((k) => substituteVars(k, vars));
     if (baseurl === undefined || gpgkeys.includes(undefined)) return `repository ${id}: unknown variable in baseurl or gpgkey`;
-    repos.push({ id, baseurl, gpgkeys: gpgkeys as string[], gpgcheck: truthy(fields.get('gpgcheck'), mainGpgcheck), proxy: fields.get('proxy') });
+    repos.push({
+      id,
+      baseurl,
+      gpgkeys: gpgkeys as string[],
+      gpgcheck: truthy(fields.get('gpgcheck'), mainGpgcheck),
+      proxy: fields.get('proxy'),
+    });
   }
   return repos;
 }

@@ -31,7 +31,10 @@ export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfi
     const found = decision.resolved === '' ? undefined : quarantineEntryFor(readQuarantine(deps), version);
     if (found) {
       out.quarantine = found;
-      out.refusal = { outcome: 'quarantined', detail: `hotfix ${version} is quarantined on this node since ${found.recordedAt}: ${found.reason}` };
+      out.refusal = {
+        outcome: 'quarantined',
+        detail: `hotfix ${version} is quarantined on this node since ${found.recordedAt}: ${found.reason}`,
+      };
     }
   } catch (error) {
     out.quarantineError = errorMessage(error);
@@ -39,7 +42,10 @@ export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfi
   }
   if (!out.refusal && !wave.inWave) {
     const seed = wave.seed === null ? `no usable identity (${identity.problem})` : `seed ${wave.seed.toFixed(6)}`;
-    out.refusal = { outcome: 'notInWave', detail: `node is outside the ${wave.percent}% wave for base ${decision.base}: ${seed}, cutoff ${wave.cutoff}` };
+    out.refusal = {
+      outcome: 'notInWave',
+      detail: `node is outside the ${wave.percent}% wave for base ${decision.base}: ${seed}, cutoff ${wave.cutoff}`,
+    };
   }
   return out;
 }

@@ -30,7 +30,11 @@ export async function fallbackToBaked(deps: Deps, reason: string): Promise<numbe
     problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
   }
   const message = `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node`;
-  deps.log.error('hotfix failed before the provisioning scripts started; falling back to the baked agent', { hotfix: version, reason, problems });
+  deps.log.error('hotfix failed before the provisioning scripts started; falling back to the baked agent', {
+    hotfix: version,
+    reason,
+    problems,
+  });
   const suffix = problems.length === 0 ? '' : ` (problems: ${problems.join('; ')})`;
   deps.events.emit({ task: 'HotfixFallback', message: message + suffix, level: 'Error', start, end: deps.clock.now() });
   return 0;
@@ -40,7 +44,13 @@ export async function fallbackToBaked(deps: Deps, reason: string): Promise<numbe
 async function failedHotfixVersion(deps: Deps, problems: string[]): Promise<string> {
   const binary = deps.paths.hotfixBinary;
   try {
-    const run = await deps.proc.run({ program: binary, args: ['version'], env: definedEnv(deps.env), timeoutMs: VERIFY_TIMEOUT_MS, captureLimit: 4096 });
+    const run = await deps.proc.run({
+      program: binary,
+      args: ['version'],
+      env: definedEnv(deps.env),
+      timeoutMs: VERIFY_TIMEOUT_MS,
+      captureLimit: 4096,
+    });
     const printed = run.stdout.trim();
     if (run.exitCode === 0 && VERSION_SHAPE.test(printed)) return printed;
     problems.push(`${binary} version did not print a version`);

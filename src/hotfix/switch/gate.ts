@@ -53,7 +53,10 @@ function moveAlongside(deps: Deps, from: string, to: string, ref: string): void 
     deps.fs.chmod(from, (deps.fs.stat(ref)?.mode ?? 0o755) & 0o777);
     deps.fs.rename(from, to);
   } catch (error) {
-    throw new AgentError('ANC_HOTFIX', `stage hotfix binary: moving ${from} to ${to}: ${errorMessage(error)}`, { step: 'stageFailed', cause: error });
+    throw new AgentError('ANC_HOTFIX', `stage hotfix binary: moving ${from} to ${to}: ${errorMessage(error)}`, {
+      step: 'stageFailed',
+      cause: error,
+    });
   }
 }
 
@@ -64,7 +67,11 @@ async function checkVersion(deps: Deps, pending: string, expected: string, deadl
   if (failure) throw healthCheckFailed(failure);
   const printed = result.stdout.replace(/\r?\n$/, '');
   if (printed !== expected) {
-    throw new AgentError('ANC_HOTFIX', `verify hotfix binary: ${pending} reports version ${JSON.stringify(printed)}, expected ${JSON.stringify(expected)}`, { step: 'verifyFailed' });
+    throw new AgentError(
+      'ANC_HOTFIX',
+      `verify hotfix binary: ${pending} reports version ${JSON.stringify(printed)}, expected ${JSON.stringify(expected)}`,
+      { step: 'verifyFailed' },
+    );
   }
 }
 
@@ -96,7 +103,14 @@ async function selfTest(deps: Deps, pending: string, deadline: Deadline): Promis
   }
 }
 
-async function bounded(deps: Deps, program: string, args: string[], boundMs: number, deadline: Deadline, captureLimit: number): Promise<RunResult> {
+async function bounded(
+  deps: Deps,
+  program: string,
+  args: string[],
+  boundMs: number,
+  deadline: Deadline,
+  captureLimit: number,
+): Promise<RunResult> {
   const timeoutMs = Math.min(boundMs, deadline.remainingMs());
   if (timeoutMs <= 0) throw healthCheckFailed(`no time left of the ${deadline.seconds}s deadline to run ${program} ${args[0]}`);
   return deps.proc.run({ program, args, env: definedEnv(deps.env), timeoutMs, captureLimit });
@@ -108,7 +122,12 @@ function describeFailure(result: RunResult, program: string, args: string[], bou
   if (!failure) return undefined;
   const what = `${program} ${args[0]}${args[1] === '--dry-run' ? ' --dry-run' : ''}`;
   if (result.timedOut) return `${what}: no answer within ${boundMs / 1000} s (${failure.message})`;
-  const said = result.stderr.trim().split('\n').filter((l) => !l.startsWith('hint: ')).at(-1)?.slice(0, 300);
+  const said = result.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('hint: '))
+    .at(-1)
+    ?.slice(0, 300);
   return `${what}: ${failure.message}${said ? ` (${said})` : ''}`;
 }
 
@@ -116,7 +135,10 @@ function promote(deps: Deps, pending: string, hotfixBinary: string): void {
   try {
     deps.fs.rename(pending, hotfixBinary);
   } catch (error) {
-    throw new AgentError('ANC_HOTFIX', `stage hotfix binary: promoting ${pending}: ${errorMessage(error)}`, { step: 'stageFailed', cause: error });
+    throw new AgentError('ANC_HOTFIX', `stage hotfix binary: promoting ${pending}: ${errorMessage(error)}`, {
+      step: 'stageFailed',
+      cause: error,
+    });
   }
 }
 

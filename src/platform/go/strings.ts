@@ -13,7 +13,10 @@ export const goIsSpace = (char: string): boolean => /^\p{White_Space}$/u.test(ch
 export const goTrimSpace = (text: string): string => text.replace(EDGES, '');
 
 /** Go strings.Fields: the non-empty runs between White_Space runs. */
-export const goFields = (text: string): string[] => goTrimSpace(text).split(SPACE_RUN).filter((f) => f !== '');
+export const goFields = (text: string): string[] =>
+  goTrimSpace(text)
+    .split(SPACE_RUN)
+    .filter((f) => f !== '');
 
 /**
  * Go strings.ToLower: each code point through its simple lowercase mapping. JavaScript's full mapping
@@ -23,6 +26,10 @@ export const goToLower = (text: string): string => Array.from(text, (c) => (c ==
 
 /** Go strings.EqualFold against an ASCII name: ASCII case plus the two non-ASCII simple folds (K, s). */
 export const goEqualFold = (a: string, b: string): boolean => {
-  const fold = (t: string) => t.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase();
+  const fold = (t: string) =>
+    t
+      .replace(/\u212a/g, 'k')
+      .replace(/\u017f/g, 's')
+      .toLowerCase();
   return fold(a) === fold(b);
 };

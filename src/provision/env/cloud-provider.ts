@@ -7,14 +7,19 @@ import { bool, goFloat, int, type EnvPart } from './format.ts';
 import { CLOUD_PROVIDER_DEFAULTS, LOAD_BALANCER_DEFAULTS } from '../../config/defaults.ts';
 
 const D = CLOUD_PROVIDER_DEFAULTS;
-const LB_SKUS = new Map([[1, 'basic'], [2, 'standard']]);
+const LB_SKUS = new Map([
+  [1, 'basic'],
+  [2, 'standard'],
+]);
 
 export function loadBalancerEnv(config: Configuration, _facts: MachineFacts, _paths: NodePaths): EnvPart {
   const lb = config.clusterConfig?.loadBalancerConfig ?? {};
   return {
     LOAD_BALANCER_SKU: LB_SKUS.get(enumNumber('LoadBalancerSku', lb.loadBalancerSku)) ?? '',
     LOAD_BALANCER_DISABLE_OUTBOUND_SNAT: bool(lb.disableOutboundSnat),
-    EXCLUDE_MASTER_FROM_STANDARD_LB: bool(lb.excludeMasterFromStandardLoadBalancer ?? LOAD_BALANCER_DEFAULTS.excludeMasterFromStandardLoadBalancer),
+    EXCLUDE_MASTER_FROM_STANDARD_LB: bool(
+      lb.excludeMasterFromStandardLoadBalancer ?? LOAD_BALANCER_DEFAULTS.excludeMasterFromStandardLoadBalancer,
+    ),
     MAXIMUM_LOADBALANCER_RULE_COUNT: int(lb.maxLoadBalancerRuleCount ?? LOAD_BALANCER_DEFAULTS.maxLoadBalancerRuleCount),
   };
 }

@@ -59,9 +59,7 @@ export function cloudEnv(config: Configuration, _facts: MachineFacts, paths: Nod
   return {
     TARGET_ENVIRONMENT: custom ? CUSTOM_CLOUD : byLocation,
     TARGET_CLOUD: custom ? 'AzureStackCloud' : byLocation,
-    ARM_RESOURCE_ENDPOINT: custom
-      ? resourceManagerEndpoint(cc.customEnvJsonContent ?? '')
-      : (ARM_ENDPOINTS.get(byLocation) ?? ARM_PUBLIC),
+    ARM_RESOURCE_ENDPOINT: custom ? resourceManagerEndpoint(cc.customEnvJsonContent ?? '') : (ARM_ENDPOINTS.get(byLocation) ?? ARM_PUBLIC),
     CUSTOM_ENV_JSON: cc.customEnvJsonContent ?? '',
     IS_CUSTOM_CLOUD: bool(custom),
     AKS_CUSTOM_CLOUD_CONTAINER_REGISTRY_DNS_SUFFIX: cc.containerRegistryDnsSuffix ?? '',

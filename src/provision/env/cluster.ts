@@ -6,7 +6,10 @@ import { bool, type EnvPart } from './format.ts';
 import { NODE_DEFAULTS } from '../../config/defaults.ts';
 
 /** VM_TYPE strings (config-fields.json enumEnvStrings.VmType); other numbers -> ''. */
-const VM_TYPES = new Map([[1, 'standard'], [2, 'vmss']]);
+const VM_TYPES = new Map([
+  [1, 'standard'],
+  [2, 'vmss'],
+]);
 
 export function clusterEnv(config: Configuration, _facts: MachineFacts, _paths: NodePaths): EnvPart {
   const cluster = config.clusterConfig ?? {};

@@ -32,12 +32,13 @@ export function compareCodePoints(a: string, b: string): number {
   }
 }
 
-export const sortedKeys = (map: Record<string, unknown> | undefined): string[] =>
-  Object.keys(map ?? {}).sort(compareCodePoints);
+export const sortedKeys = (map: Record<string, unknown> | undefined): string[] => Object.keys(map ?? {}).sort(compareCodePoints);
 
 /** `k=v` pairs of a map sorted by key, joined by `separator` (KUBELET_FLAGS, KUBELET_NODE_LABELS). */
 export const joinSortedPairs = (map: Record<string, string> | undefined, separator: string): string =>
-  sortedKeys(map).map((k) => `${k}=${map![k]}`).join(separator);
+  sortedKeys(map)
+    .map((k) => `${k}=${map![k]}`)
+    .join(separator);
 
 /**
  * Go `%v` of a float64 (strconv 'g' with the shortest precision): exponent form when the decimal

@@ -28,7 +28,10 @@ export function localDnsEnv(config: Configuration, _facts: MachineFacts, _paths:
     SHOULD_ENABLE_HOSTS_PLUGIN: bool(enabled && p.enableHostsPlugin === true),
     LOCALDNS_CPU_LIMIT: enabled && cpu !== 0 ? cpuLimitPercent(cpu) : cpuLimitPercent(LOCALDNS_DEFAULTS.cpuLimitInMilliCores),
     LOCALDNS_MEMORY_LIMIT: enabled && memory !== 0 ? `${memory}M` : `${LOCALDNS_DEFAULTS.memoryLimitInMb}M`,
-    LOCALDNS_CRITICAL_FQDNS: (p.criticalFqdns ?? []).map(goTrimSpace).filter((f) => f !== '').join(','),
+    LOCALDNS_CRITICAL_FQDNS: (p.criticalFqdns ?? [])
+      .map(goTrimSpace)
+      .filter((f) => f !== '')
+      .join(','),
     LOCALDNS_HOSTS_PLUGIN_REFRESH_INTERVAL_IN_SECONDS: refresh > 0 ? String(refresh) : '',
     LOCALDNS_GENERATED_COREFILE: base,
     LOCALDNS_COREFILE_BASE: base,

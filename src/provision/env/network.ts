@@ -4,8 +4,16 @@ import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
 import { bool, int, type EnvPart } from './format.ts';
 
-const PLUGINS = new Map([[1, 'none'], [2, 'azure'], [3, 'kubenet']]);
-const POLICIES = new Map([[1, 'none'], [2, 'azure'], [3, 'calico']]);
+const PLUGINS = new Map([
+  [1, 'none'],
+  [2, 'azure'],
+  [3, 'kubenet'],
+]);
+const POLICIES = new Map([
+  [1, 'none'],
+  [2, 'azure'],
+  [3, 'calico'],
+]);
 const PLUGIN_KUBENET = 3;
 const POLICY_CALICO = 3;
 
@@ -13,8 +21,7 @@ const POLICY_CALICO = 3;
 export function isKubenetWithoutCalico(config: Configuration): boolean {
   const net = config.networkConfig ?? {};
   return (
-    enumNumber('NetworkPlugin', net.networkPlugin) === PLUGIN_KUBENET &&
-    enumNumber('NetworkPolicy', net.networkPolicy) !== POLICY_CALICO
+    enumNumber('NetworkPlugin', net.networkPlugin) === PLUGIN_KUBENET && enumNumber('NetworkPolicy', net.networkPolicy) !== POLICY_CALICO
   );
 }
 

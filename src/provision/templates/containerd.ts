@@ -1,13 +1,7 @@
 // The four containerd config templates (config-contract 3.3.10) as line builders: v1 (containerd 1.x)
 // and v2 (containerd >= 2.0.0), each with and without GPU support. Values are inserted verbatim (no TOML
 // escaping), exactly as the upstream Go templates do. Pure.
-import {
-  CRI_V1,
-  KATA_SNAPSHOTTER_BLOCK,
-  OVERLAYBD_PROXY_BLOCK,
-  kataTail,
-  kubenetCniBlock,
-} from './containerd-blocks.ts';
+import { CRI_V1, KATA_SNAPSHOTTER_BLOCK, OVERLAYBD_PROXY_BLOCK, kataTail, kubenetCniBlock } from './containerd-blocks.ts';
 
 export interface ContainerdInputs {
   /** kube_binary_config.pod_infra_container_image_url (may be ''). */

@@ -19,5 +19,7 @@ export function cseScriptLines(paths: NodePaths): string[] {
 
 /** The one-liner run by `/bin/bash -c` (every `\n` of the template, including the last, becomes a space). */
 export function cseOneLiner(paths: NodePaths): string {
-  return cseScriptLines(paths).map((line) => `${line} `).join('');
+  return cseScriptLines(paths)
+    .map((line) => `${line} `)
+    .join('');
 }

@@ -11,28 +11,72 @@ type Schema = ReadonlyArray<readonly [string, FieldKind]>;
 
 const AUTHENTICATION: Schema = [
   ['x509', [['clientCAFile', 's']]],
-  ['webhook', [['enabled', 's'], ['cacheTtl', 's']]],
+  [
+    'webhook',
+    [
+      ['enabled', 's'],
+      ['cacheTtl', 's'],
+    ],
+  ],
   ['anonymous', [['enabled', 's']]],
 ];
 const AUTHORIZATION: Schema = [
   ['mode', 's'],
-  ['webhook', [['cacheAuthorizedTtl', 's'], ['cacheUnauthorizedTtl', 's']]],
+  [
+    'webhook',
+    [
+      ['cacheAuthorizedTtl', 's'],
+      ['cacheUnauthorizedTtl', 's'],
+    ],
+  ],
 ];
 
 /** Declaration order (fields 41-45 sit between 37 and 38, config-contract 1.4). */
 export const KUBELET_CONFIG_FILE_SCHEMA: Schema = [
-  ['kind', 's'], ['apiVersion', 's'], ['staticPodPath', 's'], ['address', 's'], ['readOnlyPort', 's'],
-  ['tlsCertFile', 's'], ['tlsPrivateKeyFile', 's'], ['tlsCipherSuites', 'r'], ['rotateCertificates', 's'],
-  ['serverTLSBootstrap', 's'], ['authentication', AUTHENTICATION], ['authorization', AUTHORIZATION],
-  ['eventRecordQPS', 'o'], ['clusterDomain', 's'], ['clusterDNS', 'r'], ['streamingConnectionIdleTimeout', 's'],
-  ['nodeStatusUpdateFrequency', 's'], ['nodeStatusReportFrequency', 's'], ['imageGCHighThresholdPercent', 'o'],
-  ['imageGCLowThresholdPercent', 'o'], ['cgroupsPerQOS', 'o'], ['cpuManagerPolicy', 's'],
-  ['topologyManagerPolicy', 's'], ['maxPods', 'o'], ['podPidsLimit', 'o'], ['resolvConf', 's'],
-  ['cpuCFSQuota', 'o'], ['cpuCFSQuotaPeriod', 's'], ['evictionHard', 'm'], ['protectKernelDefaults', 's'],
-  ['featureGates', 'm'], ['failSwapOn', 'o'], ['containerLogMaxSize', 's'], ['containerLogMaxFiles', 'o'],
-  ['systemReserved', 'm'], ['kubeReserved', 'm'], ['enforceNodeAllocatable', 'r'], ['evictionSoft', 'm'],
-  ['evictionSoftGracePeriod', 'm'], ['evictionMaxPodGracePeriod', 's'], ['kubeReservedCgroup', 's'],
-  ['systemReservedCgroup', 's'], ['allowedUnsafeSysctls', 'r'], ['serializeImagePulls', 'o'],
+  ['kind', 's'],
+  ['apiVersion', 's'],
+  ['staticPodPath', 's'],
+  ['address', 's'],
+  ['readOnlyPort', 's'],
+  ['tlsCertFile', 's'],
+  ['tlsPrivateKeyFile', 's'],
+  ['tlsCipherSuites', 'r'],
+  ['rotateCertificates', 's'],
+  ['serverTLSBootstrap', 's'],
+  ['authentication', AUTHENTICATION],
+  ['authorization', AUTHORIZATION],
+  ['eventRecordQPS', 'o'],
+  ['clusterDomain', 's'],
+  ['clusterDNS', 'r'],
+  ['streamingConnectionIdleTimeout', 's'],
+  ['nodeStatusUpdateFrequency', 's'],
+  ['nodeStatusReportFrequency', 's'],
+  ['imageGCHighThresholdPercent', 'o'],
+  ['imageGCLowThresholdPercent', 'o'],
+  ['cgroupsPerQOS', 'o'],
+  ['cpuManagerPolicy', 's'],
+  ['topologyManagerPolicy', 's'],
+  ['maxPods', 'o'],
+  ['podPidsLimit', 'o'],
+  ['resolvConf', 's'],
+  ['cpuCFSQuota', 'o'],
+  ['cpuCFSQuotaPeriod', 's'],
+  ['evictionHard', 'm'],
+  ['protectKernelDefaults', 's'],
+  ['featureGates', 'm'],
+  ['failSwapOn', 'o'],
+  ['containerLogMaxSize', 's'],
+  ['containerLogMaxFiles', 'o'],
+  ['systemReserved', 'm'],
+  ['kubeReserved', 'm'],
+  ['enforceNodeAllocatable', 'r'],
+  ['evictionSoft', 'm'],
+  ['evictionSoftGracePeriod', 'm'],
+  ['evictionMaxPodGracePeriod', 's'],
+  ['kubeReservedCgroup', 's'],
+  ['systemReservedCgroup', 's'],
+  ['allowedUnsafeSysctls', 'r'],
+  ['serializeImagePulls', 'o'],
   ['seccompDefault', 's'],
 ];
 
@@ -71,7 +115,12 @@ function renderField(kind: FieldKind, value: unknown, depth: number): string | u
   if (kind === 'm') {
     const map = (value as Record<string, unknown> | undefined) ?? {};
     const keys = Object.keys(map).sort(compareCodePoints);
-    return keys.length === 0 ? undefined : renderObject(keys.map((k) => [k, scalar(map[k])] as const), depth);
+    return keys.length === 0
+      ? undefined
+      : renderObject(
+          keys.map((k) => [k, scalar(map[k])] as const),
+          depth,
+        );
   }
   return value === undefined ? undefined : renderMessage(kind, value as Record<string, unknown>, depth);
 }

@@ -19,8 +19,7 @@ const HEADER = [
 ];
 const VNET_COMMENT =
   '# VnetDNS overrides apply to DNS traffic from pods with dnsPolicy:default or kubelet (referred to as VnetDNS traffic).';
-const KUBE_COMMENT =
-  '# KubeDNS overrides apply to DNS traffic from pods with dnsPolicy:ClusterFirst (referred to as KubeDNS traffic).';
+const KUBE_COMMENT = '# KubeDNS overrides apply to DNS traffic from pods with dnsPolicy:ClusterFirst (referred to as KubeDNS traffic).';
 
 const HOSTS_BLOCK = [
   '    # Check /etc/localdns/hosts first for critical AKS FQDNs (mcr.microsoft.com, packages.aks.azure.com, etc.)',
@@ -107,7 +106,9 @@ function serverBlock(domain: string, o: LocalDnsOverrides, section: Section, cor
 
 function sectionBlocks(map: Record<string, LocalDnsOverrides> | undefined, section: Section, coreDns: string, hosts: boolean) {
   const m = map ?? {};
-  return Object.keys(m).sort(compareCodePoints).flatMap((d) => serverBlock(d, m[d]!, section, coreDns, hosts));
+  return Object.keys(m)
+    .sort(compareCodePoints)
+    .flatMap((d) => serverBlock(d, m[d]!, section, coreDns, hosts));
 }
 
 /** The corefile text; `includeHosts` adds the hosts plugin block to the root (`.`) servers. */

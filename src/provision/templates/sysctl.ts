@@ -70,5 +70,8 @@ export function renderSysctl(sysctl: SysctlConfig | undefined): string {
     const end = portRangeEnd(range);
     if (end !== undefined && end > 65330n) values.set('net.ipv4.ip_local_reserved_ports', '65330');
   }
-  return [...values.keys()].sort(compareCodePoints).map((k) => `${k}=${values.get(k)}\n`).join('');
+  return [...values.keys()]
+    .sort(compareCodePoints)
+    .map((k) => `${k}=${values.get(k)}\n`)
+    .join('');
 }

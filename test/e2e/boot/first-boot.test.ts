@@ -16,7 +16,10 @@ test.before(async () => {
 });
 
 test('the boot stayed in its sandbox: no node directory appeared on the host', () => {
-  assert.equal(HOST_DIRS.map((d) => existsSync(d)), hostBefore);
+  assert.equal(
+    HOST_DIRS.map((d) => existsSync(d)),
+    hostBefore,
+  );
 });
 
 test('the launcher ran check-hotfix, download-hotfix, chose the hotfix binary and provisioned', () => {
@@ -31,8 +34,15 @@ test('the launcher ran check-hotfix, download-hotfix, chose the hotfix binary an
     'Launching aks-node-controller with config ',
     'aks-node-controller completed successfully',
   ].map((text) => out.indexOf(text));
-  assert.ok(order.every((i) => i >= 0), `launcher steps missing: ${out}`);
-  assert.equal([...order].sort((a, b) => a - b), order, 'launcher steps in order');
+  assert.ok(
+    order.every((i) => i >= 0),
+    `launcher steps missing: ${out}`,
+  );
+  assert.equal(
+    [...order].sort((a, b) => a - b),
+    order,
+    'launcher steps in order',
+  );
 });
 
 test('check-hotfix read the ConfigMap and staged the pointer', () => {
@@ -48,7 +58,10 @@ test('download-hotfix rebuilt the hotfix from the delta package and staged a bin
   assert.is(boot.hotfixVersion, HOTFIX_VERSION);
   const download = boot.events.find((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix');
   assert.ok(download);
-  assert.match(download!.Message!, new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')} target=\\S+ path=delta fetchedBytes=\\d+`));
+  assert.match(
+    download!.Message!,
+    new RegExp(`outcome=staged current=${BAKED_VERSION.replace(/\./g, '\\.')} target=\\S+ path=delta fetchedBytes=\\d+`),
+  );
   // The delta package is kilobytes; the signed metadata (a realistic index) is the rest of fetchedBytes.
   const fetched = Number(/fetchedBytes=(\d+)/.exec(download!.Message!)![1]);
   const delta = Number(/packageBytes=(\d+)/.exec(download!.Message!)![1]);
@@ -58,7 +71,10 @@ test('download-hotfix rebuilt the hotfix from the delta package and staged a bin
 
 test('provision ran the stand-in scripts and provision-wait printed their status', () => {
   const provision = boot.events.filter((e) => e.TaskName === 'AKS.AKSNodeController.Provision');
-  assert.equal(provision.map((e) => e.Message!.split(' | ')[0]), ['Starting', 'Completed']);
+  assert.equal(
+    provision.map((e) => e.Message!.split(' | ')[0]),
+    ['Starting', 'Completed'],
+  );
   assert.is(boot.provisionWait.exitCode, 0, boot.provisionWait.stderr);
   const status = JSON.parse(boot.provisionWait.stdout);
   assert.is(status.ExitCode, '0');

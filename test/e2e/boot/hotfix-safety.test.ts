@@ -39,14 +39,28 @@ async function boot(fault: Fault | 'none', extra: Partial<BootOptions> = {}): Pr
   return b;
 }
 
-const messages = (b: BootResult, task: string) => b.events.filter((e) => e.TaskName === `AKS.AKSNodeController.${task}`).map((e) => e.Message!.split(' | ')[0]!);
-const logLines = (b: BootResult) => readFileSync(b.logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const messages = (b: BootResult, task: string) =>
+  b.events.filter((e) => e.TaskName === `AKS.AKSNodeController.${task}`).map((e) => e.Message!.split(' | ')[0]!);
+const logLines = (b: BootResult) =>
+  readFileSync(b.logFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 /** The version of every binary that started a real (not dry-run) provision, in order. */
-const provisionedBy = (b: BootResult) => logLines(b).filter((l) => l.msg === 'aks-node-controller started' && l.task === 'Provision' && l.dryRun === false).map((l) => l.version);
-const gateMs = (b: BootResult) => logLines(b).filter((l) => l.msg === 'hotfix health check passed').map((l) => l.durationMs as number);
+const provisionedBy = (b: BootResult) =>
+  logLines(b)
+    .filter((l) => l.msg === 'aks-node-controller started' && l.task === 'Provision' && l.dryRun === false)
+    .map((l) => l.version);
+const gateMs = (b: BootResult) =>
+  logLines(b)
+    .filter((l) => l.msg === 'hotfix health check passed')
+    .map((l) => l.durationMs as number);
 
 const newestEvent = (dir: string) =>
-  readdirSync(dir).filter((n) => n.endsWith('.json')).sort((a, b) => (BigInt(a.slice(0, -5)) < BigInt(b.slice(0, -5)) ? -1 : 1)).at(-1)!;
+  readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort((a, b) => (BigInt(a.slice(0, -5)) < BigInt(b.slice(0, -5)) ? -1 : 1))
+    .at(-1)!;
 
 function assertProvisionWaitReturned(b: BootResult, exitCode = '0') {
   assert.is(b.provisionWait.exitCode, exitCode === '0' ? 0 : 1, b.provisionWait.stderr);
@@ -59,7 +73,10 @@ test('crash at provision: the launcher falls back to the baked agent once and qu
   assert.is(b.launcher.exitCode, 0, out + b.launcher.stderr);
   assert.match(messages(b, 'DownloadHotfix')[0]!, /^outcome=staged /, 'the crash is only in the real provision: the gate passed');
   assert.ok(out.includes('Using hotfix binary: '));
-  assert.ok(out.includes('Hotfix binary was killed by signal 11 before the provisioning scripts started; falling back to the VHD-baked binary'), out);
+  assert.ok(
+    out.includes('Hotfix binary was killed by signal 11 before the provisioning scripts started; falling back to the VHD-baked binary'),
+    out,
+  );
   const fallback = messages(b, 'HotfixFallback');
   assert.is(fallback.length, 1);
   assert.match(fallback[0]!, 'fallback');
@@ -70,27 +87,39 @@ test('crash at provision: the launcher falls back to the baked agent once and qu
   const p = imagePaths(b.root);
   assert.not.ok(existsSync(p.hotfixBinary), 'the staged hotfix is gone');
   const record = JSON.parse(readFileSync(join(b.root, 'opt/azure/containers/aks-node-controller-hotfix-quarantine.json'), 'utf8'));
-  assert.equal(record.versions.map((v: { version: string }) => v.version), [HOTFIX_VERSION]);
+  assert.equal(
+    record.versions.map((v: { version: string }) => v.version),
+    [HOTFIX_VERSION],
+  );
   // The next download-hotfix refuses the recorded version before touching apt; explain shows why.
   const again = await runAnc(['download-hotfix'], { root: b.root, bin: baked });
   assert.is(again.exitCode, 0, again.stderr);
   const last = JSON.parse(readFileSync(join(b.eventsDir, newestEvent(b.eventsDir)), 'utf8')).Message as string;
   assert.match(last, /^outcome=quarantined current=202604\.01\.0 target=202604\.01\.1 reason=hotfix 202604\.01\.1 is quarantined/);
   const explain = JSON.parse((await runAnc(['hotfix', 'explain', '-o', 'json'], { root: b.root, bin: baked })).stdout);
-  assert.equal([explain.reason, explain.upgrade, explain.binary, explain.quarantine.version], ['quarantined', false, 'baked', HOTFIX_VERSION]);
+  assert.equal(
+    [explain.reason, explain.upgrade, explain.binary, explain.quarantine.version],
+    ['quarantined', false, 'baked', HOTFIX_VERSION],
+  );
 });
 
 test("its own configuration error before the scripts: fallback; provision-wait sees the baked run's result", async () => {
   const b = await boot('CONFIG_ERROR');
   const out = b.launcher.stdout;
   assert.is(b.launcher.exitCode, 0, out + b.launcher.stderr);
-  assert.ok(out.includes('Hotfix binary exited with status 1 before the provisioning scripts started; falling back to the VHD-baked binary'), out);
+  assert.ok(
+    out.includes('Hotfix binary exited with status 1 before the provisioning scripts started; falling back to the VHD-baked binary'),
+    out,
+  );
   const fallback = messages(b, 'HotfixFallback');
   assert.is(fallback.length, 1);
   assert.match(fallback[0]!, `fallback to the baked agent ${BAKED_VERSION}: hotfix ${HOTFIX_VERSION} exited with status 1`);
   assert.equal(provisionedBy(b), [HOTFIX_VERSION, BAKED_VERSION], 'the hotfix tried once, then the baked agent');
   const provision = messages(b, 'Provision');
-  assert.equal(provision.map((m) => m.split(' ')[0]), ['Starting', 'aks-node-controller', 'Starting', 'Completed']);
+  assert.equal(
+    provision.map((m) => m.split(' ')[0]),
+    ['Starting', 'aks-node-controller', 'Starting', 'Completed'],
+  );
   assert.match(provision[1]!, 'exited with error');
   // The hotfix left the status files to the baked run: provision-wait reports the node's real result.
   assertProvisionWaitReturned(b);
@@ -101,7 +130,10 @@ test('hangs in `version`: the health gate stops it at its bound; the baked agent
   const b = await boot('HANG_VERSION');
   assert.is(b.launcher.exitCode, 0, b.launcher.stdout + b.launcher.stderr);
   const download = messages(b, 'DownloadHotfix');
-  assert.match(download[0]!, /^outcome=healthCheckFailed current=202604\.01\.0 target=202604\.01\.1 error=health check: .*aks-node-controller-hotfix\.pending version: no answer within 5 s/);
+  assert.match(
+    download[0]!,
+    /^outcome=healthCheckFailed current=202604\.01\.0 target=202604\.01\.1 error=health check: .*aks-node-controller-hotfix\.pending version: no answer within 5 s/,
+  );
   assert.ok(b.launcher.stdout.includes('Using VHD-baked binary: '));
   assert.not.ok(existsSync(imagePaths(b.root).hotfixBinary));
   assert.not.ok(existsSync(join(b.root, 'opt/azure/containers/aks-node-controller-hotfix.pending')), 'never half-promoted');
@@ -116,7 +148,10 @@ test('fails the dry-run self-test: not promoted, the reason in the event; the ba
   assert.is(b.launcher.exitCode, 0);
   const download = messages(b, 'DownloadHotfix')[0]!;
   assert.match(download, /^outcome=healthCheckFailed /);
-  assert.match(download, 'provision --dry-run: exit status 1 (aks-node-controller: self-test stand-in: cannot build the provisioning command)');
+  assert.match(
+    download,
+    'provision --dry-run: exit status 1 (aks-node-controller: self-test stand-in: cannot build the provisioning command)',
+  );
   assert.ok(b.launcher.stdout.includes('Using VHD-baked binary: '));
   assert.not.ok(existsSync(imagePaths(b.root).hotfixBinary));
   assert.equal(provisionedBy(b), [BAKED_VERSION]);
@@ -149,7 +184,10 @@ test('a fine hotfix, but the node is outside the wave: notInWave, nothing instal
   assert.is(b.launcher.exitCode, 0);
   assert.equal(JSON.parse(b.stagedPointer).rollout, pointer.rollout, 'check-hotfix staged the waves with the map');
   const download = messages(b, 'DownloadHotfix')[0]!;
-  assert.match(download, /^outcome=notInWave current=202604\.01\.0 target=202604\.01\.1 reason=node is outside the 30% wave for base 202604\.01: seed 0\.\d+, cutoff 0\.3$/);
+  assert.match(
+    download,
+    /^outcome=notInWave current=202604\.01\.0 target=202604\.01\.1 reason=node is outside the 30% wave for base 202604\.01: seed 0\.\d+, cutoff 0\.3$/,
+  );
   assert.not.match(b.launcher.stdout, /Setting up aks-node-controller/);
   assert.ok(b.launcher.stdout.includes('Using VHD-baked binary: '));
   assert.equal(provisionedBy(b), [BAKED_VERSION]);
@@ -161,7 +199,9 @@ test('a fine hotfix, but the node is outside the wave: notInWave, nothing instal
   const raised = JSON.parse(readFileSync(join(b.root, 'opt/azure/containers/aks-node-controller-hotfix.json'), 'utf8'));
   raised.rollout['202604.01'].percent = 100;
   writeFileSync(join(work, 'raised.json'), JSON.stringify(raised));
-  const wide = JSON.parse((await runAnc(['hotfix', 'explain', '--pointer', join(work, 'raised.json')], { root: b.root, bin: baked })).stdout);
+  const wide = JSON.parse(
+    (await runAnc(['hotfix', 'explain', '--pointer', join(work, 'raised.json')], { root: b.root, bin: baked })).stdout,
+  );
   assert.equal([wide.inWave, wide.reason], [true, 'upgrade']);
 });
 

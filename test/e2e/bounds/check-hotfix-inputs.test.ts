@@ -7,8 +7,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_TOKEN, kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
 import {
-  ANC_VERSION, BOOTSTRAP_KUBECONFIG, CLUSTER_CA, CM_KEY, EXISTING_POINTER, KUBECONFIG, NODE_CONFIG, POINTER,
-  assertRun, nodeFor, prepareNode, runCheck, SERVED, type CheckRun,
+  ANC_VERSION,
+  BOOTSTRAP_KUBECONFIG,
+  CLUSTER_CA,
+  CM_KEY,
+  EXISTING_POINTER,
+  KUBECONFIG,
+  NODE_CONFIG,
+  POINTER,
+  assertRun,
+  nodeFor,
+  prepareNode,
+  runCheck,
+  SERVED,
+  type CheckRun,
 } from '../check-hotfix/node.ts';
 import { assertWholeEvents, EVENTS_DIR, measured, plantDevice, plantFifo, printWorstCases } from './support.ts';
 
@@ -35,7 +47,10 @@ test('node config is a FIFO (no kubeconfig): failed at once, named, pointer unto
   plantFifo(sb.path(NODE_CONFIG));
   const run = await runCheck(sb);
   checked(run, 'failed', 'node config FIFO');
-  assert.match(run.error, /reading node config \/opt\/azure\/containers\/aks-node-controller-config.json: ENOTREG: a FIFO is not a regular file \(refused without reading\)/);
+  assert.match(
+    run.error,
+    /reading node config \/opt\/azure\/containers\/aks-node-controller-config.json: ENOTREG: a FIFO is not a regular file \(refused without reading\)/,
+  );
   assert.is(run.pointer, EXISTING_POINTER);
 });
 
@@ -47,7 +62,10 @@ test('node config is /dev/zero: refused, not read', async () => {
   assert.match(run.error, /ENOTREG: a character device/);
 });
 
-const PLANTS = [[plantFifo, 'FIFO'], [plantDevice, '/dev/zero']] as const;
+const PLANTS = [
+  [plantFifo, 'FIFO'],
+  [plantDevice, '/dev/zero'],
+] as const;
 
 test('cluster CA is a FIFO or /dev/zero: node-config credentials refused, no kubeconfig -> failed, pointer untouched', async () => {
   for (const [plant, name] of PLANTS) {
@@ -85,7 +103,10 @@ test('both kubeconfigs are FIFOs or /dev/zero (no node config): failed at once',
 
 test("the kubeconfig's CA file is a FIFO or /dev/zero: failed at once", async () => {
   for (const [plant, name] of PLANTS) {
-    const kubeconfig = kubeconfigFor(ctx.api, { token: DEFAULT_TOKEN }).replace(/certificate-authority-data: \S+/, 'certificate-authority: /etc/kubernetes/certs/odd-ca.crt');
+    const kubeconfig = kubeconfigFor(ctx.api, { token: DEFAULT_TOKEN }).replace(
+      /certificate-authority-data: \S+/,
+      'certificate-authority: /etc/kubernetes/certs/odd-ca.crt',
+    );
     const sb = prepareNode({ kubeconfig, ca: null });
     plant(sb.path('/etc/kubernetes/certs/odd-ca.crt'));
     const run = await runCheck(sb);
@@ -96,7 +117,9 @@ test("the kubeconfig's CA file is a FIFO or /dev/zero: failed at once", async ()
 
 test('a 50 MB kubeconfig is refused by its size cap before it is parsed', async () => {
   const sb = prepareNode({});
-  const big = `clusters:\n- cluster:\n    server: https://${ctx.api.address}\n` + '# padding padding padding padding\n'.repeat(50 * 1024 * 1024 / 34);
+  const big =
+    `clusters:\n- cluster:\n    server: https://${ctx.api.address}\n` +
+    '# padding padding padding padding\n'.repeat((50 * 1024 * 1024) / 34);
   sb.write(BOOTSTRAP_KUBECONFIG, big, 0o600);
   const run = await runCheck(sb);
   checked(run, 'failed', '50 MB kubeconfig');
@@ -122,7 +145,8 @@ test('a pointer that is a symlink to a secret file: replaced, and its content ne
   const run = await runCheck(sb);
   checked(run, 'configMapRead', 'pointer symlink to a key');
   assert.match(run.stderr, /existing hotfix pointer is not valid; replacing it.*not valid JSON \(syntax error at byte offset 0 of \d+\)/);
-  const everything = run.stdout + run.stderr + JSON.stringify(run.events) + readFileSync(sb.path('/var/log/azure/aks-node-controller.log'), 'utf8');
+  const everything =
+    run.stdout + run.stderr + JSON.stringify(run.events) + readFileSync(sb.path('/var/log/azure/aks-node-controller.log'), 'utf8');
   assert.not.ok(everything.includes('SECRETKEYMATERIAL'), 'the file content leaked');
   assert.ok(lstatSync(sb.path(POINTER)).isFile(), 'the symlink is replaced by the staged pointer');
   assert.is(readFileSync(secretFile, 'utf8'), secretText, 'the link target is untouched');

@@ -77,7 +77,11 @@ function fakeNode(aptInstall: string, options: { aptUpdate?: string } = {}): Fak
     sb,
     pids,
     async run(args = []) {
-      const out = await runAnc(['download-hotfix', ...args], { root: sb.root, env: { PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 120_000 });
+      const out = await runAnc(['download-hotfix', ...args], {
+        root: sb.root,
+        env: { PATH: `${bin}:${process.env.PATH}` },
+        timeoutMs: 120_000,
+      });
       const events = sb.events().filter((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix');
       assert.is(events.length, 1, `one DownloadHotfix event (stderr: ${out.stderr.slice(-2000)})`);
       assertWholeEvents(sb.path(EVENTS_DIR));

@@ -15,9 +15,17 @@ test.after(() => {
   printWorstCases('provision-inputs');
 });
 
-const PLANTS = [[plantFifo, 'FIFO'], [plantDevice, '/dev/zero']] as const;
+const PLANTS = [
+  [plantFifo, 'FIFO'],
+  [plantDevice, '/dev/zero'],
+] as const;
 
-async function provisionFails(args: (n: ReturnType<typeof makeNode>) => string[], plantAt: string, fault: string, said: RegExp): Promise<void> {
+async function provisionFails(
+  args: (n: ReturnType<typeof makeNode>) => string[],
+  plantAt: string,
+  fault: string,
+  said: RegExp,
+): Promise<void> {
   for (const [plant, name] of PLANTS) {
     const n = makeNode(successScript());
     nodes.push(n);
@@ -35,11 +43,21 @@ async function provisionFails(args: (n: ReturnType<typeof makeNode>) => string[]
 }
 
 test('provision: the node config is a FIFO or /dev/zero', async () => {
-  await provisionFails((n) => [`--provision-config=${n.configPath}`], '/opt/azure/containers/aks-node-controller-config.json', 'config', /provision config \S+ must be a regular file/);
+  await provisionFails(
+    (n) => [`--provision-config=${n.configPath}`],
+    '/opt/azure/containers/aks-node-controller-config.json',
+    'config',
+    /provision config \S+ must be a regular file/,
+  );
 });
 
 test('provision: components.json is a FIFO or /dev/zero', async () => {
-  await provisionFails((n) => [`--provision-config=${n.configPath}`], '/opt/azure/components.json', 'components.json', /failed to load GPU config: .*ENOTREG/);
+  await provisionFails(
+    (n) => [`--provision-config=${n.configPath}`],
+    '/opt/azure/components.json',
+    'components.json',
+    /failed to load GPU config: .*ENOTREG/,
+  );
 });
 
 test('provision --nbc-cmd: the nbc file is a FIFO or /dev/zero', async () => {
@@ -66,7 +84,11 @@ test('config validate / custom-data: a FIFO or /dev/zero input is refused at onc
     nodes.push(n);
     const file = n.path('/input.json');
     plant(file);
-    for (const argv of [['config', 'validate', file], ['custom-data', file], ['config', 'hash', file]]) {
+    for (const argv of [
+      ['config', 'validate', file],
+      ['custom-data', file],
+      ['config', 'hash', file],
+    ]) {
       const r = await runAnc(argv, { root: n.root, timeoutMs: 30_000 });
       measured(argv.slice(0, -1).join(' '), `input ${name}`, r.durationMs, 5_000);
       assert.is(r.exitCode, 1, `${argv.join(' ')}: ${r.stderr}`);

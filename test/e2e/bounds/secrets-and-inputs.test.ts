@@ -69,7 +69,12 @@ test('a script printing derived forms of every secret: none reaches provision.js
   for (const form of derivedForms()) assert.ok(r.stdout.includes(form), `the stand-in printed ${form.slice(0, 12)}...`);
   const recorded = JSON.parse(readFileSync(n.path(PROVISION_JSON), 'utf8')) as { Output: string };
   assert.match(recorded.Output, /decoded key: <redacted>/);
-  const stored = [readFileSync(n.path(PROVISION_JSON), 'utf8'), readFileSync(n.path(LOG), 'utf8'), JSON.stringify(n.events()), r.stderr].join('\n');
+  const stored = [
+    readFileSync(n.path(PROVISION_JSON), 'utf8'),
+    readFileSync(n.path(LOG), 'utf8'),
+    JSON.stringify(n.events()),
+    r.stderr,
+  ].join('\n');
   for (const form of derivedForms()) assert.not.ok(stored.includes(form), `a derived secret form leaked: ${form.slice(0, 8)}...`);
 });
 
@@ -101,9 +106,17 @@ test('durations are decimal seconds only; 100 KB arguments are not echoed in ful
   }
   const long = 'A'.repeat(100_000);
   const argvs = [
-    [long], ['provision-wait', `--${long}`], ['download-hotfix', long], ['provision-wait', `--timeout=${long}`],
-    ['provision', `--provision-config=${long}`], ['provision', `--nbc-cmd=${long}`], ['hotfix', 'explain', `--pointer=${long}`],
-    ['hotfix', 'explain', `--current-version=${long}`], ['config', 'validate', long], ['custom-data', long], ['config', 'diff', long, long],
+    [long],
+    ['provision-wait', `--${long}`],
+    ['download-hotfix', long],
+    ['provision-wait', `--timeout=${long}`],
+    ['provision', `--provision-config=${long}`],
+    ['provision', `--nbc-cmd=${long}`],
+    ['hotfix', 'explain', `--pointer=${long}`],
+    ['hotfix', 'explain', `--current-version=${long}`],
+    ['config', 'validate', long],
+    ['custom-data', long],
+    ['config', 'diff', long, long],
   ];
   for (const argv of argvs) {
     const r = await runAnc(argv, { root: sb.root, timeoutMs: 20_000 });

@@ -49,7 +49,10 @@ function fullDisk(n: Sandbox, onNodeDir: string, size = '64k'): string | undefin
 }
 
 test('provision-wait: provision.json is a FIFO or /dev/zero: refused at once, with and without --timeout', async () => {
-  for (const [plant, name] of [[plantFifo, 'FIFO'], [plantDevice, '/dev/zero']] as const) {
+  for (const [plant, name] of [
+    [plantFifo, 'FIFO'],
+    [plantDevice, '/dev/zero'],
+  ] as const) {
     for (const args of [[], ['--timeout=5']]) {
       const n = node();
       n.write(PROVISION_COMPLETE, '');
@@ -74,8 +77,14 @@ test('provision-wait --timeout bounds the wait when provision.json is a FIFO and
 
 test('provision-wait: an empty or cut-off provision.json is named as such, with the file', async () => {
   for (const [content, said] of [
-    ['', /parse provision.json: unexpected end of JSON input: \S+provision.json is empty \(0 bytes\) \(its writer crashed or the disk was full\)/],
-    ['{"ExitCode":"3","Output":"par', /parse provision.json: unexpected end of JSON input \(it ends at byte 29 inside a value\): \S+provision.json is not complete JSON/],
+    [
+      '',
+      /parse provision.json: unexpected end of JSON input: \S+provision.json is empty \(0 bytes\) \(its writer crashed or the disk was full\)/,
+    ],
+    [
+      '{"ExitCode":"3","Output":"par',
+      /parse provision.json: unexpected end of JSON input \(it ends at byte 29 inside a value\): \S+provision.json is not complete JSON/,
+    ],
   ] as const) {
     const n = node();
     n.write(PROVISION_COMPLETE, '');
@@ -141,7 +150,10 @@ test('provision on a full disk: no partial provision.json, no sentinel, the fail
   assert.is(r.exitCode, 3, 'the script exit code is still the exit code');
   assert.not.ok(existsSync(n.path(PROVISION_JSON)), 'no partial provision.json');
   assert.not.ok(existsSync(n.path(PROVISION_COMPLETE)), 'no sentinel without a valid provision.json');
-  assert.match(readFileSync(n.path(LOG), 'utf8'), /"msg":"failed to write provision.json".*"error":"write \S+provision.json: no space left on device"/);
+  assert.match(
+    readFileSync(n.path(LOG), 'utf8'),
+    /"msg":"failed to write provision.json".*"error":"write \S+provision.json: no space left on device"/,
+  );
   assert.equal(readdirSync(n.path(STATUS_DIR)), ['.filler'], 'no temp file left on the full disk');
   // Space again (the filler removed): the next run records the result whole.
   execFileSync('rm', ['-f', n.path(`${STATUS_DIR}/.filler`)]);

@@ -3,7 +3,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
-import { ANC_VERSION, CM_KEY, EXISTING_POINTER, NODE_CONFIG, assertRun, mergedPointer, nodeFor, registerSecretGrep, runCheck, SERVED } from './node.ts';
+import {
+  ANC_VERSION,
+  CM_KEY,
+  EXISTING_POINTER,
+  NODE_CONFIG,
+  assertRun,
+  mergedPointer,
+  nodeFor,
+  registerSecretGrep,
+  runCheck,
+  SERVED,
+} from './node.ts';
 
 async function withData(data: unknown, fn: (api: FakeApiServer) => Promise<void>): Promise<void> {
   const api = await startFakeApiServer({ configMaps: { [CM_KEY]: data } });
@@ -65,10 +76,18 @@ test('legacy-only served `version` is staged too and resolves (configMapRead)', 
 const FAILURES: Array<[string, unknown, RegExp]> = [
   ['`data` not an object', 'hotfixes', /unmarshaling ConfigMap: cannot unmarshal string into field data/],
   ['no data at all', undefined, /ConfigMap has no data/],
-  ['two keys without hotfixes.json', { a: '{}', b: '{}' }, /ConfigMap data has no "hotfixes.json" key and 2 entries \(expected exactly 1\)/],
+  [
+    'two keys without hotfixes.json',
+    { a: '{}', b: '{}' },
+    /ConfigMap data has no "hotfixes.json" key and 2 entries \(expected exactly 1\)/,
+  ],
   ['empty value', { 'hotfixes.json': '  \n ' }, /ConfigMap hotfix entry is empty/],
   ['non-string ConfigMap value', { 'hotfixes.json': 5 }, /unmarshaling ConfigMap: cannot unmarshal number/],
-  ['non-string map value in the pointer', { 'hotfixes.json': '{"hotfixes":{"202604.01":1}}' }, /unmarshaling hotfix pointer JSON: cannot unmarshal number/],
+  [
+    'non-string map value in the pointer',
+    { 'hotfixes.json': '{"hotfixes":{"202604.01":1}}' },
+    /unmarshaling hotfix pointer JSON: cannot unmarshal number/,
+  ],
   ['invalid pointer JSON', { 'hotfixes.json': 'not valid json' }, /unmarshaling hotfix pointer JSON/],
 ];
 
@@ -117,7 +136,15 @@ test('node config written with proto (snake_case) names works too', async () => 
   await withData(SERVED(), async (api) => {
     const sb = nodeFor(api);
     const { DEFAULT_TOKEN } = await import('../../fakes/apiserver.ts');
-    sb.write(NODE_CONFIG, JSON.stringify({ version: 'v1', api_server_config: { api_server_name: api.address }, bootstrapping_config: { tls_bootstrapping_token: DEFAULT_TOKEN } }), 0o600);
+    sb.write(
+      NODE_CONFIG,
+      JSON.stringify({
+        version: 'v1',
+        api_server_config: { api_server_name: api.address },
+        bootstrapping_config: { tls_bootstrapping_token: DEFAULT_TOKEN },
+      }),
+      0o600,
+    );
     const run = await runCheck(sb);
     assertRun(run, 'configMapRead');
   });

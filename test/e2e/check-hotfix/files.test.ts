@@ -10,8 +10,20 @@ import { readPointerFile } from '../../../src/hotfix/pointer-file.ts';
 import { createRealFileSystem } from '../../../src/platform/fs.ts';
 import { DEFAULT_TOKEN, kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
 import {
-  ANC_VERSION, CLUSTER_CA, CM_KEY, EXISTING_POINTER, NODE_CONFIG, POINTER,
-  assertRun, chownTree, mergedPointer, nodeFor, prepareNode, registerSecretGrep, runCheck, SERVED,
+  ANC_VERSION,
+  CLUSTER_CA,
+  CM_KEY,
+  EXISTING_POINTER,
+  NODE_CONFIG,
+  POINTER,
+  assertRun,
+  chownTree,
+  mergedPointer,
+  nodeFor,
+  prepareNode,
+  registerSecretGrep,
+  runCheck,
+  SERVED,
 } from './node.ts';
 
 const EXPECTED = () => mergedPointer({ [ANC_VERSION.base]: ANC_VERSION.target, '202401.01': '202401.01.2' });
@@ -32,7 +44,10 @@ test('unreadable node config (a directory) and no kubeconfig -> failed, both rea
     mkdirSync(sb.path(NODE_CONFIG));
     const run = await runCheck(sb);
     assertRun(run, 'failed');
-    assert.match(run.error, /^configmap fetch failed \(no usable kubeconfig credentials: .*\) and cold-start fallback failed: reading node config \/opt\/azure\/containers\/aks-node-controller-config.json: EISDIR/);
+    assert.match(
+      run.error,
+      /^configmap fetch failed \(no usable kubeconfig credentials: .*\) and cold-start fallback failed: reading node config \/opt\/azure\/containers\/aks-node-controller-config.json: EISDIR/,
+    );
     assert.is(run.pointer, EXISTING_POINTER);
   });
 });
@@ -40,10 +55,24 @@ test('unreadable node config (a directory) and no kubeconfig -> failed, both rea
 test('unreadable node config but a bootstrap-kubeconfig (AKS template: CA file + token) -> configMapRead', async () => {
   await withApi(async (api) => {
     const kubeconfig = [
-      'apiVersion: v1', 'kind: Config', 'clusters:', '- name: localcluster', '  cluster:',
-      `    certificate-authority: ${CLUSTER_CA}`, `    server: https://${api.address}`, 'users:',
-      '- name: kubelet-bootstrap', '  user:', `    token: "${DEFAULT_TOKEN}"`, 'contexts:', '- context:',
-      '    cluster: localcluster', '    user: kubelet-bootstrap', '  name: bootstrap-context', 'current-context: bootstrap-context', '',
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: localcluster',
+      '  cluster:',
+      `    certificate-authority: ${CLUSTER_CA}`,
+      `    server: https://${api.address}`,
+      'users:',
+      '- name: kubelet-bootstrap',
+      '  user:',
+      `    token: "${DEFAULT_TOKEN}"`,
+      'contexts:',
+      '- context:',
+      '    cluster: localcluster',
+      '    user: kubelet-bootstrap',
+      '  name: bootstrap-context',
+      'current-context: bootstrap-context',
+      '',
     ].join('\n');
     const sb = nodeFor(api, { bootstrapKubeconfig: kubeconfig });
     rmSync(sb.path(NODE_CONFIG));
@@ -69,10 +98,27 @@ test('kubeconfig only, client certificate files (kubelet style: one PEM with cer
   await withApi(async (api) => {
     const pem = '/var/lib/kubelet/pki/kubelet-client-current.pem';
     const kubeconfig = [
-      'apiVersion: v1', 'clusters:', '- cluster:', `    certificate-authority: ${CLUSTER_CA}`, `    server: https://${api.address}`,
-      '  name: default-cluster', 'contexts:', '- context:', '    cluster: default-cluster', '    namespace: default',
-      '    user: default-auth', '  name: default-context', 'current-context: default-context', 'kind: Config',
-      'preferences: {}', 'users:', '- name: default-auth', '  user:', `    client-certificate: ${pem}`, `    client-key: ${pem}`, '',
+      'apiVersion: v1',
+      'clusters:',
+      '- cluster:',
+      `    certificate-authority: ${CLUSTER_CA}`,
+      `    server: https://${api.address}`,
+      '  name: default-cluster',
+      'contexts:',
+      '- context:',
+      '    cluster: default-cluster',
+      '    namespace: default',
+      '    user: default-auth',
+      '  name: default-context',
+      'current-context: default-context',
+      'kind: Config',
+      'preferences: {}',
+      'users:',
+      '- name: default-auth',
+      '  user:',
+      `    client-certificate: ${pem}`,
+      `    client-key: ${pem}`,
+      '',
     ].join('\n');
     const sb = prepareNode({ kubeconfig });
     sb.write(pem, api.pki.client.cert + api.pki.client.key, 0o600);
@@ -84,11 +130,21 @@ test('kubeconfig only, client certificate files (kubelet style: one PEM with cer
 
 test('kubeconfig only, token, written as JSON -> configMapRead', async () => {
   await withApi(async (api) => {
-    const kubeconfig = JSON.stringify({
-      apiVersion: 'v1', kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server: `https://${api.address}/`, 'certificate-authority-data': Buffer.from(api.pki.ca.cert).toString('base64') } }],
-      users: [{ name: 'u', user: { token: DEFAULT_TOKEN } }],
-    }, null, 2);
+    const kubeconfig = JSON.stringify(
+      {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'c',
+            cluster: { server: `https://${api.address}/`, 'certificate-authority-data': Buffer.from(api.pki.ca.cert).toString('base64') },
+          },
+        ],
+        users: [{ name: 'u', user: { token: DEFAULT_TOKEN } }],
+      },
+      null,
+      2,
+    );
     const run = await runCheck(prepareNode({ bootstrapKubeconfig: kubeconfig }));
     assertRun(run, 'configMapRead');
     assert.is(api.requests.at(-1)!.user, 'system:bootstrap:abcdef');
@@ -163,7 +219,10 @@ test('download-hotfix reads what check-hotfix staged and picks the served target
 test('no node config, no kubeconfig at all -> failed', async () => {
   const run = await runCheck(prepareNode({ ca: null, pointer: null }));
   assertRun(run, 'failed');
-  assert.match(run.error, /^configmap fetch failed and no cold-start pointer present: no usable kubeconfig credentials: reading kubeconfig \/var\/lib\/kubelet\/kubeconfig: ENOENT/);
+  assert.match(
+    run.error,
+    /^configmap fetch failed and no cold-start pointer present: no usable kubeconfig credentials: reading kubeconfig \/var\/lib\/kubelet\/kubeconfig: ENOENT/,
+  );
   assert.is(run.pointer, null);
 });
 

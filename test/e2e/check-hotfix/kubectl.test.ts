@@ -67,7 +67,10 @@ for (const variant of ['token', 'client certificate'] as const) {
       assert.is(cm.metadata.name, 'anc-hotfix-version');
       assert.is(cm.metadata.namespace, 'kube-system');
       assert.equal(cm.data, SERVED());
-      assert.ok(api.requests.some((r) => r.path === '/api'), 'kubectl did discovery first');
+      assert.ok(
+        api.requests.some((r) => r.path === '/api'),
+        'kubectl did discovery first',
+      );
       const run = await runCheck(prepareNode({ kubeconfig, ca: null }));
       assertRun(run, 'configMapRead');
       const served = JSON.parse(cm.data['hotfixes.json']).hotfixes;
@@ -82,10 +85,16 @@ test('kubectl sees the stand-in refuse like an apiserver: 401, 403, 404', async 
     const unauthorized = await kubectl(kubeconfigFor(api, { token: 'wrongtoken.0000000000000000' }), GET);
     assert.is.not(unauthorized.code, 0);
     // kubectl >= 1.28 words a 401 during discovery this way against a real apiserver too.
-    assert.match(unauthorized.stderr, 'error: You must be logged in to the server (the server has asked for the client to provide credentials)');
+    assert.match(
+      unauthorized.stderr,
+      'error: You must be logged in to the server (the server has asked for the client to provide credentials)',
+    );
     const forbidden = await kubectl(kubeconfigFor(api, { token: 'noaccess.1111111111111111' }), GET);
     assert.is.not(forbidden.code, 0);
-    assert.match(forbidden.stderr, 'Error from server (Forbidden): configmaps "anc-hotfix-version" is forbidden: User "system:bootstrap:noaccess" cannot get resource "configmaps" in API group "" in the namespace "kube-system"');
+    assert.match(
+      forbidden.stderr,
+      'Error from server (Forbidden): configmaps "anc-hotfix-version" is forbidden: User "system:bootstrap:noaccess" cannot get resource "configmaps" in API group "" in the namespace "kube-system"',
+    );
     api.configMaps.clear();
     const missing = await kubectl(kubeconfigFor(api, { token: DEFAULT_TOKEN }), GET);
     assert.is.not(missing.code, 0);

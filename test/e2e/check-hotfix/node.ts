@@ -162,7 +162,10 @@ export function assertRun(run: CheckRun, outcome: string): void {
   assert.is(run.events[0]!.TaskName, 'AKS.AKSNodeController.CheckHotfix');
   assert.is(run.outcome, outcome, `outcome (event: ${run.events[0]!.Message})`);
   // Failures and pointer-signing rejections are errors; a read, a miss or a cold start are not.
-  assert.is(run.events[0]!.EventLevel, ['configMapRead', 'noHotfixForBase', 'customDataFallback'].includes(outcome) ? 'Informational' : 'Error');
+  assert.is(
+    run.events[0]!.EventLevel,
+    ['configMapRead', 'noHotfixForBase', 'customDataFallback'].includes(outcome) ? 'Informational' : 'Error',
+  );
   const dir = run.sb.path('/opt/azure/containers');
   const temps = (existsSync(dir) ? readdirSync(dir) : []).filter((n) => n.startsWith('.aks-node-controller-hotfix-'));
   assert.equal(temps, [], 'no temp file left behind');
@@ -170,7 +173,9 @@ export function assertRun(run: CheckRun, outcome: string): void {
 
 /** Expected pointer after a successful stage over EXISTING_POINTER. */
 export function mergedPointer(hotfixes: Record<string, string>, version = '202401.01.1'): string {
-  const entries = Object.keys(hotfixes).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(hotfixes[k])}`);
+  const entries = Object.keys(hotfixes)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(hotfixes[k])}`);
   return `{"version":${JSON.stringify(version)},"scripts_version":"s-1","hotfixes":{${entries.join(',')}}}`;
 }
 
@@ -181,7 +186,9 @@ export function chownTree(path: string, uid: number): void {
   for (const name of readdirSync(path)) chownTree(join(path, name), uid);
 }
 
-export const SERVED = () => ({ 'hotfixes.json': JSON.stringify({ hotfixes: { [ANC_VERSION.base]: ANC_VERSION.target, '202401.01': '202401.01.2' } }) });
+export const SERVED = () => ({
+  'hotfixes.json': JSON.stringify({ hotfixes: { [ANC_VERSION.base]: ANC_VERSION.target, '202401.01': '202401.01.2' } }),
+});
 export const CM_KEY = 'kube-system/anc-hotfix-version';
 
 /** D14: registers a final test that greps everything this file's runs printed or wrote for the secrets. */

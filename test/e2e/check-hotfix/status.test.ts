@@ -3,7 +3,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFakeApiServer, status, type FakeApiServerOptions } from '../../fakes/apiserver.ts';
-import { ANC_VERSION, CM_KEY, EXISTING_POINTER, assertRun, mergedPointer, nodeFor, registerSecretGrep, runCheck, SERVED, type CheckRun, type NodeSetup } from './node.ts';
+import {
+  ANC_VERSION,
+  CM_KEY,
+  EXISTING_POINTER,
+  assertRun,
+  mergedPointer,
+  nodeFor,
+  registerSecretGrep,
+  runCheck,
+  SERVED,
+  type CheckRun,
+  type NodeSetup,
+} from './node.ts';
 
 async function against(options: FakeApiServerOptions, setup: NodeSetup = {}): Promise<CheckRun> {
   const api = await startFakeApiServer({
@@ -23,7 +35,12 @@ async function against(options: FakeApiServerOptions, setup: NodeSetup = {}): Pr
 
 function assertStatus(run: CheckRun, code: number): void {
   assertRun(run, 'failed');
-  assert.match(run.error, new RegExp(`^configmap fetch failed and no cold-start pointer present: apiserver returned status ${code} for https://127\\.0\\.0\\.1:\\d+/api/v1/namespaces/kube-system/configmaps/anc-hotfix-version$`));
+  assert.match(
+    run.error,
+    new RegExp(
+      `^configmap fetch failed and no cold-start pointer present: apiserver returned status ${code} for https://127\\.0\\.0\\.1:\\d+/api/v1/namespaces/kube-system/configmaps/anc-hotfix-version$`,
+    ),
+  );
   assert.is(run.pointer, EXISTING_POINTER);
 }
 
@@ -66,7 +83,10 @@ test('404 with an empty cold-start map -> failed, nothing staged', async () => {
 test('cold-start pointer of the wrong shape -> failed (cold-start fallback failed)', async () => {
   const run = await against({ configMaps: {} }, { extra: { hotfixes: ['202604.01.1'] } });
   assertRun(run, 'failed');
-  assert.match(run.error, /^configmap fetch failed \(apiserver returned status 404 for .*\) and cold-start fallback failed: parsing hotfix config \/opt\/azure\/containers\/aks-node-controller-config.json: cannot unmarshal array/);
+  assert.match(
+    run.error,
+    /^configmap fetch failed \(apiserver returned status 404 for .*\) and cold-start fallback failed: parsing hotfix config \/opt\/azure\/containers\/aks-node-controller-config.json: cannot unmarshal array/,
+  );
   assert.is(run.pointer, EXISTING_POINTER);
 });
 

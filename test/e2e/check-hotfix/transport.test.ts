@@ -7,7 +7,19 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFakeApiServer, type FakeApiServerOptions } from '../../fakes/apiserver.ts';
 import { makeTestPki } from '../../fakes/apiserver-pki.ts';
-import { ANC_VERSION, CM_KEY, EXISTING_POINTER, assertRun, mergedPointer, nodeFor, prepareNode, registerSecretGrep, runCheck, SERVED, type CheckRun } from './node.ts';
+import {
+  ANC_VERSION,
+  CM_KEY,
+  EXISTING_POINTER,
+  assertRun,
+  mergedPointer,
+  nodeFor,
+  prepareNode,
+  registerSecretGrep,
+  runCheck,
+  SERVED,
+  type CheckRun,
+} from './node.ts';
 
 async function againstServer(options: FakeApiServerOptions, setup: Parameters<typeof nodeFor>[1] = {}): Promise<CheckRun> {
   const api = await startFakeApiServer({ configMaps: { [CM_KEY]: SERVED() }, ...options });
@@ -42,7 +54,10 @@ test('expired server certificate -> failed', async () => {
 test('no cluster CA file and no kubeconfig -> failed, primary-credential fallback logged', async () => {
   const run = await againstServer({}, { ca: null });
   assertFetchFailed(run, /no usable kubeconfig credentials: reading kubeconfig \/var\/lib\/kubelet\/kubeconfig: ENOENT/);
-  assert.match(run.stderr, '"msg":"primary apiserver creds (node config) unavailable, trying kubeconfig fallback","error":"reading cluster CA /etc/kubernetes/certs/ca.crt: ENOENT: no such file or directory"');
+  assert.match(
+    run.stderr,
+    '"msg":"primary apiserver creds (node config) unavailable, trying kubeconfig fallback","error":"reading cluster CA /etc/kubernetes/certs/ca.crt: ENOENT: no such file or directory"',
+  );
 });
 
 test('cluster CA file that holds no certificate -> failed (failed to parse cluster CA PEM)', async () => {
@@ -151,7 +166,14 @@ test('HTTPS_PROXY / HTTP_PROXY / ALL_PROXY are ignored: the proxy sees nothing, 
   });
   const proxyUrl = `http://127.0.0.1:${await listen(proxy)}`;
   try {
-    const env = { HTTPS_PROXY: proxyUrl, https_proxy: proxyUrl, HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, ALL_PROXY: proxyUrl, NO_PROXY: '' };
+    const env = {
+      HTTPS_PROXY: proxyUrl,
+      https_proxy: proxyUrl,
+      HTTP_PROXY: proxyUrl,
+      http_proxy: proxyUrl,
+      ALL_PROXY: proxyUrl,
+      NO_PROXY: '',
+    };
     const api = await startFakeApiServer({ configMaps: { [CM_KEY]: SERVED() } });
     try {
       const run = await runCheck(nodeFor(api), { env });

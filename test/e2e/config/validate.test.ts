@@ -33,7 +33,13 @@ test('broken: several bad fields are all reported with path, found and expected;
   const r = await run(['config', 'validate', file]);
   assert.is(r.exitCode, 1);
   assert.match(r.stdout, `${file}: INVALID (5 errors, 0 warnings)`);
-  for (const path of ['$.isVhd', '$.cseTimeout', '$.clusterConfig.vmType', '$.kubeletConfig.kubeletFlags["--max-pods"]', '$.bootstrappingConfig.tlsBootstrappingToken']) {
+  for (const path of [
+    '$.isVhd',
+    '$.cseTimeout',
+    '$.clusterConfig.vmType',
+    '$.kubeletConfig.kubeletFlags["--max-pods"]',
+    '$.bootstrappingConfig.tlsBootstrappingToken',
+  ]) {
     assert.match(r.stdout, `error: ${path}: `);
   }
   assert.match(r.stdout, 'expected true or false');
@@ -47,7 +53,10 @@ test('broken: several bad fields are all reported with path, found and expected;
 
 test('unknown fields: warnings (exit 0) unless --strict (exit 1)', async () => {
   const sample = JSON.parse(readFileSync(SAMPLE, 'utf8'));
-  const file = sandbox.write('/tmp/unknown.json', JSON.stringify({ ...sample, hotfixes: [{ version: '1' }], clusterConfig: { ...sample.clusterConfig, future_field: 1 } }));
+  const file = sandbox.write(
+    '/tmp/unknown.json',
+    JSON.stringify({ ...sample, hotfixes: [{ version: '1' }], clusterConfig: { ...sample.clusterConfig, future_field: 1 } }),
+  );
   const lax = await run(['config', 'validate', file]);
   assert.is(lax.exitCode, 0, lax.stdout);
   assert.match(lax.stdout, 'valid (0 errors, 2 warnings)');

@@ -49,7 +49,11 @@ function setup(containerdOutput: string | undefined): { box: Sandbox; file: stri
   return { box, file, path: `${binDir}:/usr/bin:/bin` };
 }
 
-async function dryRun(showSecrets: boolean, containerdOutput?: string, configText?: string): Promise<{ out: DryRun; box: Sandbox; all: string }> {
+async function dryRun(
+  showSecrets: boolean,
+  containerdOutput?: string,
+  configText?: string,
+): Promise<{ out: DryRun; box: Sandbox; all: string }> {
   const { box, file, path } = setup(containerdOutput);
   if (configText !== undefined) writeFileSync(file, configText);
   const args = ['provision', `--provision-config=${file}`, '--dry-run', ...(showSecrets ? ['--show-secrets'] : [])];
@@ -86,7 +90,15 @@ test('dry-run prints the command and the full env, secrets redacted, no secret a
 
 test('--show-secrets reveals them; containerd 2.x on PATH selects the v2 templates', async () => {
   const { out, box } = await dryRun(true, 'containerd github.com/containerd/containerd/v2 2.3.2-1 fff');
-  assert.equal([out.env.TLS_BOOTSTRAP_TOKEN, out.env.SERVICE_PRINCIPAL_FILE_CONTENT, out.env.KUBELET_CLIENT_CONTENT, out.env.CUSTOM_SEARCH_REALM_PASSWORD], SECRETS);
+  assert.equal(
+    [
+      out.env.TLS_BOOTSTRAP_TOKEN,
+      out.env.SERVICE_PRINCIPAL_FILE_CONTENT,
+      out.env.KUBELET_CLIENT_CONTENT,
+      out.env.CUSTOM_SEARCH_REALM_PASSWORD,
+    ],
+    SECRETS,
+  );
   const toml = Buffer.from(out.env.CONTAINERD_CONFIG_CONTENT!, 'base64').toString();
   assert.ok(toml.includes('[plugins."io.containerd.cri.v1.images"]'));
   assert.ok(toml.includes('default_runtime_name = "nvidia-container-runtime"'));
@@ -97,7 +109,10 @@ test('stripping the sandbox root equals the unsandboxed in-process build', async
   const { out, box } = await dryRun(true);
   const strip = (s: string) => s.split(box.root).join('');
   const config = loadConfiguration(JSON.stringify(CONFIG)).config;
-  const expected = dryRunView(buildProvisionCommand(config, { containerdVersion: undefined, components: COMPONENTS }, resolveNodePaths('')), { showSecrets: true });
+  const expected = dryRunView(
+    buildProvisionCommand(config, { containerdVersion: undefined, components: COMPONENTS }, resolveNodePaths('')),
+    { showSecrets: true },
+  );
   assert.equal(out.command.map(strip), expected.command);
   assert.equal(Object.fromEntries(Object.entries(out.env).map(([k, v]) => [k, strip(v)])), expected.env);
   assert.ok(Object.values(out.env).some((v) => v.startsWith(box.root)));

@@ -10,7 +10,11 @@ const LOG = '/var/log/azure/aks-node-controller.log';
 const EVENTS = '/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events';
 
 function parseLines(text: string): Array<Record<string, unknown>> {
-  return text.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return text
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 test('log lines go to the log file (0644) and to stderr, keys time, level, msg first', async () => {

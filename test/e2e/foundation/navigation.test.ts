@@ -17,7 +17,8 @@ test('config and hotfix are groups: alone, with --help and via help they list th
   for (const args of [['config'], ['config', '--help'], ['help', 'config']]) {
     const r = await run(args);
     assert.is(r.exitCode, 0, args.join(' '));
-    for (const sub of ['validate', 'schema', 'hash', 'diff']) assert.match(r.stdout, new RegExp(`\\n  ${sub} `), `${args.join(' ')}: ${sub}`);
+    for (const sub of ['validate', 'schema', 'hash', 'diff'])
+      assert.match(r.stdout, new RegExp(`\\n  ${sub} `), `${args.join(' ')}: ${sub}`);
   }
   const hotfix = await run(['hotfix']);
   assert.is(hotfix.exitCode, 0);
@@ -30,12 +31,34 @@ test('config and hotfix are groups: alone, with --help and via help they list th
 test('per-command help: description, usage, flags, examples and exit codes', async () => {
   const r = await run(['config', 'diff', '--help']);
   assert.is(r.exitCode, 0);
-  for (const part of [/^aks-node-controller config diff: Classify/, /\nUsage:\n  aks-node-controller config diff \[flags\] <old> <new>\n/, /\nFlags:\n  -o, --output <format>/, /\nExamples:\n/, /\nExit codes:\n  0  none/, /\n  2  management-drift/, /\n  3  rollout/]) {
+  for (const part of [
+    /^aks-node-controller config diff: Classify/,
+    /\nUsage:\n  aks-node-controller config diff \[flags\] <old> <new>\n/,
+    /\nFlags:\n  -o, --output <format>/,
+    /\nExamples:\n/,
+    /\nExit codes:\n  0  none/,
+    /\n  2  management-drift/,
+    /\n  3  rollout/,
+  ]) {
     assert.match(r.stdout, part);
   }
   assert.equal((await run(['help', 'config', 'diff'])).stdout, r.stdout);
   // Every listed command has all four parts.
-  const all = ['status', 'version', 'provision', 'provision-wait', 'download-hotfix', 'check-hotfix', 'hotfix explain', 'config validate', 'config schema', 'config hash', 'config diff', 'custom-data', 'completion'];
+  const all = [
+    'status',
+    'version',
+    'provision',
+    'provision-wait',
+    'download-hotfix',
+    'check-hotfix',
+    'hotfix explain',
+    'config validate',
+    'config schema',
+    'config hash',
+    'config diff',
+    'custom-data',
+    'completion',
+  ];
   for (const name of all) {
     const help = await run([...name.split(' '), '--help']);
     assert.is(help.exitCode, 0, name);
@@ -63,7 +86,13 @@ test('typos: did you mean <command>, <subcommand>, <flag>; each error is one lin
 });
 
 test('extra positional arguments exit 1; the fail-open check-hotfix keeps warning and ignoring them', async () => {
-  for (const args of [['version', 'extra'], ['status', 'now'], ['provision-wait', 'x'], ['config', 'schema', 'x'], ['download-hotfix', 'x']]) {
+  for (const args of [
+    ['version', 'extra'],
+    ['status', 'now'],
+    ['provision-wait', 'x'],
+    ['config', 'schema', 'x'],
+    ['download-hotfix', 'x'],
+  ]) {
     const r = await run(args);
     assert.is(r.exitCode, 1, args.join(' '));
     assert.match(r.stderr, new RegExp(`unexpected ${args.slice(0, -1).join(' ')} arguments: ${args.at(-1)}`));
@@ -77,7 +106,14 @@ test('extra positional arguments exit 1; the fail-open check-hotfix keeps warnin
 
 test('-o text|json|yaml right after the command words on every command that prints a result', async () => {
   const file = sandbox.write('/in/config.json', CONFIG);
-  const commands = [['config', 'validate', '-o', 'FORMAT', file], ['config', 'hash', '-o', 'FORMAT', file], ['config', 'diff', '-o', 'FORMAT', file, file], ['hotfix', 'explain', '-o', 'FORMAT'], ['version', '-o', 'FORMAT'], ['status', '-o', 'FORMAT']];
+  const commands = [
+    ['config', 'validate', '-o', 'FORMAT', file],
+    ['config', 'hash', '-o', 'FORMAT', file],
+    ['config', 'diff', '-o', 'FORMAT', file, file],
+    ['hotfix', 'explain', '-o', 'FORMAT'],
+    ['version', '-o', 'FORMAT'],
+    ['status', '-o', 'FORMAT'],
+  ];
   for (const command of commands) {
     const json = await run(command.map((a) => (a === 'FORMAT' ? 'json' : a)));
     assert.is(json.exitCode, 0, `${command.join(' ')}: ${json.stderr}`);
@@ -114,7 +150,14 @@ test('version -o json: version, commit, build time, target, runtime, binary bake
 
 test('config diff: exit code by decision, old -> new values, secrets never shown, - reads stdin (custom-data too)', async () => {
   const old = sandbox.write('/in/old.json', CONFIG);
-  const drift = sandbox.write('/in/drift.json', JSON.stringify({ ...JSON.parse(CONFIG), bootstrappingConfig: { tlsBootstrappingToken: 'sekrit.token123' }, kubeBinaryConfig: { podInfraContainerImageUrl: 'mcr/pause:3.10' } }));
+  const drift = sandbox.write(
+    '/in/drift.json',
+    JSON.stringify({
+      ...JSON.parse(CONFIG),
+      bootstrappingConfig: { tlsBootstrappingToken: 'sekrit.token123' },
+      kubeBinaryConfig: { podInfraContainerImageUrl: 'mcr/pause:3.10' },
+    }),
+  );
   const rollout = sandbox.write('/in/rollout.json', JSON.stringify({ ...JSON.parse(CONFIG), vmSize: 'Standard_D4s_v3' }));
   assert.is((await run(['config', 'diff', old, old])).exitCode, 0);
   const d = await run(['config', 'diff', old, drift]);
@@ -125,7 +168,11 @@ test('config diff: exit code by decision, old -> new values, secrets never shown
   const r = await run(['config', 'diff', '-o', 'json', old, rollout]);
   assert.is(r.exitCode, 3);
   assert.equal(JSON.parse(r.stdout).changes, [{ path: 'vmSize', before: '"Standard_D2s_v3"', after: '"Standard_D4s_v3"' }]);
-  const stdin = spawnSync(BIN, ['config', 'diff', old, '-'], { input: CONFIG.replace('D2s', 'D8s'), env: baseEnv(sandbox.root), encoding: 'utf8' });
+  const stdin = spawnSync(BIN, ['config', 'diff', old, '-'], {
+    input: CONFIG.replace('D2s', 'D8s'),
+    env: baseEnv(sandbox.root),
+    encoding: 'utf8',
+  });
   assert.is(stdin.status, 3, stdin.stderr);
   assert.match(stdin.stdout, /vmSize: "Standard_D2s_v3" -> "Standard_D8s_v3"/);
   const rendered = spawnSync(BIN, ['custom-data', '--raw', '-'], { input: CONFIG, env: baseEnv(sandbox.root), encoding: 'utf8' });
@@ -142,7 +189,10 @@ test('JSON log lines: on stderr for machines (a pipe, the journal), not for a te
   assert.not.match(quiet.stderr, /"time":/);
   // Read-only commands keep stderr for people even on a pipe, unless asked.
   const readOnly = await run(['config', 'validate', '/nonexistent.json']);
-  assert.is(readOnly.stderr, `aks-node-controller: cannot read configuration file /nonexistent.json: ENOENT: no such file or directory, open '/nonexistent.json'\nhint: Check that the file exists, is a regular file and is readable by root.\n`);
+  assert.is(
+    readOnly.stderr,
+    `aks-node-controller: cannot read configuration file /nonexistent.json: ENOENT: no such file or directory, open '/nonexistent.json'\nhint: Check that the file exists, is a regular file and is readable by root.\n`,
+  );
   const asked = await run(['config', 'validate', '/nonexistent.json'], { ANC_LOG_STDERR: '1' });
   assert.match(asked.stderr, /^\{"time":.*"msg":"aks-node-controller failed"/m);
   if (process.platform !== 'linux' || !existsSync('/usr/bin/script')) return;
@@ -164,11 +214,26 @@ test('read-only commands work as a non-root user without a node root: no /var/lo
   image.write('/opt/azure/components.json', '{}');
   chmodSync(image.root, 0o755);
   const asUser = (args: string[], env: Record<string, string> = {}) => {
-    const argv = process.getuid?.() === 0 ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', BIN, ...args] : [BIN, ...args];
-    return spawnSync(argv[0]!, argv.slice(1), { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...env }, encoding: 'utf8' });
+    const argv =
+      process.getuid?.() === 0 ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', BIN, ...args] : [BIN, ...args];
+    return spawnSync(argv[0]!, argv.slice(1), {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...env },
+      encoding: 'utf8',
+    });
   };
   try {
-    for (const args of [['config', 'validate', file], ['config', 'hash', file], ['config', 'diff', file, file], ['config', 'schema'], ['custom-data', file], ['hotfix', 'explain'], ['version'], ['status'], ['--help']]) {
+    for (const args of [
+      ['config', 'validate', file],
+      ['config', 'hash', file],
+      ['config', 'diff', file, file],
+      ['config', 'schema'],
+      ['custom-data', file],
+      ['hotfix', 'explain'],
+      ['version'],
+      ['status'],
+      ['--help'],
+    ]) {
       const r = asUser(args);
       assert.ok(r.status === 0, `${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     }

@@ -4,13 +4,32 @@
 // failure (a delta or a reconstruction that does not match the manifest) is final with nothing staged.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  buildAgent, buildBaseStubRpm, buildHotfixPackages, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo, type HotfixPackages, type ServedRepo,
+  buildAgent,
+  buildBaseStubRpm,
+  buildHotfixPackages,
+  prepareAptRoot,
+  prepareRpmRoot,
+  startAptRepo,
+  startRpmRepo,
+  type HotfixPackages,
+  type ServedRepo,
 } from '../../fakes/repos.ts';
 import { makeSandbox, runAnc, type Sandbox } from '../harness.ts';
 
@@ -104,7 +123,8 @@ async function runNode(repo: ServedRepo, kind: 'apt' | 'rpm' = 'apt') {
   assert.is(events.length, 1, 'one DownloadHotfix event');
   const requested = repo.requests.slice(before);
   const fetched = (name: string) => requested.some((p) => basename(p).startsWith(name));
-  const [delta, full] = kind === 'apt' ? ['aks-node-controller-delta_', 'aks-node-controller_'] : ['aks-node-controller-delta-', 'aks-node-controller-2'];
+  const [delta, full] =
+    kind === 'apt' ? ['aks-node-controller-delta_', 'aks-node-controller_'] : ['aks-node-controller-delta-', 'aks-node-controller-2'];
   return { sb, result, message: events[0]!.Message!, fetchedDelta: fetched(delta), fetchedFull: fetched(full) };
 }
 
@@ -130,8 +150,15 @@ test('delta against the baked executable: rebuilt, verified, staged; path=delta 
   const packageBytes = Number(/ packageBytes=(\d+)/.exec(n.message)?.[1]);
   assert.is(packageBytes, statSync(ctx.hot.delta!.deb).size);
   assert.ok(packageBytes < 200 * 1024, `delta package ${packageBytes} bytes`);
-  assert.ok(fetchedBytes(n.message) > packageBytes && fetchedBytes(n.message) < statSync(ctx.hot.deb).size / 10, `fetched ${fetchedBytes(n.message)} bytes`);
-  const final = n.result.stderr.trim().split('\n').map((l) => JSON.parse(l)).at(-1);
+  assert.ok(
+    fetchedBytes(n.message) > packageBytes && fetchedBytes(n.message) < statSync(ctx.hot.deb).size / 10,
+    `fetched ${fetchedBytes(n.message)} bytes`,
+  );
+  const final = n.result.stderr
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .at(-1);
   assert.is(final.path, 'delta');
   assert.is(final.fetchedBytes, fetchedBytes(n.message));
   assert.is(final.packageBytes, packageBytes);
@@ -143,7 +170,10 @@ test('unknown base: the delta package has no entry for our sha256 -> the full pa
   assert.is(n.result.exitCode, 0, n.result.stderr);
   assert.match(n.message, /^outcome=staged .* path=repository /);
   assert.ok(n.fetchedDelta && n.fetchedFull, 'delta package looked at, then the full package fetched');
-  assert.match(n.result.stderr, /delta hotfix unavailable, fetching the full package.*has no delta for our executable \(sha256 [0-9a-f]{64}\)/);
+  assert.match(
+    n.result.stderr,
+    /delta hotfix unavailable, fetching the full package.*has no delta for our executable \(sha256 [0-9a-f]{64}\)/,
+  );
   assert.is(sha(n.sb.path(HOTFIX)), sha(ctx.hot.bin));
 });
 
@@ -151,14 +181,20 @@ test('delta package missing from the index -> the full package (path=repository)
   const n = await runNode(ctx.repos.noDelta);
   assert.is(n.result.exitCode, 0, n.result.stderr);
   assert.match(n.message, /^outcome=staged .* path=repository /);
-  assert.match(n.result.stderr, /no delta package for this version, fetching the full package.*aks-node-controller-delta 202604\.01\.1 for amd64 is not in the index/);
+  assert.match(
+    n.result.stderr,
+    /no delta package for this version, fetching the full package.*aks-node-controller-delta 202604\.01\.1 for amd64 is not in the index/,
+  );
   assert.is(sha(n.sb.path(HOTFIX)), sha(ctx.hot.bin));
 });
 
 test('corrupted delta (it fails its manifest sha256): integrityFailed, final, nothing staged', async () => {
   const n = await runNode(ctx.repos.corrupt);
   assert.is(n.result.exitCode, 1);
-  assert.match(n.message, /^outcome=integrityFailed .* path=delta .*error=.*\.vcdiff has sha256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}/);
+  assert.match(
+    n.message,
+    /^outcome=integrityFailed .* path=delta .*error=.*\.vcdiff has sha256 [0-9a-f]{64}, the manifest says [0-9a-f]{64}/,
+  );
   assert.not.ok(n.fetchedFull, 'no fallback to the full package');
   assertNothingStaged(n.sb);
 });
@@ -166,7 +202,10 @@ test('corrupted delta (it fails its manifest sha256): integrityFailed, final, no
 test('reconstruction whose sha256 does not match the manifest: integrityFailed, final, nothing staged', async () => {
   const n = await runNode(ctx.repos.wrongTarget);
   assert.is(n.result.exitCode, 1);
-  assert.match(n.message, /^outcome=integrityFailed .* path=delta .*error=.*the reconstruction \(\d+ bytes, sha256 [0-9a-f]{64}\) does not match the manifest's target/);
+  assert.match(
+    n.message,
+    /^outcome=integrityFailed .* path=delta .*error=.*the reconstruction \(\d+ bytes, sha256 [0-9a-f]{64}\) does not match the manifest's target/,
+  );
   assert.not.ok(n.fetchedFull, 'no fallback to the full package');
   assertNothingStaged(n.sb);
 });

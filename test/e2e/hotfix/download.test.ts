@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  buildAgent, buildBaseStubRpm, buildHotfixPackages, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo,
+  buildAgent,
+  buildBaseStubRpm,
+  buildHotfixPackages,
+  prepareAptRoot,
+  prepareRpmRoot,
+  startAptRepo,
+  startRpmRepo,
   type ServedRepo,
 } from '../../fakes/repos.ts';
 import { makeSandbox, runAnc, type RunOutcome, type Sandbox } from '../harness.ts';
@@ -26,7 +32,14 @@ function hostFingerprint(): string {
     parts.push(existsSync(f) ? sha(f) : 'absent');
   }
   for (const d of ['/var/lib/rpm', '/var/cache/dnf', '/etc/yum.repos.d', '/usr/bin']) {
-    parts.push(existsSync(d) ? readdirSync(d).filter((n) => d !== '/usr/bin' || n.startsWith('aks-')).sort().join(',') : 'absent');
+    parts.push(
+      existsSync(d)
+        ? readdirSync(d)
+            .filter((n) => d !== '/usr/bin' || n.startsWith('aks-'))
+            .sort()
+            .join(',')
+        : 'absent',
+    );
   }
   return parts.join('|');
 }
@@ -71,7 +84,11 @@ interface Node {
   run(args?: string[]): Promise<RunOutcome>;
 }
 
-function node(kind: 'apt' | 'rpm', pointer: string | undefined, options: { repo?: ServedRepo; baked?: string; source?: 'list' | 'sources' | 'none' } = {}): Node {
+function node(
+  kind: 'apt' | 'rpm',
+  pointer: string | undefined,
+  options: { repo?: ServedRepo; baked?: string; source?: 'list' | 'sources' | 'none' } = {},
+): Node {
   const sb = makeSandbox('anc-hotfix-node-');
   ctx.sandboxes.push(sb);
   const repo = options.repo ?? (kind === 'apt' ? ctx.apt : ctx.rpm);
@@ -98,7 +115,10 @@ function downloadEvent(sb: Sandbox): string {
 function assertBakedInCharge(n: Node, bakedSha: string): void {
   assert.is(existsSync(n.sb.path(HOTFIX)), false, 'no hotfix binary staged');
   assert.is(sha(n.sb.path(BAKED)), bakedSha, 'baked binary untouched');
-  assert.equal(readdirSync(n.sb.path('/opt/azure/containers')).filter((f) => f.startsWith('.aks-node-controller-update-')), []);
+  assert.equal(
+    readdirSync(n.sb.path('/opt/azure/containers')).filter((f) => f.startsWith('.aks-node-controller-update-')),
+    [],
+  );
 }
 
 function hotfixVersion(n: Node): string {
@@ -143,8 +163,14 @@ test('hotfix explain: the decision download-hotfix acts on, from the stamped ver
   const own = await runAnc(['hotfix', 'explain', '-o', 'json'], { root: n.sb.root, bin: n.sb.path(BAKED) });
   assert.is(own.exitCode, 0, own.stderr);
   const { current, base, resolved, upgrade, reason } = JSON.parse(own.stdout);
-  assert.equal({ current, base, resolved, upgrade, reason }, { current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade' });
-  const other = await runAnc(['hotfix', 'explain', '-o', 'json', '--current-version', '202605.30.0'], { root: n.sb.root, bin: n.sb.path(BAKED) });
+  assert.equal(
+    { current, base, resolved, upgrade, reason },
+    { current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade' },
+  );
+  const other = await runAnc(['hotfix', 'explain', '-o', 'json', '--current-version', '202605.30.0'], {
+    root: n.sb.root,
+    bin: n.sb.path(BAKED),
+  });
   const o = JSON.parse(other.stdout);
   assert.equal([o.current, o.base, o.resolved, o.upgrade, o.reason], ['202605.30.0', '202605.30', '', false, 'not-listed']);
   assert.equal(n.sb.events(), [], 'explain emits no events');

@@ -23,12 +23,24 @@ test('release packages: zstd deb member and rpm payload, xz on request', () => {
   const out = buildPackages({ bins: { amd64: small }, outDir: join(work, 'zst'), version: '202604.01.3' });
   assert.match(sh('ar t "$1"', out.find((p) => p.format === 'deb')!.file).toString(), 'data.tar.zst', 'release deb: zstd');
   assert.is(execFileSync('rpm', ['-qp', '--qf', '%{PAYLOADCOMPRESSOR}', out.find((p) => p.format === 'rpm')!.file]).toString(), 'zstd');
-  const xz = buildPackages({ bins: { amd64: small }, outDir: join(work, 'xz'), version: '202604.01.3', compression: 'xz', formats: ['rpm'] });
+  const xz = buildPackages({
+    bins: { amd64: small },
+    outDir: join(work, 'xz'),
+    version: '202604.01.3',
+    compression: 'xz',
+    formats: ['rpm'],
+  });
   assert.is(execFileSync('rpm', ['-qp', '--qf', '%{PAYLOADCOMPRESSOR}', xz[0]!.file]).toString(), 'xz');
 });
 
 test('xz .deb: control fields, 0755 root-owned binary, lintian without errors', () => {
-  const [deb] = buildPackages({ bins: { amd64: small }, outDir: join(work, 'rel'), version: '202604.01.3', formats: ['deb'], compression: 'xz' });
+  const [deb] = buildPackages({
+    bins: { amd64: small },
+    outDir: join(work, 'rel'),
+    version: '202604.01.3',
+    formats: ['deb'],
+    compression: 'xz',
+  });
   assert.is(deb!.file, join(work, 'rel', 'aks-node-controller_202604.01.3_amd64.deb'));
   const field = (f: string) => execFileSync('dpkg-deb', ['-f', deb!.file, f]).toString().trim();
   assert.is(field('Package'), 'aks-node-controller');
@@ -51,14 +63,20 @@ test('.rpm: rpm -qip metadata, only glibc required (AutoReqProv no), 0755 root-o
   assert.match(info, /Release\s+: 1\n/);
   assert.match(info, /Architecture: x86_64\n/);
   assert.match(info, /License\s+: MIT\n/);
-  const requires = execFileSync('rpm', ['-qpR', rpm!.file]).toString().split('\n').filter((l) => l && !l.startsWith('rpmlib('));
+  const requires = execFileSync('rpm', ['-qpR', rpm!.file])
+    .toString()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('rpmlib('));
   assert.equal(requires, ['glibc >= 2.17']);
   assert.match(execFileSync('rpm', ['-qplv', rpm!.file]).toString(), /-rwxr-xr-x\s+1 root\s+root\s+.*\/usr\/bin\/aks-node-controller/);
 });
 
 test('arm64 packages carry arm64 / aarch64 metadata', () => {
   const out = buildPackages({ bins: { arm64: small }, outDir: join(work, 'arm'), version: '202604.01.3', fast: true });
-  assert.equal(out.map((p) => p.file.split('/').pop()), ['aks-node-controller_202604.01.3_arm64.deb', 'aks-node-controller-202604.01.3-1.aarch64.rpm']);
+  assert.equal(
+    out.map((p) => p.file.split('/').pop()),
+    ['aks-node-controller_202604.01.3_arm64.deb', 'aks-node-controller-202604.01.3-1.aarch64.rpm'],
+  );
   assert.is(execFileSync('dpkg-deb', ['-f', out[0]!.file, 'Architecture']).toString().trim(), 'arm64');
   assert.is(execFileSync('rpm', ['-qp', '--qf', '%{ARCH}', out[1]!.file]).toString(), 'aarch64');
 });
@@ -71,7 +89,9 @@ test('two builds are byte-identical (SOURCE_DATE_EPOCH from the version)', () =>
 
 test('the real agent: version read from the binary, packaged bytes identical, extracted binary runs', () => {
   const out = buildPackages({ bins: { amd64: BIN }, outDir: join(work, 'real'), fast: true });
-  const version = execFileSync(BIN, ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } }).toString().trim();
+  const version = execFileSync(BIN, ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } })
+    .toString()
+    .trim();
   const input = sha(readFileSync(BIN));
   for (const p of out) {
     assert.is(p.version, version);
@@ -80,25 +100,49 @@ test('the real agent: version read from the binary, packaged bytes identical, ex
   const x = join(work, 'extracted');
   sh('mkdir -p "$2" && dpkg-deb -x "$1" "$2"', out[0]!.file, x);
   assert.is(sha(readFileSync(join(x, 'usr/bin/aks-node-controller'))), input);
-  assert.is(execFileSync(join(x, 'usr/bin/aks-node-controller'), ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } }).toString().trim(), version);
+  assert.is(
+    execFileSync(join(x, 'usr/bin/aks-node-controller'), ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } })
+      .toString()
+      .trim(),
+    version,
+  );
 });
 
 test('CLI: builds with flags, refuses --lintian without xz, a bad version, and executables stamped with another ANC_VERSION', () => {
   const script = resolve('vhd/packaging/build-packages.mjs');
-  const ok = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'cli'), '--version', '202604.01.4', '--formats', 'deb'], { encoding: 'utf8' });
+  const ok = spawnSync(
+    process.execPath,
+    [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'cli'), '--version', '202604.01.4', '--formats', 'deb'],
+    { encoding: 'utf8' },
+  );
   assert.is(ok.status, 0, ok.stderr);
   assert.match(ok.stdout, /aks-node-controller_202604\.01\.4_amd64\.deb .* payload sha256 [0-9a-f]{64} OK/);
-  const lint = spawnSync(process.execPath, [script, '--fast', '--lintian', '--arch', 'amd64', '--bin', small, '--version', '202604.01.4'], { encoding: 'utf8' });
+  const lint = spawnSync(process.execPath, [script, '--fast', '--lintian', '--arch', 'amd64', '--bin', small, '--version', '202604.01.4'], {
+    encoding: 'utf8',
+  });
   assert.is(lint.status, 1);
   assert.match(lint.stderr, 'lintian rejects zstd');
-  const bad = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'cli'), '--version', '1.2'], { encoding: 'utf8' });
+  const bad = spawnSync(
+    process.execPath,
+    [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'cli'), '--version', '1.2'],
+    { encoding: 'utf8' },
+  );
   assert.is(bad.status, 1);
   assert.match(bad.stderr, 'is not YYYYMM.DD.PATCH');
   const env = { ...process.env, ANC_VERSION: '202604.01.9' };
-  const stale = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', BIN, '--out-dir', join(work, 'stale')], { encoding: 'utf8', env });
+  const stale = spawnSync(process.execPath, [script, '--fast', '--arch', 'amd64', '--bin', BIN, '--out-dir', join(work, 'stale')], {
+    encoding: 'utf8',
+    env,
+  });
   assert.is(stale.status, 1);
-  assert.match(stale.stderr, /is stamped \d{6}\.\d{2}\.\d+, but ANC_VERSION=202604\.01\.9; build first: ANC_VERSION=202604\.01\.9 node build\.mjs --all/);
-  const staleArm = spawnSync(process.execPath, [script, '--fast', '--arch', 'arm64', '--bin', small, '--out-dir', join(work, 'stale')], { encoding: 'utf8', env });
+  assert.match(
+    stale.stderr,
+    /is stamped \d{6}\.\d{2}\.\d+, but ANC_VERSION=202604\.01\.9; build first: ANC_VERSION=202604\.01\.9 node build\.mjs --all/,
+  );
+  const staleArm = spawnSync(process.execPath, [script, '--fast', '--arch', 'arm64', '--bin', small, '--out-dir', join(work, 'stale')], {
+    encoding: 'utf8',
+    env,
+  });
   assert.match(staleArm.stderr, 'is stamped another version, but ANC_VERSION=202604.01.9');
   assert.is(existsSync(join(work, 'stale')), false, 'nothing packaged');
 });

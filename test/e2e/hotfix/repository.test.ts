@@ -3,7 +3,18 @@
 // real gpgv and rpmkeys. A good repository stages the hotfix without apt-get, dpkg or dnf; every attack
 // ends with nothing staged, no partial file, the stated outcome and exit code.
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +23,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSigningKey, type SigningKey } from '../../fakes/repo-index.ts';
 import {
-  buildAgent, buildBaseStubRpm, buildHotfixPackages, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo,
+  buildAgent,
+  buildBaseStubRpm,
+  buildHotfixPackages,
+  prepareAptRoot,
+  prepareRpmRoot,
+  startAptRepo,
+  startRpmRepo,
   type ServedRepo,
 } from '../../fakes/repos.ts';
 import { makeSandbox, runAnc, type RunOutcome, type Sandbox } from '../harness.ts';
@@ -99,14 +116,22 @@ function finalLog(sb: Sandbox): Record<string, unknown> {
 /** Nothing staged, no temp/scratch file, the baked binary untouched, no package manager ran. */
 function assertNothingStaged(n: Node): void {
   assert.is(existsSync(n.sb.path(HOTFIX)), false, 'no hotfix binary staged');
-  assert.equal(readdirSync(n.sb.path('/opt/azure/containers')).filter((f) => f.startsWith('.')), [], 'no partial or scratch file');
+  assert.equal(
+    readdirSync(n.sb.path('/opt/azure/containers')).filter((f) => f.startsWith('.')),
+    [],
+    'no partial or scratch file',
+  );
   assert.is(sha(n.sb.path(BAKED)), sha(ctx.baked), 'baked binary untouched');
 }
 
 function assertNoPackageManager(n: Node, kind: 'apt' | 'rpm'): void {
   if (kind === 'apt') {
     assert.not.match(n.sb.read('/var/lib/dpkg/status'), 'aks-node-controller', 'dpkg database unchanged');
-    assert.equal(readdirSync(n.sb.path('/var/lib/apt/lists')).filter((f) => f !== 'partial' && f !== 'lock'), [], 'apt-get update never ran');
+    assert.equal(
+      readdirSync(n.sb.path('/var/lib/apt/lists')).filter((f) => f !== 'partial' && f !== 'lock'),
+      [],
+      'apt-get update never ran',
+    );
     assert.is(existsSync(n.sb.path('/var/log/dpkg.log')), false, 'no dpkg command ran');
   } else {
     assert.is(existsSync(n.sb.path('/var/cache/dnf')), false, 'dnf never ran');
@@ -248,7 +273,10 @@ test('apt: a server that hangs -> fast path gives up within its budget, apt-get 
   const message = event(n.sb);
   assert.match(message, 'outcome=installFailed');
   assert.match(message, 'path=apt-get');
-  assert.match(n.sb.read('/var/log/azure/aks-node-controller.log'), 'repository fast path unavailable, falling back to the package manager');
+  assert.match(
+    n.sb.read('/var/log/azure/aks-node-controller.log'),
+    'repository fast path unavailable, falling back to the package manager',
+  );
 });
 
 test('apt: package not in the index -> falls back to apt-get (which finds nothing either)', async () => {

@@ -6,7 +6,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
-import { ANC_VERSION, CM_KEY, EXISTING_POINTER, LOG, assertRun, mergedPointer, nodeFor, registerSecretGrep, runCheck, type CheckRun, type NodeSetup } from '../check-hotfix/node.ts';
+import {
+  ANC_VERSION,
+  CM_KEY,
+  EXISTING_POINTER,
+  LOG,
+  assertRun,
+  mergedPointer,
+  nodeFor,
+  registerSecretGrep,
+  runCheck,
+  type CheckRun,
+  type NodeSetup,
+} from '../check-hotfix/node.ts';
 import { CURRENT, NEXT, SIGNED_BIN, STRANGER, envelope, payload, signedData, type PayloadFields } from './keys.ts';
 
 const SERIAL_STATE = '/opt/azure/containers/aks-node-controller-hotfix-serial.json';
@@ -32,7 +44,12 @@ async function check(c: Case): Promise<CheckRun> {
 
 function logLines(run: CheckRun): Array<Record<string, unknown>> {
   const path = run.sb.path(LOG);
-  return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
 }
 
 function assertRejected(run: CheckRun, outcome: string, reason: RegExp, logOutcome = outcome): void {
@@ -80,7 +97,11 @@ test('unsigned: refused in enforce (outcome unsigned), read as before in unsigne
 test('an unknown mode enforces (the safe reading of a typo) and says so', async () => {
   const run = await check({ data: { 'hotfixes.json': JSON.stringify({ hotfixes: HOTFIXES }) }, mode: 'enforced' });
   assertRejected(run, 'unsigned', /no signature/);
-  assert.ok(logLines(run).some((l) => String(l.msg).includes('ANC_HOTFIX_POINTER_SIGNING="enforced" is not enforce or unsigned-allowed; enforcing')));
+  assert.ok(
+    logLines(run).some((l) =>
+      String(l.msg).includes('ANC_HOTFIX_POINTER_SIGNING="enforced" is not enforce or unsigned-allowed; enforcing'),
+    ),
+  );
 });
 
 test('signatureInvalid: a stranger key, a tampered payload, a tampered signature, a broken envelope (in every mode)', async () => {
@@ -99,7 +120,10 @@ test('signatureInvalid: a stranger key, a tampered payload, a tampered signature
     [tamperedPayload, /signature by key fleet-2026a does not verify/],
     [tamperedSig, /does not verify/],
     [{ ...signed({}), 'pointer.dsse.json': '{"payload":' }, /DSSE envelope: not valid JSON/],
-    [{ 'hotfixes.json': payload({}), 'pointer.dsse.json': envelope(payload({}), [CURRENT], 'application/json') }, /payloadType "application\/json" is not/],
+    [
+      { 'hotfixes.json': payload({}), 'pointer.dsse.json': envelope(payload({}), [CURRENT], 'application/json') },
+      /payloadType "application\/json" is not/,
+    ],
   ];
   for (const [data, reason] of cases) {
     for (const mode of ['enforce', 'unsigned-allowed']) assertRejected(await check({ data, mode }), 'signatureInvalid', reason);
@@ -111,9 +135,15 @@ test('expired: refused after its expiry time', async () => {
 });
 
 test('rolledBack: lower than the recorded serial; equal is accepted; the floor only rises', async () => {
-  const run = await check({ data: signed({ serial: 4 }), before: ({ sb }) => sb.write(SERIAL_STATE, '{"serial":5,"keyid":"x","acceptedAt":"2026-01-01T00:00:00Z"}') });
+  const run = await check({
+    data: signed({ serial: 4 }),
+    before: ({ sb }) => sb.write(SERIAL_STATE, '{"serial":5,"keyid":"x","acceptedAt":"2026-01-01T00:00:00Z"}'),
+  });
   assertRejected(run, 'rolledBack', /serial 4 is lower than 5/);
-  const same = await check({ data: signed({ serial: 5 }), before: ({ sb }) => sb.write(SERIAL_STATE, '{"serial":5,"keyid":"x","acceptedAt":"a"}') });
+  const same = await check({
+    data: signed({ serial: 5 }),
+    before: ({ sb }) => sb.write(SERIAL_STATE, '{"serial":5,"keyid":"x","acceptedAt":"a"}'),
+  });
   assertRun(same, 'configMapRead');
   assert.is(JSON.parse(same.sb.read(SERIAL_STATE)).keyid, 'x', 'an equal serial does not rewrite the state');
 });
@@ -134,13 +164,24 @@ test('fresh node: its own signed custom-data pointer sets the floor; an unverifi
 
 test('outOfScope: scope against the node configuration (region, cluster), unknown keys, missing facts', async () => {
   const node = { extra: { clusterConfig: { location: 'eastus', resourceGroup: 'rg1' }, authConfig: { subscriptionId: 'sub-1' } } };
-  assertRun(await check({ data: signed({ scope: { region: ['westus', 'EastUS'], subscription: ['sub-1'] } }), setup: node }), 'configMapRead');
-  assertRejected(await check({ data: signed({ scope: { region: ['westus'] } }), setup: node }), 'outOfScope', /region "eastus" is not in the scope \(westus\)/);
+  assertRun(
+    await check({ data: signed({ scope: { region: ['westus', 'EastUS'], subscription: ['sub-1'] } }), setup: node }),
+    'configMapRead',
+  );
+  assertRejected(
+    await check({ data: signed({ scope: { region: ['westus'] } }), setup: node }),
+    'outOfScope',
+    /region "eastus" is not in the scope \(westus\)/,
+  );
   const api = await startFakeApiServer();
   const cluster = api.address.split(':')[0]!;
   await api.close();
   assertRun(await check({ data: signed({ scope: { cluster: [cluster] } }), setup: node }), 'configMapRead');
-  assertRejected(await check({ data: signed({ scope: { cluster: ['other.hcp.eastus.azmk8s.io'] } }), setup: node }), 'outOfScope', /cluster/);
+  assertRejected(
+    await check({ data: signed({ scope: { cluster: ['other.hcp.eastus.azmk8s.io'] } }), setup: node }),
+    'outOfScope',
+    /cluster/,
+  );
   assertRejected(await check({ data: signed({ scope: { zone: ['1'] } }), setup: node }), 'outOfScope', /scope key "zone" is unknown/);
   assertRejected(await check({ data: signed({ scope: { region: ['eastus'] } }) }), 'outOfScope', /has no region/);
 });
@@ -157,7 +198,11 @@ test('cold start (fetch failed): the node config envelope follows the same rules
   assertRun(good, 'customDataFallback');
   assert.is(good.pointer, mergedPointer(HOTFIXES));
   assert.is(JSON.parse(good.sb.read(SERIAL_STATE)).serial, 2);
-  assertRejected(await check({ data: undefined, setup: own(payload({ hotfixes: HOTFIXES }), [STRANGER]) }), 'signatureInvalid', /trusted key/);
+  assertRejected(
+    await check({ data: undefined, setup: own(payload({ hotfixes: HOTFIXES }), [STRANGER]) }),
+    'signatureInvalid',
+    /trusted key/,
+  );
   assertRejected(await check({ data: undefined, setup: own(payload({ expires: '2001-01-01T00:00:00Z' })) }), 'expired', /expired/);
   assertRejected(await check({ data: undefined, setup: { extra: { hotfixes: HOTFIXES } }, mode: 'enforce' }), 'unsigned', /no signature/);
   const legacy = await check({ data: undefined, setup: { extra: { hotfixes: HOTFIXES } } });

@@ -39,11 +39,18 @@ export function keyFile(key: TestKey): string {
 }
 
 export const KEYSET_FILE = join(DIR, 'pointer-keys.json');
-writeFileSync(KEYSET_FILE, JSON.stringify({ keys: [CURRENT, NEXT].map((k) => ({ keyid: k.keyid, algorithm: 'ed25519', publicKey: k.publicPem })) }));
+writeFileSync(
+  KEYSET_FILE,
+  JSON.stringify({ keys: [CURRENT, NEXT].map((k) => ({ keyid: k.keyid, algorithm: 'ed25519', publicKey: k.publicPem })) }),
+);
 
 /** The agent built from this checkout with the test key set baked in (built once per test process). */
 export const SIGNED_BIN_DIR = join(DIR, 'bin');
-export const BUILD_OUTPUT = execFileSync(process.execPath, [resolve('build.mjs'), '--outdir', SIGNED_BIN_DIR, '--pointer-keys', KEYSET_FILE], { encoding: 'utf8' });
+export const BUILD_OUTPUT = execFileSync(
+  process.execPath,
+  [resolve('build.mjs'), '--outdir', SIGNED_BIN_DIR, '--pointer-keys', KEYSET_FILE],
+  { encoding: 'utf8' },
+);
 export const SIGNED_BIN = join(SIGNED_BIN_DIR, 'aks-node-controller');
 
 export const PAYLOAD_TYPE = 'application/vnd.aks-node-controller.hotfix-pointer+json';

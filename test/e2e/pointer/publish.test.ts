@@ -82,7 +82,10 @@ test('a bad key set fails the build with the file and the field named', async ()
   writeFileSync(bad, JSON.stringify({ keys: [{ keyid: 'k', algorithm: 'rsa', publicKey: CURRENT.publicPem }] }));
   const build = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['build.mjs', '--quiet', '--outdir', join(WORK, 'badbuild'), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+      const child = spawn(process.execPath, ['build.mjs', '--quiet', '--outdir', join(WORK, 'badbuild'), ...args], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ...env },
+      });
       let stderr = '';
       child.stderr.on('data', (c) => (stderr += c));
       child.on('close', (code) => resolve({ code, stderr }));
@@ -94,13 +97,22 @@ test('a bad key set fails the build with the file and the field named', async ()
 });
 
 test('publish with kubectl apply, read back with kubectl get and check-hotfix; widen and withdraw with kubectl replace', async () => {
-  const api = await startFakeApiServer({ configMaps: {}, tokens: { [ADMIN]: { user: 'admin', canRead: true, canWrite: true }, 'abcdef.0123456789abcdef': { user: 'system:bootstrap:abcdef', canRead: true } } });
+  const api = await startFakeApiServer({
+    configMaps: {},
+    tokens: {
+      [ADMIN]: { user: 'admin', canRead: true, canWrite: true },
+      'abcdef.0123456789abcdef': { user: 'system:bootstrap:abcdef', canRead: true },
+    },
+  });
   try {
     const wave10 = await renderSigned('wave10', ['--hotfix', `${BASE}=${TARGET}`, '--rollout', `${BASE}=10:wave-a`, '--serial', '1']);
     const applied = await kubectl(api, ['apply', '-f', wave10]);
     assert.is(applied.code, 0, applied.stderr);
     assert.match(applied.stdout, 'configmap/anc-hotfix-version created');
-    assert.ok(api.requests.some((r) => r.method === 'POST'), 'kubectl created it');
+    assert.ok(
+      api.requests.some((r) => r.method === 'POST'),
+      'kubectl created it',
+    );
     const got = await kubectl(api, ['-n', 'kube-system', 'get', 'configmap', 'anc-hotfix-version', '-o', 'yaml']);
     assert.is(got.code, 0, got.stderr);
     const fetched = join(WORK, 'fetched.yaml');
@@ -115,10 +127,17 @@ test('publish with kubectl apply, read back with kubectl get and check-hotfix; w
     assert.equal(JSON.parse(first.pointer!).hotfixes, { [BASE]: TARGET });
 
     // Widen the wave: a new serial, signed by both keys of a rotation, replaced in place.
-    const wave50 = await renderSigned('wave50', ['--hotfix', `${BASE}=${TARGET}`, '--rollout', `${BASE}=50:wave-a`, '--serial', '2'], [CURRENT, NEXT]);
+    const wave50 = await renderSigned(
+      'wave50',
+      ['--hotfix', `${BASE}=${TARGET}`, '--rollout', `${BASE}=50:wave-a`, '--serial', '2'],
+      [CURRENT, NEXT],
+    );
     const replaced = await kubectl(api, ['replace', '-f', wave50]);
     assert.is(replaced.code, 0, replaced.stderr);
-    assert.ok(api.requests.some((r) => r.method === 'PUT'), 'kubectl replaced it');
+    assert.ok(
+      api.requests.some((r) => r.method === 'PUT'),
+      'kubectl replaced it',
+    );
     const second = await again(sb);
     assertRun(second, 'configMapRead');
     assert.is(JSON.parse(sb.read('/opt/azure/containers/aks-node-controller-hotfix-serial.json')).serial, 2);
@@ -146,7 +165,10 @@ test('publish with kubectl apply, read back with kubectl get and check-hotfix; w
 test('verify names every outcome, exit 0 only when accepted', async () => {
   const write = (name: string, data: Record<string, string>) => {
     const file = join(WORK, `${name}.json`);
-    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'anc-hotfix-version', namespace: 'kube-system' }, data }));
+    writeFileSync(
+      file,
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'anc-hotfix-version', namespace: 'kube-system' }, data }),
+    );
     return file;
   };
   const signedText = (fields: object, keys = [CURRENT]) => {
@@ -154,22 +176,61 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
     return { 'hotfixes.json': text, 'pointer.dsse.json': envelope(text, keys) };
   };
   const nodeConfig = join(WORK, 'node-config.json');
-  writeFileSync(nodeConfig, JSON.stringify({ version: 'v1', apiServerConfig: { apiServerName: 'aks-1.hcp.eastus.azmk8s.io:443' }, clusterConfig: { location: 'eastus' } }));
+  writeFileSync(
+    nodeConfig,
+    JSON.stringify({
+      version: 'v1',
+      apiServerConfig: { apiServerName: 'aks-1.hcp.eastus.azmk8s.io:443' },
+      clusterConfig: { location: 'eastus' },
+    }),
+  );
   const cases: Array<[string, string[], number, string]> = [
     ['ok', [write('ok', signedText({ serial: 4 }))], 0, 'accepted: outcome=accepted'],
     ['unsigned', [write('unsigned', { 'hotfixes.json': '{"hotfixes":{}}' }), '--mode', 'enforce'], 1, 'rejected: outcome=unsigned'],
     ['unsigned allowed', [write('unsigned2', { 'hotfixes.json': '{"hotfixes":{}}' })], 0, 'accepted: outcome=accepted (unsigned)'],
     ['stranger', [write('stranger', signedText({}, [STRANGER]))], 1, 'rejected: outcome=signatureInvalid'],
     ['expired', [write('expired', signedText({ expires: '2021-01-01T00:00:00Z' }))], 1, 'rejected: outcome=expired'],
-    ['expired later', [write('later', signedText({ expires: '2030-01-01T00:00:00Z' })), '--at', '2031-01-01T00:00:00Z'], 1, 'rejected: outcome=expired'],
+    [
+      'expired later',
+      [write('later', signedText({ expires: '2030-01-01T00:00:00Z' })), '--at', '2031-01-01T00:00:00Z'],
+      1,
+      'rejected: outcome=expired',
+    ],
     ['rolled back', [write('rb', signedText({ serial: 3 })), '--min-serial', '4'], 1, 'rejected: outcome=rolledBack'],
-    ['out of scope', [write('scope', signedText({ scope: { region: ['eastus'] } })), '--node', 'region=westus'], 1, 'rejected: outcome=outOfScope'],
-    ['in scope', [write('scope2', signedText({ scope: { region: ['eastus'] } })), '--node', 'region=EASTUS'], 0, 'accepted: outcome=accepted'],
-    ['node config', [write('scope3', signedText({ scope: { region: ['eastus'], cluster: ['aks-1.hcp.eastus.azmk8s.io'] } })), '--node-config', nodeConfig], 0, 'scope: region=eastus cluster=aks-1.hcp.eastus.azmk8s.io\n'],
-    ['node config, other cluster', [write('scope4', signedText({ scope: { cluster: ['aks-2.hcp.eastus.azmk8s.io'] } })), '--node-config', nodeConfig], 1, 'this node\'s cluster "aks-1.hcp.eastus.azmk8s.io" is not in the scope'],
+    [
+      'out of scope',
+      [write('scope', signedText({ scope: { region: ['eastus'] } })), '--node', 'region=westus'],
+      1,
+      'rejected: outcome=outOfScope',
+    ],
+    [
+      'in scope',
+      [write('scope2', signedText({ scope: { region: ['eastus'] } })), '--node', 'region=EASTUS'],
+      0,
+      'accepted: outcome=accepted',
+    ],
+    [
+      'node config',
+      [
+        write('scope3', signedText({ scope: { region: ['eastus'], cluster: ['aks-1.hcp.eastus.azmk8s.io'] } })),
+        '--node-config',
+        nodeConfig,
+      ],
+      0,
+      'scope: region=eastus cluster=aks-1.hcp.eastus.azmk8s.io\n',
+    ],
+    [
+      'node config, other cluster',
+      [write('scope4', signedText({ scope: { cluster: ['aks-2.hcp.eastus.azmk8s.io'] } })), '--node-config', nodeConfig],
+      1,
+      'this node\'s cluster "aks-1.hcp.eastus.azmk8s.io" is not in the scope',
+    ],
     ['own key set', [write('own', signedText({}, [STRANGER])), '--keys', join(WORK, 'stranger-keys.json')], 0, 'accepted'],
   ];
-  writeFileSync(join(WORK, 'stranger-keys.json'), JSON.stringify({ keys: [{ keyid: STRANGER.keyid, algorithm: 'ed25519', publicKey: STRANGER.publicPem }] }));
+  writeFileSync(
+    join(WORK, 'stranger-keys.json'),
+    JSON.stringify({ keys: [{ keyid: STRANGER.keyid, algorithm: 'ed25519', publicKey: STRANGER.publicPem }] }),
+  );
   for (const [name, args, code, line] of cases) {
     const out = await anc(['hotfix', 'pointer', 'verify', ...args]);
     assert.is(out.exitCode, code, `${name}: ${out.stdout}${out.stderr}`);
@@ -180,10 +241,24 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
   assert.match(yaml.stdout, /^accepted: false\noutcome: rolledBack\n/);
   const json = await anc(['hotfix', 'pointer', 'verify', '-o', 'json', join(WORK, 'rb.json'), '--min-serial', '4']);
   assert.equal(Object.keys(JSON.parse(json.stdout)).slice(0, 3), ['accepted', 'outcome', 'reason']);
-  assert.equal({ ...JSON.parse(json.stdout), reason: undefined, warnings: undefined }, {
-    accepted: false, outcome: 'rolledBack', mode: 'unsigned-allowed', minSerial: 4, scopeChecked: false, signed: true, keyid: CURRENT.keyid,
-    serial: 3, expires: '2099-01-01T00:00:00Z', scope: {}, hotfixes: { [BASE]: TARGET }, reason: undefined, warnings: undefined,
-  });
+  assert.equal(
+    { ...JSON.parse(json.stdout), reason: undefined, warnings: undefined },
+    {
+      accepted: false,
+      outcome: 'rolledBack',
+      mode: 'unsigned-allowed',
+      minSerial: 4,
+      scopeChecked: false,
+      signed: true,
+      keyid: CURRENT.keyid,
+      serial: 3,
+      expires: '2099-01-01T00:00:00Z',
+      scope: {},
+      hotfixes: { [BASE]: TARGET },
+      reason: undefined,
+      warnings: undefined,
+    },
+  );
 });
 
 test('property: flipping any sampled byte of the payload or the signature never verifies (compiled binary)', async () => {
@@ -210,17 +285,39 @@ test('property: flipping any sampled byte of the payload or the signature never 
 });
 
 test('render -o json prints the same ConfigMap as JSON; sign -o json keeps it JSON', async () => {
-  const out = await anc(['hotfix', 'pointer', 'render', '-o', 'json', '--serial', '5', '--expires', EXPIRES, '--hotfix', `${BASE}=${TARGET}`, '--scope', 'cluster=a.example', '--scope', 'cluster=b.example']);
+  const out = await anc([
+    'hotfix',
+    'pointer',
+    'render',
+    '-o',
+    'json',
+    '--serial',
+    '5',
+    '--expires',
+    EXPIRES,
+    '--hotfix',
+    `${BASE}=${TARGET}`,
+    '--scope',
+    'cluster=a.example',
+    '--scope',
+    'cluster=b.example',
+  ]);
   assert.is(out.exitCode, 0, out.stderr);
   const cm = JSON.parse(out.stdout);
   assert.equal(cm.metadata, { name: 'anc-hotfix-version', namespace: 'kube-system' });
-  assert.is(cm.data['hotfixes.json'], `{"schemaVersion":1,"serial":5,"expires":"${EXPIRES}","scope":{"cluster":["a.example","b.example"]},"hotfixes":{"${BASE}":"${TARGET}"}}`);
+  assert.is(
+    cm.data['hotfixes.json'],
+    `{"schemaVersion":1,"serial":5,"expires":"${EXPIRES}","scope":{"cluster":["a.example","b.example"]},"hotfixes":{"${BASE}":"${TARGET}"}}`,
+  );
   const file = join(WORK, 'rendered.json');
   writeFileSync(file, out.stdout);
   const signedOut = await anc(['hotfix', 'pointer', 'sign', '-o', 'json', '--key', keyFile(NEXT), '--key-id', NEXT.keyid, file]);
   assert.is(signedOut.exitCode, 0, signedOut.stderr);
   const envelopeDoc = JSON.parse(JSON.parse(signedOut.stdout).data['pointer.dsse.json']);
-  assert.equal(envelopeDoc.signatures.map((s: { keyid: string }) => s.keyid), [NEXT.keyid]);
+  assert.equal(
+    envelopeDoc.signatures.map((s: { keyid: string }) => s.keyid),
+    [NEXT.keyid],
+  );
   assert.is(Buffer.from(envelopeDoc.payload, 'base64').toString(), cm.data['hotfixes.json']);
 });
 
@@ -230,7 +327,16 @@ test('sign refuses what a node would not read, and names the problem', async () 
   const out = await anc(['hotfix', 'pointer', 'sign', '--key', keyFile(CURRENT), '--key-id', CURRENT.keyid, file]);
   assert.is(out.exitCode, 1);
   assert.match(out.stderr, 'data.hotfixes.json is not a signable pointer: signed pointer payload: schemaVersion null is not supported');
-  const notKey = await anc(['hotfix', 'pointer', 'sign', '--key', KEYSET_FILE, '--key-id', 'x', await renderSigned('any', ['--serial', '1'], [])]);
+  const notKey = await anc([
+    'hotfix',
+    'pointer',
+    'sign',
+    '--key',
+    KEYSET_FILE,
+    '--key-id',
+    'x',
+    await renderSigned('any', ['--serial', '1'], []),
+  ]);
   assert.is(notKey.exitCode, 1);
   assert.match(notKey.stderr, 'the --key file is not a PEM private key');
   const past = await anc(['hotfix', 'pointer', 'render', '--serial', '1', '--expires', '2001-01-01T00:00:00Z']);
@@ -262,7 +368,8 @@ test('the launcher hands ANC_HOTFIX_POINTER_SIGNING from enabled_features.sh to 
 test('no private key material in any output', () => {
   const all = OUTPUTS.join('\n');
   for (const key of [CURRENT, NEXT, STRANGER]) {
-    for (const line of key.privatePem.split('\n').filter((l) => l && !l.startsWith('-----'))) assert.not.ok(all.includes(line), `${key.keyid} leaked`);
+    for (const line of key.privatePem.split('\n').filter((l) => l && !l.startsWith('-----')))
+      assert.not.ok(all.includes(line), `${key.keyid} leaked`);
   }
   assert.ok(readFileSync(KEYSET_FILE, 'utf8').includes('PUBLIC KEY'));
 });

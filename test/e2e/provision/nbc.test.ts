@@ -6,8 +6,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runAnc } from '../harness.ts';
 import {
-  PROVISION_COMPLETE, SECRETS, assertNoSecrets, configWithSecrets, eventMessages, everything, makeNode, mode,
-  provisionJson, successScript,
+  PROVISION_COMPLETE,
+  SECRETS,
+  assertNoSecrets,
+  configWithSecrets,
+  eventMessages,
+  everything,
+  makeNode,
+  mode,
+  provisionJson,
+  successScript,
 } from './support.ts';
 
 const NBC = '/opt/azure/containers/aks-node-controller-nbc-cmd.sh';
@@ -53,7 +61,9 @@ test('NBC failures: missing file / not a regular file -> 240; script exit code p
 
 function customData(): string {
   const script = '#!/bin/bash\necho from-gzip\n';
-  const gz = gzipSync(Buffer.from(script)).toString('base64').replace(/(.{60})/g, '$1\n    ');
+  const gz = gzipSync(Buffer.from(script))
+    .toString('base64')
+    .replace(/(.{60})/g, '$1\n    ');
   return `#cloud-config
 
 bootcmd:
@@ -130,7 +140,10 @@ test('both flags: NBC runs, then CompareEnvs reports key names only (never value
     const r = await runAnc(['provision', `--provision-config=${node.configPath}`, `--nbc-cmd=${node.path(NBC)}`], { root: node.root });
     assert.is(r.exitCode, 0, r.stderr);
     const compare = eventMessages(node).find((m) => m.includes('CompareEnvs'));
-    assert.is(compare, 'AKS.AKSNodeController.CompareEnvs|Informational|env var differences (4): only-in-pc: ADMINUSER; only-in-nbc: EXTRA_NBC_ONLY; only-in-pc: SKIP_WAAGENT_HOLD; differs: VM_TYPE');
+    assert.is(
+      compare,
+      'AKS.AKSNodeController.CompareEnvs|Informational|env var differences (4): only-in-pc: ADMINUSER; only-in-nbc: EXTRA_NBC_ONLY; only-in-pc: SKIP_WAAGENT_HOLD; differs: VM_TYPE',
+    );
     assertNoSecrets(everything(node, [r]));
   } finally {
     node.cleanup();

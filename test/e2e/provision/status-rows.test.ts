@@ -5,8 +5,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runAnc } from '../harness.ts';
 import {
-  PROVISION_COMPLETE, PROVISION_JSON, assertNoSecrets, eventMessages, everything, failingScript, makeNode, mode,
-  provisionJson, selfReportingFailure, sleep, spawnAnc, startWait, successScript,
+  PROVISION_COMPLETE,
+  PROVISION_JSON,
+  assertNoSecrets,
+  eventMessages,
+  everything,
+  failingScript,
+  makeNode,
+  mode,
+  provisionJson,
+  selfReportingFailure,
+  sleep,
+  spawnAnc,
+  startWait,
+  successScript,
 } from './support.ts';
 
 async function provisionWithWaiters(script: string) {
@@ -31,10 +43,10 @@ test('success: the script owns both files; the agent writes nothing; both waiter
       assert.is(w.exitCode, 0, w.stderr);
       assert.is(w.stdout, json + '\n');
     }
-    assert.equal(eventMessages(node).filter((m) => m.includes('.Provision|')), [
-      'AKS.AKSNodeController.Provision|Informational|Starting',
-      'AKS.AKSNodeController.Provision|Informational|Completed',
-    ]);
+    assert.equal(
+      eventMessages(node).filter((m) => m.includes('.Provision|')),
+      ['AKS.AKSNodeController.Provision|Informational|Starting', 'AKS.AKSNodeController.Provision|Informational|Completed'],
+    );
     assert.ok(eventMessages(node).includes('AKS.AKSNodeController.ProvisionWait|Informational|Completed'));
     assertNoSecrets(everything(node, [run, before, after]));
   } finally {
@@ -55,7 +67,10 @@ test('script failure without its own status: fallback provision.json (0600) + pr
     for (const w of [before, after]) {
       assert.is(w.exitCode, 1);
       assert.is(w.stdout, json + '\n');
-      assert.ok(w.stderr.includes('provision failed: exitCode=7 error=exit status 7 output=\\"step output\\\\n\\\\nstep failed\\\\n\\"'), w.stderr);
+      assert.ok(
+        w.stderr.includes('provision failed: exitCode=7 error=exit status 7 output=\\"step output\\\\n\\\\nstep failed\\\\n\\"'),
+        w.stderr,
+      );
     }
     const provisionEvents = eventMessages(node).filter((m) => m.includes('.Provision|'));
     assert.equal(provisionEvents[1], 'AKS.AKSNodeController.Provision|Error|aks-node-controller exited with error exit status 7');

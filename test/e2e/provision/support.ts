@@ -65,7 +65,11 @@ export function makeNode(script: string, config: unknown = configWithSecrets()):
   const sandbox = makeSandbox('anc-prov-');
   sandbox.write('/opt/azure/components.json', '{}');
   sandbox.write(START_SCRIPT, script, 0o755);
-  const configPath = sandbox.write('/opt/azure/containers/aks-node-controller-config.json', typeof config === 'string' ? config : JSON.stringify(config), 0o600);
+  const configPath = sandbox.write(
+    '/opt/azure/containers/aks-node-controller-config.json',
+    typeof config === 'string' ? config : JSON.stringify(config),
+    0o600,
+  );
   return { ...sandbox, configPath };
 }
 

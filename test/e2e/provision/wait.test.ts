@@ -5,8 +5,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeSandbox, runAnc } from '../harness.ts';
 import {
-  PROVISION_COMPLETE, PROVISION_JSON, SECRETS, assertNoSecrets, eventMessages, everything, makeNode, provisionJson,
-  sleep, startWait,
+  PROVISION_COMPLETE,
+  PROVISION_JSON,
+  SECRETS,
+  assertNoSecrets,
+  eventMessages,
+  everything,
+  makeNode,
+  provisionJson,
+  sleep,
+  startWait,
 } from './support.ts';
 
 async function waitWith(json: string | undefined) {
@@ -25,7 +33,10 @@ test('fast path: sentinel already there, ExitCode "0" -> exit 0, file printed ex
   const r = await waitWith(json);
   assert.is(r.exitCode, 0);
   assert.is(r.stdout, json + '\n');
-  assert.equal(r.events, ['AKS.AKSNodeController.ProvisionWait|Informational|Starting', 'AKS.AKSNodeController.ProvisionWait|Informational|Completed']);
+  assert.equal(r.events, [
+    'AKS.AKSNodeController.ProvisionWait|Informational|Starting',
+    'AKS.AKSNodeController.ProvisionWait|Informational|Completed',
+  ]);
 });
 
 test('evaluation errors -> exit 1 with the spec texts', async () => {
@@ -81,7 +92,12 @@ test('--timeout: gives up with a clear message and exit 1; bad values are usage 
     const r = await runAnc(['provision-wait', '--timeout', '0.5'], { root: node.root });
     assert.is(r.exitCode, 1);
     assert.is(r.stdout, '\n');
-    assert.ok(r.stderr.includes(`context deadline exceeded waiting for provision complete: ${node.path(PROVISION_COMPLETE)} did not appear within 0.5s (--timeout)`), r.stderr);
+    assert.ok(
+      r.stderr.includes(
+        `context deadline exceeded waiting for provision complete: ${node.path(PROVISION_COMPLETE)} did not appear within 0.5s (--timeout)`,
+      ),
+      r.stderr,
+    );
     assert.ok(r.durationMs >= 450 && r.durationMs < 5000, `${r.durationMs} ms`);
     for (const bad of ['0', '-3', 'soon']) {
       const u = await runAnc(['provision-wait', `--timeout=${bad}`], { root: node.root });
@@ -102,7 +118,10 @@ test('a script printing a secret: provision.json Output and the log are redacted
     assert.ok(r.stdout.includes(SECRETS.token), 'the child really received the secret');
     const parsed = JSON.parse(provisionJson(node)!);
     assert.is(parsed.Output, 'token=<redacted>\n\npw=<redacted>\n');
-    const agentStderr = r.stderr.split('\n').filter((l) => l.startsWith('{') || l.startsWith('aks-node-controller') || l.startsWith('hint')).join('\n');
+    const agentStderr = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{') || l.startsWith('aks-node-controller') || l.startsWith('hint'))
+      .join('\n');
     assertNoSecrets(everything(node, [{ ...r, stdout: '', stderr: agentStderr }]));
   } finally {
     node.cleanup();

@@ -79,10 +79,16 @@ test('config diff (text) prints a readable summary with old -> new values', asyn
   assert.is(drift.exitCode, 2);
   assert.match(drift.stdout, /^decision: management-drift: /);
   assert.match(drift.stdout, /ConfigUpdatePending \(reason ManagementConfigDrift\)/);
-  assert.match(drift.stdout, /payload-only fields \(platform-managed\) \(1\):\n  bootstrappingConfig\.tlsBootstrappingToken: <redacted> -> <redacted>\n/);
+  assert.match(
+    drift.stdout,
+    /payload-only fields \(platform-managed\) \(1\):\n  bootstrappingConfig\.tlsBootstrappingToken: <redacted> -> <redacted>\n/,
+  );
   assert.not.ok(drift.stdout.includes(TOKEN));
   const roll = await anc(['config', 'diff', file('base.json', BASE), file('bumped.json', BUMPED), '-o', 'text']);
-  assert.match(roll.stdout, /^decision: rollout: .*\nrollout fields \(customer intent\) \(1\):\n  kubernetesVersion: "1\.30\.4" -> "1\.31\.2"\n$/);
+  assert.match(
+    roll.stdout,
+    /^decision: rollout: .*\nrollout fields \(customer intent\) \(1\):\n  kubernetesVersion: "1\.30\.4" -> "1\.31\.2"\n$/,
+  );
   const none = await anc(['config', 'diff', '--output=text', file('base.json', BASE), file('same.json', SAME)]);
   assert.match(none.stdout, /^decision: none: /);
 });
@@ -124,7 +130,10 @@ test('custom data is byte-identical when the only difference is explicit default
   const withDefaults = { ...BASE, isVhd: true, cseTimeout: 900, linuxAdminUsername: 'azureuser' };
   const a = file('base.json', BASE);
   const b = file('explicit-defaults.json', JSON.stringify(withDefaults));
-  assert.equal(JSON.parse((await anc(['config', 'hash', '-o', 'json', b])).stdout), JSON.parse((await anc(['config', 'hash', '-o', 'json', a])).stdout));
+  assert.equal(
+    JSON.parse((await anc(['config', 'hash', '-o', 'json', b])).stdout),
+    JSON.parse((await anc(['config', 'hash', '-o', 'json', a])).stdout),
+  );
   for (const format of ['mime', 'cloud-config', 'ignition']) {
     const ca = await anc(['custom-data', '--format', format, a]);
     const cb = await anc(['custom-data', '--format', format, b]);

@@ -47,7 +47,10 @@ test('a plain node consumer imports it and classifies a token rotation and a ver
   assert.ok(out.same);
   assert.equal(out.cls, ['rollout', 'payload-only']);
   assert.is(out.rows, 257);
-  assert.equal(out.hashes, configHashes({ version: 'v1', kubernetesVersion: '1.30.0', bootstrappingConfig: { tlsBootstrappingToken: 't1' } }));
+  assert.equal(
+    out.hashes,
+    configHashes({ version: 'v1', kubernetesVersion: '1.30.0', bootstrappingConfig: { tlsBootstrappingToken: 't1' } }),
+  );
 });
 
 test('a TypeScript consumer type-checks against rollout.d.mts (strict, nodenext), and misuse is rejected', () => {
@@ -61,8 +64,23 @@ test('a TypeScript consumer type-checks against rollout.d.mts (strict, nodenext)
   const bad = `import { diffConfigurations } from './rollout.mjs';\nexport const x: number = diffConfigurations({}, {}).decision;\n`;
   const tsc = (name: string, text: string) => {
     writeFileSync(join(outdir, name), text);
-    return spawnSync(process.execPath, [join(process.cwd(), 'node_modules/typescript/bin/tsc'), '--ignoreConfig', '--noEmit', '--strict',
-      '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', join(outdir, name)], { encoding: 'utf8' });
+    return spawnSync(
+      process.execPath,
+      [
+        join(process.cwd(), 'node_modules/typescript/bin/tsc'),
+        '--ignoreConfig',
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        join(outdir, name),
+      ],
+      { encoding: 'utf8' },
+    );
   };
   const ok = tsc('consumer.mts', good);
   assert.is(ok.status, 0, ok.stdout + ok.stderr);

@@ -38,8 +38,14 @@ test('failed boot: -o json names exit code 50 ERR_OUTBOUND_CONN_FAIL and the bin
     assert.is(s.binary.kind, 'baked');
     const version = (await runAnc(['version'], { root: boot.root })).stdout.trim();
     assert.is(s.binary.version, version);
-    assert.ok(s.timeline.some((t: { task: string; outcome: string }) => t.task === 'Provision' && t.outcome === 'error'), JSON.stringify(s.timeline));
-    assert.ok(s.configWarnings.some((w: string) => w.includes('noSuchField')), JSON.stringify(s.configWarnings));
+    assert.ok(
+      s.timeline.some((t: { task: string; outcome: string }) => t.task === 'Provision' && t.outcome === 'error'),
+      JSON.stringify(s.timeline),
+    );
+    assert.ok(
+      s.configWarnings.some((w: string) => w.includes('noSuchField')),
+      JSON.stringify(s.configWarnings),
+    );
     assert.is(s.hotfix.pointer, 'absent');
     // The same report for people: verdict first, the name, the step, which binary.
     const text = await runAnc(['status'], { root: boot.root });

@@ -7,18 +7,25 @@ import { makeSandbox, runAnc } from '../harness.ts';
 test('ongoing boot: Provision started, no status files yet -> in-progress, step running', async () => {
   const box = makeSandbox('anc-status-');
   try {
-    box.write('/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events/1000.json',
-      '{"Timestamp":"2026-04-01 10:00:00.000","OperationId":"2026-04-01 10:00:00.000","Version":"202604.01.0","TaskName":"AKS.AKSNodeController.Provision","EventLevel":"Informational","Message":"Starting | startTime=2026-04-01 10:00:00.000 endTime=2026-04-01 10:00:00.000 durationMs=0","EventPid":"0","EventTid":"0"}');
-    box.write('/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events/2000.json',
-      '{"Timestamp":"2026-04-01 10:00:01.000","OperationId":"2026-04-01 10:00:04.500","Version":"1.23","TaskName":"AKS.CSE.installContainerRuntime","EventLevel":"Informational","Message":"Completed: installContainerRuntime","EventPid":"0","EventTid":"0"}');
+    box.write(
+      '/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events/1000.json',
+      '{"Timestamp":"2026-04-01 10:00:00.000","OperationId":"2026-04-01 10:00:00.000","Version":"202604.01.0","TaskName":"AKS.AKSNodeController.Provision","EventLevel":"Informational","Message":"Starting | startTime=2026-04-01 10:00:00.000 endTime=2026-04-01 10:00:00.000 durationMs=0","EventPid":"0","EventTid":"0"}',
+    );
+    box.write(
+      '/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events/2000.json',
+      '{"Timestamp":"2026-04-01 10:00:01.000","OperationId":"2026-04-01 10:00:04.500","Version":"1.23","TaskName":"AKS.CSE.installContainerRuntime","EventLevel":"Informational","Message":"Completed: installContainerRuntime","EventPid":"0","EventTid":"0"}',
+    );
     // A half-written event (the node lost power) is a note, not a failure.
     box.write('/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events/3000.json', '{"Timestamp":"2026-');
     const s = JSON.parse((await runAnc(['status', '-o', 'json'], { root: box.root })).stdout);
     assert.is(s.state, 'in-progress');
-    assert.equal(s.timeline.map((t: { task: string; outcome: string; durationMs: number | null }) => [t.task, t.outcome, t.durationMs]), [
-      ['Provision', 'running', null],
-      ['AKS.CSE.installContainerRuntime', 'ok', 3500],
-    ]);
+    assert.equal(
+      s.timeline.map((t: { task: string; outcome: string; durationMs: number | null }) => [t.task, t.outcome, t.durationMs]),
+      [
+        ['Provision', 'running', null],
+        ['AKS.CSE.installContainerRuntime', 'ok', 3500],
+      ],
+    );
     assert.ok(s.notes.some((n: string) => n.includes('3000.json')));
     const text = await runAnc(['status'], { root: box.root });
     assert.match(text.stdout, /^in-progress: provisioning in progress \(running: Provision since 2026-04-01 10:00:00.000\)/);
@@ -40,7 +47,10 @@ test('partial and never-booted nodes: a garbled provision.json and an empty root
     box.write('/opt/azure/containers/provision.complete', '');
     box.write('/var/log/azure/aks/provision.json', '{"ExitCode":"240","Error":"unsupported version: v9","Output":""}');
     const config = JSON.parse((await runAnc(['status', '-o', 'json'], { root: box.root })).stdout);
-    assert.equal([config.state, config.provision.exitCode.name, config.provision.error], ['failed', 'ANC_CONFIG_ERROR', 'unsupported version: v9']);
+    assert.equal(
+      [config.state, config.provision.exitCode.name, config.provision.error],
+      ['failed', 'ANC_CONFIG_ERROR', 'unsupported version: v9'],
+    );
   } finally {
     box.cleanup();
   }

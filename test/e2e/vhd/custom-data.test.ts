@@ -56,25 +56,38 @@ test('cloud-init schema accepts the cloud-config form and the cloud-config part 
   assert.equal([...parts.keys()], ['text/cloud-boothook', 'text/cloud-config']);
   // Both parts carry the reference's three headers in its order.
   for (const type of ['text/cloud-boothook', 'text/cloud-config']) {
-    assert.match(mime, new RegExp(`\\r\\n--[0-9a-f]{60}\\r\\nContent-Transfer-Encoding: 7bit\\r\\nContent-Type: ${type}\\r\\nMime-Version: 1\\.0\\r\\n\\r\\n#`), type);
+    assert.match(
+      mime,
+      new RegExp(
+        `\\r\\n--[0-9a-f]{60}\\r\\nContent-Transfer-Encoding: 7bit\\r\\nContent-Type: ${type}\\r\\nMime-Version: 1\\.0\\r\\n\\r\\n#`,
+      ),
+      type,
+    );
   }
   cloudInitValid(parts.get('text/cloud-config')!, 'mime-part');
   // cloud-init reads user data with Python's email parser: the whole document, both parts, their headers.
-  const py = 'import email,json,sys\nm=email.message_from_string(sys.stdin.read())\n' +
+  const py =
+    'import email,json,sys\nm=email.message_from_string(sys.stdin.read())\n' +
     'print(json.dumps([[p.get_content_type(),p["Content-Transfer-Encoding"],p["Mime-Version"]] for p in m.get_payload()]))';
   const parsed = spawnSync('python3', ['-c', py], { input: mime, encoding: 'utf8' });
   assert.is(parsed.status, 0, parsed.stderr);
-  assert.equal(JSON.parse(parsed.stdout), [['text/cloud-boothook', '7bit', '1.0'], ['text/cloud-config', '7bit', '1.0']]);
+  assert.equal(JSON.parse(parsed.stdout), [
+    ['text/cloud-boothook', '7bit', '1.0'],
+    ['text/cloud-config', '7bit', '1.0'],
+  ]);
 });
 
 test('ignition: valid JSON, version 3.4.0, the config file with mode 0600', async () => {
   const doc = JSON.parse(await anc(['custom-data', '--format', 'ignition', '--raw', fileA]));
   assert.is(doc.ignition.version, '3.4.0');
   const files = doc.storage.files as Array<{ path: string; mode: number; contents: { source: string } }>;
-  assert.equal(files.map((f) => [f.path, f.mode]), [
-    ['/opt/azure/containers/aks-node-controller-config.json', 384],
-    ['/opt/azure/containers/enabled_features.sh', 384],
-  ]);
+  assert.equal(
+    files.map((f) => [f.path, f.mode]),
+    [
+      ['/opt/azure/containers/aks-node-controller-config.json', 384],
+      ['/opt/azure/containers/enabled_features.sh', 384],
+    ],
+  );
   assert.ok(files[0]!.contents.source.startsWith('data:;base64,'));
 });
 
@@ -113,7 +126,10 @@ test('the rendered boothook runs: config and features written 0600, the service 
     writeHostname(root);
     const out = await runLauncher(root);
     assert.is(out.exitCode, 0, out.stdout);
-    assert.equal(recordedCalls(rec).map((c) => c.args), [['check-hotfix'], ['provision', `--provision-config=${p.config}`]]);
+    assert.equal(
+      recordedCalls(rec).map((c) => c.args),
+      [['check-hotfix'], ['provision', `--provision-config=${p.config}`]],
+    );
     assert.is(recordedCalls(rec)[1]!.env.FEATURE_B, 'b');
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BIN, runAnc } from '../harness.ts';
-import { imagePaths, INSTALL, installImage, runBoothook, runLauncher, UNIT, writeHostname, writeStandInProvisionScripts } from '../../fakes/node-image.ts';
+import {
+  imagePaths,
+  INSTALL,
+  installImage,
+  runBoothook,
+  runLauncher,
+  UNIT,
+  writeHostname,
+  writeStandInProvisionScripts,
+} from '../../fakes/node-image.ts';
 
 const roots: string[] = [];
 function image(): { root: string; p: ReturnType<typeof imagePaths> } {
@@ -59,7 +68,11 @@ test('the unit: HEAD shape plus a clean environment, and systemd-analyze verify 
   ]) {
     assert.ok(unit.split('\n').includes(line), line);
   }
-  const unset = unit.split('\n').find((l) => l.startsWith('UnsetEnvironment='))!.split('=')[1]!.split(' ');
+  const unset = unit
+    .split('\n')
+    .find((l) => l.startsWith('UnsetEnvironment='))!
+    .split('=')[1]!
+    .split(' ');
   for (const hook of ['BUN_OPTIONS', 'BUN_BE_BUN', 'NODE_OPTIONS', 'LD_PRELOAD']) assert.ok(unset.includes(hook), hook);
   const ok = spawnSync('systemd-analyze', ['verify', `--root=${root}`, 'aks-node-controller.service'], { encoding: 'utf8' });
   assert.is(ok.status, 0, ok.stderr);

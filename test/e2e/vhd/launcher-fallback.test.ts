@@ -24,7 +24,10 @@ function node(baked: FakeAgentOptions, hotfix: FakeAgentOptions | null) {
   mkdirSync(join(root, 'opt/azure/containers'), { recursive: true });
   writeFileSync(p.config, '{}');
   // Provisioning calls only: after a failure the launcher also runs `status` (checked in row 1).
-  const calls = () => recordedCalls(rec).filter((c) => c.args[0] !== 'status').map((c) => `${c.label} ${c.args.join(' ')}`);
+  const calls = () =>
+    recordedCalls(rec)
+      .filter((c) => c.args[0] !== 'status')
+      .map((c) => `${c.label} ${c.args.join(' ')}`);
   return { root, p, rec, marker, calls, run: () => runLauncher(root) };
 }
 const markThen = (marker: string, rest: string) => `printf 'v t\\n' > ${JSON.stringify(marker)}; ${rest}`;
@@ -70,7 +73,11 @@ test('row 3b: killed by a signal after the scripts started -> still not retried'
 const reason = (text: string) => `hotfix fallback --reason ${text} before the provisioning scripts started`;
 
 test('row 4: the hotfix is killed by a signal before the scripts -> fallback record, baked provision once', async () => {
-  for (const [signal, number] of [['KILL', 9], ['SEGV', 11], ['ABRT', 6]] as const) {
+  for (const [signal, number] of [
+    ['KILL', 9],
+    ['SEGV', 11],
+    ['ABRT', 6],
+  ] as const) {
     const n = node({}, { provisionScript: `kill -${signal} $$` });
     const out = await n.run();
     assert.is(out.exitCode, 0, `${signal}: ${out.stdout}`);
@@ -78,16 +85,28 @@ test('row 4: the hotfix is killed by a signal before the scripts -> fallback rec
     const calls = recordedCalls(n.rec);
     assert.is(calls[1]!.program, n.p.binary);
     assert.is(calls[2]!.env.ANC_LAUNCHER_FALLBACK, undefined);
-    assert.ok(out.stdout.includes(`Hotfix binary was killed by signal ${number} before the provisioning scripts started; falling back to the VHD-baked binary: ${n.p.binary}`));
+    assert.ok(
+      out.stdout.includes(
+        `Hotfix binary was killed by signal ${number} before the provisioning scripts started; falling back to the VHD-baked binary: ${n.p.binary}`,
+      ),
+    );
   }
 });
 
 test('row 5: the hotfix exits with its own error before the scripts -> fallback; the launcher exits with the baked code', async () => {
-  for (const [code, bakedCode] of [[1, 0], [240, 0], [2, 4]] as const) {
+  for (const [code, bakedCode] of [
+    [1, 0],
+    [240, 0],
+    [2, 4],
+  ] as const) {
     const n = node({ exitCodes: { provision: bakedCode } }, { exitCodes: { provision: code } });
     const out = await n.run();
     assert.is(out.exitCode, bakedCode);
-    assert.equal(n.calls(), [`hotfix ${provision(n)}`, `baked ${reason(`exited with status ${code}`)}`, `baked ${provision(n)}`], `exit ${code}`);
+    assert.equal(
+      n.calls(),
+      [`hotfix ${provision(n)}`, `baked ${reason(`exited with status ${code}`)}`, `baked ${provision(n)}`],
+      `exit ${code}`,
+    );
   }
 });
 
@@ -103,7 +122,7 @@ test('row 5c: the fallback record failing does not stop the baked provision', as
   const n = node({ exitCodes: { hotfix: 9 } }, { exitCodes: { provision: 1 } });
   const out = await n.run();
   assert.is(out.exitCode, 0);
-  assert.ok(out.stdout.includes("ANC hotfix fallback record failed; continuing"), out.stdout);
+  assert.ok(out.stdout.includes('ANC hotfix fallback record failed; continuing'), out.stdout);
   assert.is(n.calls()[2], `baked ${provision(n)}`);
 });
 

@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { imagePaths, installImage, recordedCalls, runLauncher, writeFakeAgent, writeHostname, writeStandInProvisionScripts } from '../../fakes/node-image.ts';
+import {
+  imagePaths,
+  installImage,
+  recordedCalls,
+  runLauncher,
+  writeFakeAgent,
+  writeHostname,
+  writeStandInProvisionScripts,
+} from '../../fakes/node-image.ts';
 import { BIN, runAnc } from '../harness.ts';
 
 const roots: string[] = [];
@@ -80,9 +88,20 @@ test('feature flags that would reach the package manager are refused and logged;
   mkdirSync(join(root, 'opt/azure/containers'), { recursive: true });
   writeFileSync(p.config, '{}');
   const refused = [
-    'APT_CONFIG=/tmp/evil-apt.conf', 'SSL_CERT_FILE=/tmp/evil-ca.pem', 'SSL_CERT_DIR=/tmp/evil', 'http_proxy=http://evil:3128',
-    'HTTPS_PROXY=http://evil:3128', 'no_proxy=*', 'PERL5OPT=-Mevil', 'PERL5LIB=/tmp/evil', 'GCONV_PATH=/tmp/evil',
-    'LD_PRELOAD=/tmp/evil.so', 'BASH_ENV=/tmp/evil.sh', 'DPKG_ADMINDIR=/tmp/evil', 'PYTHONPATH=/tmp/evil', 'GNUPGHOME=/tmp/evil',
+    'APT_CONFIG=/tmp/evil-apt.conf',
+    'SSL_CERT_FILE=/tmp/evil-ca.pem',
+    'SSL_CERT_DIR=/tmp/evil',
+    'http_proxy=http://evil:3128',
+    'HTTPS_PROXY=http://evil:3128',
+    'no_proxy=*',
+    'PERL5OPT=-Mevil',
+    'PERL5LIB=/tmp/evil',
+    'GCONV_PATH=/tmp/evil',
+    'LD_PRELOAD=/tmp/evil.so',
+    'BASH_ENV=/tmp/evil.sh',
+    'DPKG_ADMINDIR=/tmp/evil',
+    'PYTHONPATH=/tmp/evil',
+    'GNUPGHOME=/tmp/evil',
   ];
   writeFileSync(p.features, [...refused, 'FEATURE_OK=1', 'ENABLE_SOMETHING=true', ''].join('\n'));
   const out = await runLauncher(root);

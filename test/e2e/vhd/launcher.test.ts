@@ -42,7 +42,11 @@ test('no config and no nbc cmd: graceful exit 0, the agent never runs', async ()
 });
 
 test('config only / nbc only / both: provision gets a flag for each file that exists', async () => {
-  const cases: Array<[boolean, boolean]> = [[true, false], [false, true], [true, true]];
+  const cases: Array<[boolean, boolean]> = [
+    [true, false],
+    [false, true],
+    [true, true],
+  ];
   for (const [config, nbc] of cases) {
     const n = node();
     if (config) put(n.p.config, '{"version":"v1"}');
@@ -105,7 +109,15 @@ test('features file: parsed line by line, never executed, bad keys skipped, last
 });
 
 test('check-hotfix runs (with the VHD binary, first) only when ENABLE_PROVISIONING_HOTFIX is exactly true', async () => {
-  const values: Array<[string, boolean]> = [['true', true], ['True', false], ['TRUE', false], ['1', false], ['yes', false], ['true ', false], ['', false]];
+  const values: Array<[string, boolean]> = [
+    ['true', true],
+    ['True', false],
+    ['TRUE', false],
+    ['1', false],
+    ['yes', false],
+    ['true ', false],
+    ['', false],
+  ];
   for (const [value, runs] of values) {
     const n = node();
     put(n.p.config, '{}');
@@ -114,7 +126,11 @@ test('check-hotfix runs (with the VHD binary, first) only when ENABLE_PROVISIONI
     const out = await runLauncher(n.root);
     assert.is(out.exitCode, 0);
     const calls = recordedCalls(n.rec);
-    assert.equal(calls.map((c) => c.args[0]), runs ? ['check-hotfix', 'provision'] : ['provision'], `value ${JSON.stringify(value)}`);
+    assert.equal(
+      calls.map((c) => c.args[0]),
+      runs ? ['check-hotfix', 'provision'] : ['provision'],
+      `value ${JSON.stringify(value)}`,
+    );
     if (runs) {
       assert.is(calls[0]!.label, 'agent');
       assert.is(calls[0]!.program, n.p.binary);
@@ -130,7 +146,10 @@ test('check-hotfix: the flag may come from the environment; a failure is logged 
   put(n.p.config, '{}');
   const out = await runLauncher(n.root, { ENABLE_PROVISIONING_HOTFIX: 'true' });
   assert.is(out.exitCode, 0);
-  assert.equal(argsOf(n).map((a) => a.split(' ')[0]), ['check-hotfix', 'provision']);
+  assert.equal(
+    argsOf(n).map((a) => a.split(' ')[0]),
+    ['check-hotfix', 'provision'],
+  );
   assert.ok(out.stdout.includes('ANC check-hotfix failed; continuing (fail-open)'));
 });
 
@@ -138,7 +157,10 @@ test('download-hotfix runs when the pointer exists (failure tolerated), not othe
   const without = node();
   put(without.p.config, '{}');
   await runLauncher(without.root);
-  assert.equal(argsOf(without).map((a) => a.split(' ')[0]), ['provision']);
+  assert.equal(
+    argsOf(without).map((a) => a.split(' ')[0]),
+    ['provision'],
+  );
 
   for (const code of [0, 5]) {
     const n = node({ exitCodes: { 'download-hotfix': code } });
@@ -146,9 +168,16 @@ test('download-hotfix runs when the pointer exists (failure tolerated), not othe
     put(n.p.hotfixPointer, '{"version":"202604.01.9"}');
     const out = await runLauncher(n.root);
     assert.is(out.exitCode, 0);
-    assert.equal(argsOf(n).map((a) => a.split(' ')[0]), ['download-hotfix', 'provision']);
+    assert.equal(
+      argsOf(n).map((a) => a.split(' ')[0]),
+      ['download-hotfix', 'provision'],
+    );
     assert.ok(out.stdout.includes(`Found ANC hotfix config at ${n.p.hotfixPointer}; running download-hotfix`));
-    assert.ok(out.stdout.includes(code === 0 ? 'ANC download-hotfix completed; binary selection follows' : 'ANC download-hotfix failed; binary selection follows'));
+    assert.ok(
+      out.stdout.includes(
+        code === 0 ? 'ANC download-hotfix completed; binary selection follows' : 'ANC download-hotfix failed; binary selection follows',
+      ),
+    );
   }
 });
 
@@ -161,11 +190,14 @@ test('order check-hotfix -> download-hotfix -> provision; a hotfix staged by dow
   const out = await runLauncher(n.root);
   assert.is(out.exitCode, 0);
   const calls = recordedCalls(n.rec);
-  assert.equal(calls.map((c) => [c.args[0], c.program]), [
-    ['check-hotfix', n.p.binary],
-    ['download-hotfix', n.p.binary],
-    ['provision', n.p.hotfixBinary],
-  ]);
+  assert.equal(
+    calls.map((c) => [c.args[0], c.program]),
+    [
+      ['check-hotfix', n.p.binary],
+      ['download-hotfix', n.p.binary],
+      ['provision', n.p.hotfixBinary],
+    ],
+  );
   assert.ok(out.stdout.includes(`Using hotfix binary: ${n.p.hotfixBinary}`));
 });
 
@@ -187,11 +219,19 @@ test('clean environment: runtime hooks and stray variables never reach the agent
   const n = node();
   put(n.p.config, '{}');
   put(n.p.features, 'FEATURE_A=1\n');
-  const hooks = { BUN_OPTIONS: '--preload /tmp/evil.js', BUN_BE_BUN: '1', NODE_OPTIONS: '--require /tmp/evil.js', LD_PRELOAD: '/tmp/evil.so', SOME_SECRET: 'x' };
+  const hooks = {
+    BUN_OPTIONS: '--preload /tmp/evil.js',
+    BUN_BE_BUN: '1',
+    NODE_OPTIONS: '--require /tmp/evil.js',
+    LD_PRELOAD: '/tmp/evil.so',
+    SOME_SECRET: 'x',
+  };
   await runLauncher(n.root, { ...hooks, LANG: 'C.UTF-8', LAUNCHER_PASS_ENV: 'EXTRA_ONE BUN_BE_BUN', EXTRA_ONE: 'kept' });
   const env = recordedCalls(n.rec)[0]!.env;
   for (const name of Object.keys(hooks)) assert.is(env[name], undefined, name);
-  const names = Object.keys(env).filter((k) => k !== '_' && k !== 'PWD' && k !== 'SHLVL').sort();
+  const names = Object.keys(env)
+    .filter((k) => k !== '_' && k !== 'PWD' && k !== 'SHLVL')
+    .sort();
   assert.equal(names, ['AKS_NODE_ROOT', 'EXTRA_ONE', 'FEATURE_A', 'HOME', 'LANG', 'PATH']);
   assert.is(env.AKS_NODE_ROOT, n.root);
   assert.is(env.EXTRA_ONE, 'kept');
@@ -203,7 +243,9 @@ test("exit code: provision's code is the launcher's", async () => {
     put(n.p.nbcCmd, 'true');
     const out = await runLauncher(n.root);
     assert.is(out.exitCode, code);
-    assert.ok(out.stdout.includes(code === 0 ? 'aks-node-controller completed successfully' : `aks-node-controller exited with code ${code}`));
+    assert.ok(
+      out.stdout.includes(code === 0 ? 'aks-node-controller completed successfully' : `aks-node-controller exited with code ${code}`),
+    );
   }
 });
 
@@ -218,7 +260,10 @@ test('paths are overridable by environment; each message also goes to logger -t 
   put(logger, `#!/bin/bash\nprintf '%s|' "$@" >> ${JSON.stringify(logged)}\necho >> ${JSON.stringify(logged)}\n`, 0o755);
   const out = await runLauncher(n.root, { BIN_PATH: bin, CONFIG_PATH: config, LOGGER_CMD: logger });
   assert.is(out.exitCode, 0);
-  assert.equal(recordedCalls(n.rec).map((c) => [c.program, ...c.args]), [[bin, 'provision', `--provision-config=${config}`]]);
+  assert.equal(
+    recordedCalls(n.rec).map((c) => [c.program, ...c.args]),
+    [[bin, 'provision', `--provision-config=${config}`]],
+  );
   const lines = readFileSync(logged, 'utf8').trim().split('\n');
   assert.is(lines[0], `-t|aks-node-controller-launcher|--|Using VHD-baked binary: ${bin}|`);
   assert.is(lines.length, out.stdout.trim().split('\n').length);

@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildPackages, rpmlintProblems } from '../../../vhd/packaging/build-packages.mjs';
-import { imagePaths, INSTALL, installImage, runLauncher, UNIT, writeHostname, writeStandInProvisionScripts } from '../../fakes/node-image.ts';
+import {
+  imagePaths,
+  INSTALL,
+  installImage,
+  runLauncher,
+  UNIT,
+  writeHostname,
+  writeStandInProvisionScripts,
+} from '../../fakes/node-image.ts';
 import { BIN } from '../harness.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'anc-operators-'));
@@ -58,26 +66,55 @@ test('the unit sends the launcher output to the serial console too; after a fail
 });
 
 test('packages ship the man page and bash/zsh completion; rpmlint and lintian find nothing', () => {
-  const out = buildPackages({ bins: { amd64: BIN }, outDir: join(work, 'pkg'), version: '202604.01.3', fast: true, formats: ['deb', 'rpm'] });
+  const out = buildPackages({
+    bins: { amd64: BIN },
+    outDir: join(work, 'pkg'),
+    version: '202604.01.3',
+    fast: true,
+    formats: ['deb', 'rpm'],
+  });
   const deb = out.find((p) => p.format === 'deb')!.file;
   const rpm = out.find((p) => p.format === 'rpm')!.file;
   const debFiles = execFileSync('dpkg-deb', ['-c', deb]).toString();
-  for (const path of ['usr/share/man/man8/aks-node-controller.8.gz', 'usr/share/bash-completion/completions/aks-node-controller', 'usr/share/zsh/vendor-completions/_aks-node-controller']) {
+  for (const path of [
+    'usr/share/man/man8/aks-node-controller.8.gz',
+    'usr/share/bash-completion/completions/aks-node-controller',
+    'usr/share/zsh/vendor-completions/_aks-node-controller',
+  ]) {
     assert.match(debFiles, new RegExp(`-rw-r--r-- root/root .* \\./${path}\\n`), path);
   }
   const rpmFiles = execFileSync('rpm', ['-qlp', rpm]).toString();
-  for (const path of ['/usr/share/man/man8/aks-node-controller.8.gz', '/usr/share/bash-completion/completions/aks-node-controller', '/usr/share/zsh/site-functions/_aks-node-controller']) {
+  for (const path of [
+    '/usr/share/man/man8/aks-node-controller.8.gz',
+    '/usr/share/bash-completion/completions/aks-node-controller',
+    '/usr/share/zsh/site-functions/_aks-node-controller',
+  ]) {
     assert.ok(rpmFiles.includes(path), path);
   }
-  assert.match(execFileSync('rpm', ['-qp', '--changelog', rpm]).toString(), /^\* \w{3} \w{3} \d\d \d{4} .+ - 202604\.01\.3-1\n- Release 202604\.01\.3\./);
+  assert.match(
+    execFileSync('rpm', ['-qp', '--changelog', rpm]).toString(),
+    /^\* \w{3} \w{3} \d\d \d{4} .+ - 202604\.01\.3-1\n- Release 202604\.01\.3\./,
+  );
   assert.match(execFileSync('rpm', ['-qp', '--qf', '%{GROUP}', rpm]).toString(), /^System Environment\/Daemons$/);
   assert.equal(rpmlintProblems(rpm), []);
   // The man page renders and carries the package version; completion completes a subcommand.
-  const man = execFileSync('sh', ['-c', 'rpm2cpio "$1" | cpio --quiet -i --to-stdout ./usr/share/man/man8/aks-node-controller.8.gz | gunzip', 'sh', rpm]).toString();
+  const man = execFileSync('sh', [
+    '-c',
+    'rpm2cpio "$1" | cpio --quiet -i --to-stdout ./usr/share/man/man8/aks-node-controller.8.gz | gunzip',
+    'sh',
+    rpm,
+  ]).toString();
   assert.match(man, /^\.TH AKS\\-NODE\\-CONTROLLER 8 "" "aks\\-node\\-controller 202604\.01\.3"/);
   const rendered = spawnSync('man', ['-l', '-'], { input: man, encoding: 'utf8', env: { ...process.env, MANWIDTH: '100' } });
   if (rendered.status === 0) assert.match(rendered.stdout, /config diff/);
-  const bash = spawnSync('bash', ['-c', `source <(${BIN} completion bash); COMP_WORDS=(aks-node-controller config di); COMP_CWORD=2; _aks_node_controller; echo "\${COMPREPLY[*]}"`], { encoding: 'utf8', env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } });
+  const bash = spawnSync(
+    'bash',
+    [
+      '-c',
+      `source <(${BIN} completion bash); COMP_WORDS=(aks-node-controller config di); COMP_CWORD=2; _aks_node_controller; echo "\${COMPREPLY[*]}"`,
+    ],
+    { encoding: 'utf8', env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } },
+  );
   assert.is(bash.stdout, 'diff\n', bash.stderr);
   // zsh: the script parses, and with zsh's completion builtins stubbed it offers the group's commands,
   // the output formats after -o, and files for a command's arguments.

@@ -53,18 +53,29 @@ test('ConfigMap errors (12.3 wording)', () => {
   assert.match(parseError('{"data":'), /^unmarshaling ConfigMap: /);
   assert.match(parseError('[1]'), /^unmarshaling ConfigMap: cannot unmarshal array/);
   assert.match(parseError(cm('x')), /^unmarshaling ConfigMap: cannot unmarshal string into field data/);
-  assert.match(parseError(cm({ 'hotfixes.json': { hotfixes: {} } })), /^unmarshaling ConfigMap: cannot unmarshal object into field data\["hotfixes.json"\]/);
+  assert.match(
+    parseError(cm({ 'hotfixes.json': { hotfixes: {} } })),
+    /^unmarshaling ConfigMap: cannot unmarshal object into field data\["hotfixes.json"\]/,
+  );
   assert.is(parseError(cm({ 'hotfixes.json': null })), 'ConfigMap hotfix entry is empty');
 });
 
 test('SuccessReadAndWrite: map hit -> configMapRead, staged map equals the served map, 0644', async () => {
   const deps = fakeDeps({ version: '202604.01.0' });
   const r = await check(deps, async () => cm({ 'hotfixes.json': MAP }));
-  assert.equal([r.code, r.event.message, r.event.level, r.event.task], [0, 'check-hotfix outcome=configMapRead', 'Informational', 'CheckHotfix']);
+  assert.equal(
+    [r.code, r.event.message, r.event.level, r.event.task],
+    [0, 'check-hotfix outcome=configMapRead', 'Informational', 'CheckHotfix'],
+  );
   assert.is(r.pointer, '{"hotfixes":{"202604.01":"202604.01.1"}}');
   assert.is(statSync(deps.paths.hotfixPointer).mode & 0o777, 0o644);
   assert.equal(resolveVersion(parsePointer(r.pointer, 'p'), '202604.01.0').resolved, '202604.01.1');
-  assert.ok(deps.logs.some((l) => l.msg === 'staged hotfix pointer for download-hotfix' && l.attrs.path === '/opt/azure/containers/aks-node-controller-hotfix.json'));
+  assert.ok(
+    deps.logs.some(
+      (l) =>
+        l.msg === 'staged hotfix pointer for download-hotfix' && l.attrs.path === '/opt/azure/containers/aks-node-controller-hotfix.json',
+    ),
+  );
   assert.ok(deps.logs.some((l) => l.msg === 'check-hotfix completed' && l.attrs.outcome === 'configMapRead'));
   deps.cleanup();
 });
@@ -108,7 +119,9 @@ for (const [name, error] of [
     });
     assert.equal([r.code, r.event.level, r.pointer, r.events], [0, 'Error', null, 1]);
     assert.is(r.event.message, `check-hotfix outcome=failed error=configmap fetch failed and no cold-start pointer present: ${error}`);
-    assert.ok(deps.logs.some((l) => l.level === 'WARN' && l.msg === 'failed to read anc-hotfix-version ConfigMap, attempting cold-start fallback'));
+    assert.ok(
+      deps.logs.some((l) => l.level === 'WARN' && l.msg === 'failed to read anc-hotfix-version ConfigMap, attempting cold-start fallback'),
+    );
     assert.ok(deps.logs.some((l) => l.level === 'WARN' && l.msg === 'check-hotfix completed with error (fail-open)'));
     deps.cleanup();
   });
@@ -118,7 +131,10 @@ test('InvalidConfigMapFailsOpen: fetched but unparseable -> failed, no fallback 
   const deps = fakeDeps();
   write(deps.paths.nodeConfig, `{"version":"v1","hotfixes":${MAP.slice(12, -1)}}`);
   const r = await check(deps, async () => cm({ 'hotfixes.json': 'not valid json' }));
-  assert.match(r.event.message, /^check-hotfix outcome=failed error=parsing anc-hotfix-version ConfigMap: unmarshaling hotfix pointer JSON: /);
+  assert.match(
+    r.event.message,
+    /^check-hotfix outcome=failed error=parsing anc-hotfix-version ConfigMap: unmarshaling hotfix pointer JSON: /,
+  );
   assert.is(r.pointer, null);
   deps.cleanup();
 });
@@ -137,7 +153,10 @@ test('ColdStartFallback: fetch 404 + node config hotfixes -> customDataFallback,
 test('ColdStartNoPointerFails / unreadable / not JSON (the parser message is never quoted)', async () => {
   for (const [content, expected] of [
     ['{"version":"v1"}', 'configmap fetch failed and no cold-start pointer present: boom'],
-    ['{"version":"v1","tok":"abcdef.leakleak"', 'configmap fetch failed (boom) and cold-start fallback failed: parsing node config /opt/azure/containers/aks-node-controller-config.json: not complete JSON (it ends at byte 39 inside a value)'],
+    [
+      '{"version":"v1","tok":"abcdef.leakleak"',
+      'configmap fetch failed (boom) and cold-start fallback failed: parsing node config /opt/azure/containers/aks-node-controller-config.json: not complete JSON (it ends at byte 39 inside a value)',
+    ],
   ] as const) {
     const deps = fakeDeps();
     write(deps.paths.nodeConfig, content);
@@ -173,13 +192,20 @@ test('WriteHotfixConfig shape, atomicity (no temp left), mode preserved, round t
   stagePointer(deps, {});
   assert.is(statSync(deps.paths.hotfixPointer).mode & 0o777, 0o640);
   assert.is(readFileSync(deps.paths.hotfixPointer, 'utf8'), '{"hotfixes":{}}');
-  assert.equal(readdirSync(dirname(deps.paths.hotfixPointer)).filter((n) => n.startsWith('.')), []);
+  assert.equal(
+    readdirSync(dirname(deps.paths.hotfixPointer)).filter((n) => n.startsWith('.')),
+    [],
+  );
   deps.cleanup();
 });
 
 test('AlwaysFailOpen: an unexpected TypeError anywhere -> failed, exit 0, one Error event', async () => {
   const deps = fakeDeps();
-  Object.defineProperty(deps, 'version', { get: () => { throw new TypeError('version exploded'); } });
+  Object.defineProperty(deps, 'version', {
+    get: () => {
+      throw new TypeError('version exploded');
+    },
+  });
   const r = await check(deps, async () => cm({ 'hotfixes.json': MAP }));
   assert.equal([r.code, r.events, r.event.level], [0, 1, 'Error']);
   assert.is(r.event.message, 'check-hotfix outcome=failed error=unexpected error: version exploded');
@@ -191,7 +217,10 @@ test('a fetch that throws a TypeError is a failed fetch (cold-start path), still
   const r = await check(deps, async () => {
     throw new TypeError('x is not a function');
   });
-  assert.is(r.event.message, 'check-hotfix outcome=failed error=configmap fetch failed and no cold-start pointer present: x is not a function');
+  assert.is(
+    r.event.message,
+    'check-hotfix outcome=failed error=configmap fetch failed and no cold-start pointer present: x is not a function',
+  );
   deps.cleanup();
 });
 

@@ -13,7 +13,10 @@ test('check-hotfix on an empty node: real fetch path, exit 0, one failed event, 
   assert.is(deps.emitted.length, 1);
   assert.is(deps.emitted[0]!.task, 'CheckHotfix');
   assert.is(deps.emitted[0]!.level, 'Error');
-  assert.match(deps.emitted[0]!.message, /^check-hotfix outcome=failed error=configmap fetch failed and no cold-start pointer present: no usable kubeconfig credentials: /);
+  assert.match(
+    deps.emitted[0]!.message,
+    /^check-hotfix outcome=failed error=configmap fetch failed and no cold-start pointer present: no usable kubeconfig credentials: /,
+  );
   assert.ok(deps.logs.some((l) => l.msg === 'primary apiserver creds (node config) unavailable, trying kubeconfig fallback'));
   assert.is(deps.fs.exists(deps.paths.hotfixPointer), false);
   assert.equal(deps.out, []);

@@ -7,12 +7,18 @@ import { COMMANDS } from '../../../src/commands/index.ts';
 test('groups come from the names: config and hotfix; commands match by their longest run of words', () => {
   assert.ok(isGroup('config', COMMANDS) && isGroup('hotfix', COMMANDS));
   assert.not.ok(isGroup('provision', COMMANDS));
-  assert.equal(groupOf('config', COMMANDS).children.map((c) => c.word), ['validate', 'schema', 'hash', 'diff']);
+  assert.equal(
+    groupOf('config', COMMANDS).children.map((c) => c.word),
+    ['validate', 'schema', 'hash', 'diff'],
+  );
   assert.is(matchCommandWords(['config', 'diff', 'a', 'b'], COMMANDS).command?.name, 'config diff');
   assert.equal(matchCommandWords(['config', '--help'], COMMANDS), { words: 1, group: 'config' });
   assert.is(matchCommandWords(['provision-wait', '--timeout', '1'], COMMANDS).command?.name, 'provision-wait');
   assert.equal(matchCommandWords(['nope'], COMMANDS), { words: 0 });
-  assert.not.ok(groupOf('', COMMANDS).children.some((c) => c.word === 'manpage'), 'hidden commands are not listed');
+  assert.not.ok(
+    groupOf('', COMMANDS).children.some((c) => c.word === 'manpage'),
+    'hidden commands are not listed',
+  );
 });
 
 test('did you mean: typos, swaps and prefixes; nothing for an unrelated word', () => {

@@ -25,16 +25,34 @@ test('matching is exact and case-sensitive', () => {
 
 test('the 9 explicit json names are accepted, with their proto names; the automatic names are unknown', () => {
   const f = {
-    serverTLSBootstrap: true, eventRecordQPS: 5, clusterDNS: ['10.0.0.10'], imageGCHighThresholdPercent: 85,
-    imageGCLowThresholdPercent: 80, cgroupsPerQOS: true, cpuCFSQuota: false, cpuCFSQuotaPeriod: '100ms',
+    serverTLSBootstrap: true,
+    eventRecordQPS: 5,
+    clusterDNS: ['10.0.0.10'],
+    imageGCHighThresholdPercent: 85,
+    imageGCLowThresholdPercent: 80,
+    cgroupsPerQOS: true,
+    cpuCFSQuota: false,
+    cpuCFSQuotaPeriod: '100ms',
     authentication: { x509: { clientCAFile: '/ca' } },
   };
   const r = v1({ kubeletConfig: { kubeletConfigFileConfig: f } });
   assert.equal(r.config.kubeletConfig?.kubeletConfigFileConfig, f);
   assert.equal(r.issues, []);
-  const proto = v1({ kubeletConfig: { kubeletConfigFileConfig: { server_tls_bootstrap: true, cluster_dns: ['a'], authentication: { x509: { client_ca_file: '/c' } } } } });
-  assert.equal(proto.config.kubeletConfig?.kubeletConfigFileConfig, { serverTLSBootstrap: true, clusterDNS: ['a'], authentication: { x509: { clientCAFile: '/c' } } });
-  const auto = v1({ kubeletConfig: { kubeletConfigFileConfig: { serverTlsBootstrap: true, clusterDns: ['a'], authentication: { x509: { clientCaFile: '/c' } } } } });
+  const proto = v1({
+    kubeletConfig: {
+      kubeletConfigFileConfig: { server_tls_bootstrap: true, cluster_dns: ['a'], authentication: { x509: { client_ca_file: '/c' } } },
+    },
+  });
+  assert.equal(proto.config.kubeletConfig?.kubeletConfigFileConfig, {
+    serverTLSBootstrap: true,
+    clusterDNS: ['a'],
+    authentication: { x509: { clientCAFile: '/c' } },
+  });
+  const auto = v1({
+    kubeletConfig: {
+      kubeletConfigFileConfig: { serverTlsBootstrap: true, clusterDns: ['a'], authentication: { x509: { clientCaFile: '/c' } } },
+    },
+  });
   assert.equal(auto.config.kubeletConfig?.kubeletConfigFileConfig, { authentication: { x509: {} } });
   assert.equal(paths(only(auto.issues, 'unknown-field')), [
     '$.kubeletConfig.kubeletConfigFileConfig.serverTlsBootstrap',
@@ -53,20 +71,38 @@ test('enums: by name, by number (known -> name, unknown -> number kept), unknown
   const bogus = v1({ clusterConfig: { vmType: 'VM_TYPE_BOGUS', location: 'x' }, networkConfig: { networkPlugin: '2' } });
   assert.equal(bogus.config.clusterConfig, { location: 'x' });
   assert.equal(bogus.config.networkConfig, {});
-  assert.equal(bogus.issues.map((i) => [i.path, i.severity, i.kind]), [
-    ['$.clusterConfig.vmType', 'warning', 'bad-value'],
-    ['$.networkConfig.networkPlugin', 'warning', 'bad-value'],
-  ]);
+  assert.equal(
+    bogus.issues.map((i) => [i.path, i.severity, i.kind]),
+    [
+      ['$.clusterConfig.vmType', 'warning', 'bad-value'],
+      ['$.networkConfig.networkPlugin', 'warning', 'bad-value'],
+    ],
+  );
 });
 
 test('enums: booleans, fractions and numbers outside int32 are bad values', () => {
   const r = v1({ clusterConfig: { vmType: true }, networkConfig: { networkPlugin: 1.5, networkPolicy: 4294967296 } });
-  assert.equal(paths(only(r.issues, 'bad-value')), ['$.clusterConfig.vmType', '$.networkConfig.networkPlugin', '$.networkConfig.networkPolicy']);
+  assert.equal(paths(only(r.issues, 'bad-value')), [
+    '$.clusterConfig.vmType',
+    '$.networkConfig.networkPlugin',
+    '$.networkConfig.networkPolicy',
+  ]);
   assert.ok(r.issues.every((i) => i.severity === 'error'));
 });
 
 test('int32: numbers and numeric strings, exponent/fraction when integral', () => {
-  const cases: Array<[string, number]> = [['"1200"', 1200], ['1.2e3', 1200], ['"1e3"', 1000], ['1.0', 1], ['"-0"', 0], ['1E2', 100], ['0.1e1', 1], ['-5', -5], ['2147483647', 2147483647], ['-2147483648', -2147483648]];
+  const cases: Array<[string, number]> = [
+    ['"1200"', 1200],
+    ['1.2e3', 1200],
+    ['"1e3"', 1000],
+    ['1.0', 1],
+    ['"-0"', 0],
+    ['1E2', 100],
+    ['0.1e1', 1],
+    ['-5', -5],
+    ['2147483647', 2147483647],
+    ['-2147483648', -2147483648],
+  ];
   for (const [raw, want] of cases) {
     const r = load(`{"version":"v1","cseTimeout":${raw}}`);
     assert.equal(r.issues, [], raw);
@@ -79,7 +115,11 @@ test('int32: non-integral, out of range, spaces, plus sign, hex, booleans are ba
     const r = load(`{"version":"v1","cseTimeout":${raw},"vmSize":"kept"}`);
     assert.is(r.config.cseTimeout, undefined, raw);
     assert.is(r.config.vmSize, 'kept', raw);
-    assert.equal(r.issues.map((i) => [i.path, i.kind, i.severity]), [['$.cseTimeout', 'bad-value', 'error']], raw);
+    assert.equal(
+      r.issues.map((i) => [i.path, i.kind, i.severity]),
+      [['$.cseTimeout', 'bad-value', 'error']],
+      raw,
+    );
     assert.match(r.issues[0]?.expected ?? '', 'integer');
   }
 });
@@ -102,13 +142,23 @@ test('double: numbers, numeric strings, NaN/Infinity strings, -0 keeps its sign'
 });
 
 test('strings and bools are strict about JSON types; lone surrogate escapes are bad values', () => {
-  const r = load('{"version":"v1","vmSize":5,"isVhd":"true","enableSsh":1,"linuxAdminUsername":"\\ud800x","messageOfTheDay":"\\ud83d\\ude00"}');
+  const r = load(
+    '{"version":"v1","vmSize":5,"isVhd":"true","enableSsh":1,"linuxAdminUsername":"\\ud800x","messageOfTheDay":"\\ud83d\\ude00"}',
+  );
   assert.equal(paths(r.issues), ['$.vmSize', '$.isVhd', '$.enableSsh', '$.linuxAdminUsername']);
   assert.is(r.config.messageOfTheDay, '\u{1F600}');
 });
 
 test('null means unset for every kind of field', () => {
-  const r = v1({ vmSize: null, isVhd: null, cseTimeout: null, clusterConfig: null, customCaCerts: null, enabledFeatures: null, workloadRuntime: null });
+  const r = v1({
+    vmSize: null,
+    isVhd: null,
+    cseTimeout: null,
+    clusterConfig: null,
+    customCaCerts: null,
+    enabledFeatures: null,
+    workloadRuntime: null,
+  });
   assert.equal(r.config, { version: 'v1' });
   assert.equal(r.issues, []);
 });
@@ -121,8 +171,23 @@ test('null inside an array or as a map value is a bad value for that element / e
 });
 
 test('presence: explicit false / 0 / "" are stored', () => {
-  const r = v1({ isVhd: false, enableSsh: false, cseTimeout: 0, vmSize: '', enableUnattendedUpgrade: false, clusterConfig: { loadBalancerConfig: { excludeMasterFromStandardLoadBalancer: false } } });
-  assert.equal(r.config, { version: 'v1', isVhd: false, enableSsh: false, cseTimeout: 0, vmSize: '', enableUnattendedUpgrade: false, clusterConfig: { loadBalancerConfig: { excludeMasterFromStandardLoadBalancer: false } } });
+  const r = v1({
+    isVhd: false,
+    enableSsh: false,
+    cseTimeout: 0,
+    vmSize: '',
+    enableUnattendedUpgrade: false,
+    clusterConfig: { loadBalancerConfig: { excludeMasterFromStandardLoadBalancer: false } },
+  });
+  assert.equal(r.config, {
+    version: 'v1',
+    isVhd: false,
+    enableSsh: false,
+    cseTimeout: 0,
+    vmSize: '',
+    enableUnattendedUpgrade: false,
+    clusterConfig: { loadBalancerConfig: { excludeMasterFromStandardLoadBalancer: false } },
+  });
   assert.ok('isVhd' in r.config);
   assert.equal(v1({ kubeletConfig: {} }).config.kubeletConfig, {});
 });
@@ -135,7 +200,10 @@ test('empty arrays and maps are the same as absent', () => {
 test('duplicate field (same or other spelling, even null first): error, first value kept', () => {
   const a = load('{"version":"v1","vm_size":"a","vmSize":"b"}');
   assert.is(a.config.vmSize, 'a');
-  assert.equal(a.issues.map((i) => [i.path, i.kind, i.severity]), [['$.vmSize', 'duplicate-field', 'error']]);
+  assert.equal(
+    a.issues.map((i) => [i.path, i.kind, i.severity]),
+    [['$.vmSize', 'duplicate-field', 'error']],
+  );
   const b = load('{"version":"v1","vmSize":null,"vm_size":"a"}');
   assert.is(b.config.vmSize, undefined);
   assert.equal(paths(only(b.issues, 'duplicate-field')), ['$.vm_size']);
@@ -144,7 +212,10 @@ test('duplicate field (same or other spelling, even null first): error, first va
   assert.equal(paths(c.issues), ['$.vmSize']);
   const m = load('{"version":"v1","kubeletConfig":{"kubeletFlags":{"a":"1","a":"2","b":"3"}}}');
   assert.equal(m.config.kubeletConfig?.kubeletFlags, { a: '1', b: '3' });
-  assert.equal(m.issues.map((i) => [i.path, i.kind]), [['$.kubeletConfig.kubeletFlags.a', 'duplicate-field']]);
+  assert.equal(
+    m.issues.map((i) => [i.path, i.kind]),
+    [['$.kubeletConfig.kubeletFlags.a', 'duplicate-field']],
+  );
 });
 
 test('a non-object where a message is expected is a bad value; siblings are kept', () => {
@@ -155,7 +226,11 @@ test('a non-object where a message is expected is a bad value; siblings are kept
 
 test('maps: non-object, wrong value types, message values; featureGates is map<string,bool>', () => {
   const r = v1({
-    kubeletConfig: { kubeletFlags: { b: '1', c: 2 }, kubeletNodeLabels: 'x', kubeletConfigFileConfig: { featureGates: { A: true, B: 'true' } } },
+    kubeletConfig: {
+      kubeletFlags: { b: '1', c: 2 },
+      kubeletNodeLabels: 'x',
+      kubeletConfigFileConfig: { featureGates: { A: true, B: 'true' } },
+    },
     localDnsProfile: { vnetDnsOverrides: { '.': { queryLogging: 'Log', cacheDurationInSeconds: '60' }, bad: 'x' } },
   });
   assert.equal(r.config.kubeletConfig, { kubeletFlags: { b: '1' }, kubeletConfigFileConfig: { featureGates: { A: true } } });
@@ -169,11 +244,23 @@ test('maps: non-object, wrong value types, message values; featureGates is map<s
 });
 
 test('three independent bad fields give three issues with three distinct paths; everything else kept', () => {
-  const r = v1({ vmSize: 'ok', isVhd: 'yes', clusterConfig: { location: 'westus', vmType: true }, kubeletConfig: { kubeletFlags: { a: 1, b: 'B' } }, kubernetesVersion: '1.30.0' });
+  const r = v1({
+    vmSize: 'ok',
+    isVhd: 'yes',
+    clusterConfig: { location: 'westus', vmType: true },
+    kubeletConfig: { kubeletFlags: { a: 1, b: 'B' } },
+    kubernetesVersion: '1.30.0',
+  });
   const errors = r.issues.filter((i) => i.severity === 'error');
   assert.is(errors.length, 3);
   assert.equal(new Set(paths(errors)).size, 3);
-  assert.equal(r.config, { version: 'v1', vmSize: 'ok', clusterConfig: { location: 'westus' }, kubeletConfig: { kubeletFlags: { b: 'B' } }, kubernetesVersion: '1.30.0' });
+  assert.equal(r.config, {
+    version: 'v1',
+    vmSize: 'ok',
+    clusterConfig: { location: 'westus' },
+    kubeletConfig: { kubeletFlags: { b: 'B' } },
+    kubernetesVersion: '1.30.0',
+  });
   for (const e of errors) {
     assert.ok(e.expected && e.found, JSON.stringify(e));
     assert.ok(e.message.includes(e.expected as string));
@@ -183,16 +270,23 @@ test('three independent bad fields give three issues with three distinct paths; 
 test('unknown keys at any depth are warnings, never errors (top-level hotfixes included)', () => {
   const r = v1({ hotfixes: [{ a: 1 }], teleport_config: {}, clusterConfig: { extra: { deep: [1, 2] }, location: 'x' } });
   assert.equal(r.config, { version: 'v1', clusterConfig: { location: 'x' } });
-  assert.equal(r.issues.map((i) => [i.path, i.kind, i.severity]), [
-    ['$.hotfixes', 'unknown-field', 'warning'],
-    ['$.teleport_config', 'unknown-field', 'warning'],
-    ['$.clusterConfig.extra', 'unknown-field', 'warning'],
-  ]);
+  assert.equal(
+    r.issues.map((i) => [i.path, i.kind, i.severity]),
+    [
+      ['$.hotfixes', 'unknown-field', 'warning'],
+      ['$.teleport_config', 'unknown-field', 'warning'],
+      ['$.clusterConfig.extra', 'unknown-field', 'warning'],
+    ],
+  );
   assert.equal(paths(v1({ 'odd key': 1 }).issues), ['$["odd key"]']);
 });
 
 test('secret fields: a bad value is described by type, never echoed', () => {
-  const r = v1({ authConfig: { servicePrincipalSecret: 123456789 }, bootstrappingConfig: { tlsBootstrappingToken: ['abcdef.0123456789abcdef'] }, httpProxyConfig: { httpProxy: 42 } });
+  const r = v1({
+    authConfig: { servicePrincipalSecret: 123456789 },
+    bootstrappingConfig: { tlsBootstrappingToken: ['abcdef.0123456789abcdef'] },
+    httpProxyConfig: { httpProxy: 42 },
+  });
   assert.is(r.issues.length, 3);
   for (const i of r.issues) {
     assert.not.match(i.message, '123456789');
@@ -220,15 +314,19 @@ test('syntax errors: one error issue with a position; what was completely read i
 test('text after a complete top-level object: the config is complete, one warning names the byte offset', () => {
   const trailing = loadConfiguration('{"version":"v1"} {}');
   assert.equal(trailing.config, { version: 'v1' });
-  assert.equal(trailing.issues.map((i) => [i.kind, i.severity, i.message]), [
-    ['syntax', 'warning', 'extra text after the configuration object at byte offset 17 (line 1, column 18) is ignored'],
-  ]);
+  assert.equal(
+    trailing.issues.map((i) => [i.kind, i.severity, i.message]),
+    [['syntax', 'warning', 'extra text after the configuration object at byte offset 17 (line 1, column 18) is ignored']],
+  );
   // The offset counts UTF-8 bytes, as a reader of the file sees them.
   const wide = loadConfiguration('{"version":"v1","vmSize":"\u00e9\u{1F600}"}\n  x');
   assert.equal(wide.config, { version: 'v1', vmSize: '\u00e9\u{1F600}' });
   assert.match(wide.issues[0]!.message, 'byte offset 37 (line 2, column 3)');
   // Still errors: a truncated object, and extra text after a top level that is not an object.
-  assert.equal(loadConfiguration('{"version":"v1"').issues.map((i) => [i.kind, i.severity]), [['syntax', 'error']]);
+  assert.equal(
+    loadConfiguration('{"version":"v1"').issues.map((i) => [i.kind, i.severity]),
+    [['syntax', 'error']],
+  );
   assert.ok(loadConfiguration('[] x').issues.some((i) => i.kind === 'syntax' && i.severity === 'error'));
 });
 
@@ -236,23 +334,38 @@ test('empty input, non-object top level, garbage: config {} and errors; BOM is s
   for (const text of ['', '   ', '[]', '"v1"', 'null', '{', '}', '{"version":"v1",}', "{'version':'v1'}"]) {
     const r = loadConfiguration(text);
     assert.equal(r.config, text.startsWith('{"version"') ? { version: 'v1' } : {}, text);
-    assert.ok(r.issues.some((i) => i.severity === 'error'), text);
+    assert.ok(
+      r.issues.some((i) => i.severity === 'error'),
+      text,
+    );
   }
   const bom = loadConfiguration('\uFEFF{"version":"v1"}');
   assert.equal(bom.config, { version: 'v1' });
-  assert.equal(bom.issues.map((i) => [i.kind, i.severity]), [['syntax', 'warning']]);
+  assert.equal(
+    bom.issues.map((i) => [i.kind, i.severity]),
+    [['syntax', 'warning']],
+  );
 });
 
 test('version gate: exactly v0 or v1', () => {
   for (const v of ['V1', ' v1', '', 'v2']) {
     assert.is(versionProblem({ version: v }), `unsupported version: ${v}`);
-    assert.equal(only(load({ version: v }).issues, 'version').map((i) => i.severity), ['error']);
+    assert.equal(
+      only(load({ version: v }).issues, 'version').map((i) => i.severity),
+      ['error'],
+    );
   }
   assert.is(versionProblem({}), 'unsupported version: ');
   assert.is(versionProblem({ version: 'v1' }), undefined);
   assert.is(versionProblem({ version: 'v0' }), undefined);
-  assert.equal(load({ version: 'v0' }).issues.map((i) => [i.kind, i.severity]), [['version', 'warning']]);
-  assert.equal(load({ vmSize: 'x' }).issues.map((i) => [i.path, i.kind]), [['$.version', 'version']]);
+  assert.equal(
+    load({ version: 'v0' }).issues.map((i) => [i.kind, i.severity]),
+    [['version', 'warning']],
+  );
+  assert.equal(
+    load({ vmSize: 'x' }).issues.map((i) => [i.path, i.kind]),
+    [['$.version', 'version']],
+  );
 });
 
 test.run();

@@ -35,29 +35,64 @@ test('proto names, declaration order, enums as names, sorted map keys, 2-space i
       '}',
     ].join('\n'),
   );
-  assert.is(marshalConfiguration(c, { indent: 0 }), '{"version":"v1","cluster_config":{"location":"westus3","vm_type":"VM_TYPE_VMSS"},"kubelet_config":{"kubelet_flags":{"--a":"2","--m":"3","--z":"1"}},"vm_size":"Standard_D2s_v3"}');
+  assert.is(
+    marshalConfiguration(c, { indent: 0 }),
+    '{"version":"v1","cluster_config":{"location":"westus3","vm_type":"VM_TYPE_VMSS"},"kubelet_config":{"kubelet_flags":{"--a":"2","--m":"3","--z":"1"}},"vm_size":"Standard_D2s_v3"}',
+  );
 });
 
 test('KubeletConfigFileConfig follows declaration order (41-45 between 37 and 38), explicit json names use proto names', () => {
-  const text = marshalConfiguration({ kubeletConfig: { kubeletConfigFileConfig: { allowedUnsafeSysctls: ['a'], evictionSoft: { x: '1' }, enforceNodeAllocatable: ['pods'], serverTLSBootstrap: true } } }, { indent: 0 });
-  assert.is(text, '{"kubelet_config":{"kubelet_config_file_config":{"server_tls_bootstrap":true,"enforce_node_allocatable":["pods"],"eviction_soft":{"x":"1"},"allowed_unsafe_sysctls":["a"]}}}');
+  const text = marshalConfiguration(
+    {
+      kubeletConfig: {
+        kubeletConfigFileConfig: {
+          allowedUnsafeSysctls: ['a'],
+          evictionSoft: { x: '1' },
+          enforceNodeAllocatable: ['pods'],
+          serverTLSBootstrap: true,
+        },
+      },
+    },
+    { indent: 0 },
+  );
+  assert.is(
+    text,
+    '{"kubelet_config":{"kubelet_config_file_config":{"server_tls_bootstrap":true,"enforce_node_allocatable":["pods"],"eviction_soft":{"x":"1"},"allowed_unsafe_sysctls":["a"]}}}',
+  );
 });
 
 test('unset omitted; explicit false/0/"" and empty messages kept; undefined enum numbers stay numbers', () => {
   const c: Configuration = { isVhd: false, cseTimeout: 0, vmSize: '', gpuConfig: {}, networkConfig: { networkPlugin: 99 } };
-  assert.is(marshalConfiguration(c, { indent: 0 }), '{"gpu_config":{},"network_config":{"network_plugin":99},"vm_size":"","is_vhd":false,"cse_timeout":0}');
+  assert.is(
+    marshalConfiguration(c, { indent: 0 }),
+    '{"gpu_config":{},"network_config":{"network_plugin":99},"vm_size":"","is_vhd":false,"cse_timeout":0}',
+  );
   assert.equal(loadConfiguration(marshalConfiguration(c)).config, c);
 });
 
 test('omitImplicitZero drops zero implicit-presence scalars but keeps optional ones', () => {
-  const c: Configuration = { version: 'v1', isVhd: false, vmSize: '', enableUnattendedUpgrade: false, workloadRuntime: 'WORKLOAD_RUNTIME_UNSPECIFIED', cseTimeout: 0 };
+  const c: Configuration = {
+    version: 'v1',
+    isVhd: false,
+    vmSize: '',
+    enableUnattendedUpgrade: false,
+    workloadRuntime: 'WORKLOAD_RUNTIME_UNSPECIFIED',
+    cseTimeout: 0,
+  };
   assert.is(marshalConfiguration(c, { indent: 0, omitImplicitZero: true }), '{"version":"v1","is_vhd":false,"cse_timeout":0}');
 });
 
 test('doubles: NaN / Infinity as protojson strings, -0 kept; all round-trip', () => {
-  const c: Configuration = { clusterConfig: { cloudProviderConfig: { backoffExponent: NaN, backoffJitter: -0, rateLimitQps: Infinity, rateLimitQpsWrite: -Infinity } } };
+  const c: Configuration = {
+    clusterConfig: {
+      cloudProviderConfig: { backoffExponent: NaN, backoffJitter: -0, rateLimitQps: Infinity, rateLimitQpsWrite: -Infinity },
+    },
+  };
   const text = marshalConfiguration(c, { indent: 0 });
-  assert.is(text, '{"cluster_config":{"cloud_provider_config":{"backoff_exponent":"NaN","backoff_jitter":-0,"rate_limit_qps":"Infinity","rate_limit_qps_write":"-Infinity"}}}');
+  assert.is(
+    text,
+    '{"cluster_config":{"cloud_provider_config":{"backoff_exponent":"NaN","backoff_jitter":-0,"rate_limit_qps":"Infinity","rate_limit_qps_write":"-Infinity"}}}',
+  );
   const back = loadConfiguration(text).config.clusterConfig?.cloudProviderConfig;
   assert.ok(Number.isNaN(back?.backoffExponent));
   assert.ok(Object.is(back?.backoffJitter, -0));

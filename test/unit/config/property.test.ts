@@ -11,7 +11,35 @@ import { badValue, int, message, mulberry32, pick, shuffleKeys } from './gen.ts'
 
 const SEED = Number(process.env.ANC_PROPERTY_SEED ?? 20261121);
 const ITERATIONS = 3000;
-const TOKENS = ['{', '}', '[', ']', ':', ',', '"', '"version"', '"v1"', 'null', 'true', 'fals', '-', '1e400', '0', '01', '"\\u', '\\', '\uFEFF', ' ', '\n', '"vm_size"', '"vmSize"', '"clusterConfig"', '"\\ud800"', '1.5', '"NaN"'];
+const TOKENS = [
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  ',',
+  '"',
+  '"version"',
+  '"v1"',
+  'null',
+  'true',
+  'fals',
+  '-',
+  '1e400',
+  '0',
+  '01',
+  '"\\u',
+  '\\',
+  '\uFEFF',
+  ' ',
+  '\n',
+  '"vm_size"',
+  '"vmSize"',
+  '"clusterConfig"',
+  '"\\ud800"',
+  '1.5',
+  '"NaN"',
+];
 
 function mutate(rng: () => number, text: string): string {
   const chars = [...text];
@@ -69,7 +97,10 @@ test(`a bad value never loses a valid sibling: every bad field reported at its o
     // Replace 1-3 top-level fields (new or existing) with wrongly typed values.
     const badPaths = new Map<string, string>();
     for (let k = 0, n = int(rng, 1, 3); k < n; k++) {
-      const field = pick(rng, MESSAGES.Configuration.fields.filter((f) => f.json !== 'version'));
+      const field = pick(
+        rng,
+        MESSAGES.Configuration.fields.filter((f) => f.json !== 'version'),
+      );
       delete doc[field.json];
       delete doc[field.proto];
       delete want[field.json];
@@ -103,7 +134,10 @@ function injectNested(rng: () => number, input: Obj, stored: Obj): string {
     msg = f.message as MessageName;
     path += `.${k}`;
   }
-  const field = pick(rng, MESSAGES[msg].fields.filter((f) => f.json !== 'version'));
+  const field = pick(
+    rng,
+    MESSAGES[msg].fields.filter((f) => f.json !== 'version'),
+  );
   delete inObj[field.json];
   delete inObj[field.proto];
   delete stObj[field.json];
@@ -121,7 +155,11 @@ test(`a bad value deep in the tree costs only itself (${ITERATIONS / 3} configs)
     const badPath = injectNested(rng, input, stored);
     const r = loadConfiguration(JSON.stringify(shuffleKeys(rng, input)));
     assert.equal(r.config, stored, `case ${i}: ${badPath}`);
-    assert.equal(r.issues.filter((x) => x.severity === 'error').map((x) => x.path), [badPath], `case ${i}`);
+    assert.equal(
+      r.issues.filter((x) => x.severity === 'error').map((x) => x.path),
+      [badPath],
+      `case ${i}`,
+    );
   }
 });
 
@@ -134,7 +172,10 @@ test(`marshal round trip and key-order independence (${ITERATIONS / 3} configs)`
     const text = marshalConfiguration(loaded.config);
     const again = loadConfiguration(text);
     assert.equal(again.config, loaded.config, `case ${i}`);
-    assert.equal(again.issues.filter((x) => x.kind !== 'version'), []);
+    assert.equal(
+      again.issues.filter((x) => x.kind !== 'version'),
+      [],
+    );
     const shuffled = loadConfiguration(JSON.stringify(shuffleKeys(rng, input))).config;
     assert.is(marshalConfiguration(shuffled), text, `case ${i}`);
     assert.is(marshalConfiguration(shuffled, { indent: 0 }), marshalConfiguration(loaded.config, { indent: 0 }));

@@ -16,11 +16,27 @@ test('catalogue: 32 messages, 257 fields, 8 enums, 79 optional, 9 explicit json 
   assert.is(fields.length, 257);
   assert.is(Object.keys(ENUMS).length, 8);
   assert.is(fields.filter((f) => f.optional).length, 79);
-  assert.equal(fields.filter((f) => f.jsonNameExplicit).map((f) => f.json), [
-    'serverTLSBootstrap', 'eventRecordQPS', 'clusterDNS', 'imageGCHighThresholdPercent', 'imageGCLowThresholdPercent',
-    'cgroupsPerQOS', 'cpuCFSQuota', 'cpuCFSQuotaPeriod', 'clientCAFile',
-  ]);
-  assert.equal(fields.filter((f) => f.secret).map((f) => f.proto).sort(), ['kubelet_client_key', 'realm_password', 'service_principal_secret', 'tls_bootstrapping_token']);
+  assert.equal(
+    fields.filter((f) => f.jsonNameExplicit).map((f) => f.json),
+    [
+      'serverTLSBootstrap',
+      'eventRecordQPS',
+      'clusterDNS',
+      'imageGCHighThresholdPercent',
+      'imageGCLowThresholdPercent',
+      'cgroupsPerQOS',
+      'cpuCFSQuota',
+      'cpuCFSQuotaPeriod',
+      'clientCAFile',
+    ],
+  );
+  assert.equal(
+    fields
+      .filter((f) => f.secret)
+      .map((f) => f.proto)
+      .sort(),
+    ['kubelet_client_key', 'realm_password', 'service_principal_secret', 'tls_bootstrapping_token'],
+  );
   const seen: string[] = [];
   walkCatalog((path) => void seen.push(path));
   assert.ok(seen.includes('$.localDnsProfile.vnetDnsOverrides.*.healthCheck'));
@@ -34,7 +50,10 @@ test('config schema output matches the committed snapshot (UPDATE_GOLDEN=1 rewri
 });
 
 test('JSON Schema: draft 2020-12, every field under both spellings, enums by name or integer, strict objects', () => {
-  const schema = configurationJsonSchema() as { $schema: string; $defs: Record<string, { properties: Record<string, any>; additionalProperties: boolean }> };
+  const schema = configurationJsonSchema() as {
+    $schema: string;
+    $defs: Record<string, { properties: Record<string, any>; additionalProperties: boolean }>;
+  };
   assert.is(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
   assert.equal(Object.keys(schema.$defs).sort(), Object.keys(MESSAGES).sort());
   for (const [name, info] of Object.entries(MESSAGES)) {
@@ -57,9 +76,18 @@ test('JSON Schema: draft 2020-12, every field under both spellings, enums by nam
 test('valibot shape check: loader output passes, wrong shapes are reported with paths', () => {
   const loaded = loadConfiguration(readFileSync(join(process.cwd(), 'test/fixtures/sample-config.json'), 'utf8'));
   assert.equal(checkConfigurationShape(loaded.config), []);
-  assert.equal(checkConfigurationShape({ networkConfig: { networkPlugin: 99 }, clusterConfig: { cloudProviderConfig: { backoffExponent: NaN } } }), []);
+  assert.equal(
+    checkConfigurationShape({ networkConfig: { networkPlugin: 99 }, clusterConfig: { cloudProviderConfig: { backoffExponent: NaN } } }),
+    [],
+  );
   const problems = checkConfigurationShape({ vmSize: 3, clusterConfig: { vmType: 'X', extra: 1 }, cseTimeout: 1.5, customCaCerts: [1] });
-  assert.equal(problems.map((p) => p.split(':')[0]).sort(), ['$.clusterConfig.extra', '$.clusterConfig.vmType', '$.cseTimeout', '$.customCaCerts[0]', '$.vmSize']);
+  assert.equal(problems.map((p) => p.split(':')[0]).sort(), [
+    '$.clusterConfig.extra',
+    '$.clusterConfig.vmType',
+    '$.cseTimeout',
+    '$.customCaCerts[0]',
+    '$.vmSize',
+  ]);
 });
 
 test('generated types and catalogue are up to date with config-fields.json', () => {

@@ -16,31 +16,46 @@ const COMPLETE = {
 
 test('required-field rules report ALL missing fields at once, as warnings', () => {
   const issues = checkRules({ version: 'v1' });
-  assert.equal(issues.map((i) => i.path), [
-    '$.authConfig.subscriptionId',
-    '$.clusterConfig.resourceGroup',
-    '$.clusterConfig.location',
-    '$.clusterConfig.clusterNetworkConfig.vnetName',
-    '$.clusterConfig.clusterNetworkConfig.routeTable',
-    '$.apiServerConfig.apiServerName',
-  ]);
+  assert.equal(
+    issues.map((i) => i.path),
+    [
+      '$.authConfig.subscriptionId',
+      '$.clusterConfig.resourceGroup',
+      '$.clusterConfig.location',
+      '$.clusterConfig.clusterNetworkConfig.vnetName',
+      '$.clusterConfig.clusterNetworkConfig.routeTable',
+      '$.apiServerConfig.apiServerName',
+    ],
+  );
   assert.ok(issues.every((i) => i.severity === 'warning' && i.kind === 'missing-field'));
   assert.match(issues[0]?.message ?? '', 'required field auth_config.subscription_id is missing');
   assert.equal(checkRules(COMPLETE), []);
-  assert.equal(checkRules({ ...COMPLETE, apiServerConfig: { apiServerName: '' } }).map((i) => i.path), ['$.apiServerConfig.apiServerName']);
+  assert.equal(
+    checkRules({ ...COMPLETE, apiServerConfig: { apiServerName: '' } }).map((i) => i.path),
+    ['$.apiServerConfig.apiServerName'],
+  );
   assert.is(RULES.length, 6);
 });
 
 test('validate: errors make it invalid, warnings do not; --strict promotes warnings', () => {
   const ok = validateConfigurationText(JSON.stringify({ ...COMPLETE, hotfixes: [] }));
   assert.is(ok.valid, true);
-  assert.equal(ok.warnings.map((w) => w.path), ['$.hotfixes']);
+  assert.equal(
+    ok.warnings.map((w) => w.path),
+    ['$.hotfixes'],
+  );
   const strict = validateConfigurationText(JSON.stringify({ ...COMPLETE, hotfixes: [] }), { strict: true });
   assert.is(strict.valid, false);
-  assert.equal(strict.errors.map((e) => [e.path, e.severity]), [['$.hotfixes', 'error']]);
+  assert.equal(
+    strict.errors.map((e) => [e.path, e.severity]),
+    [['$.hotfixes', 'error']],
+  );
   const missingVersion = validateConfigurationText('{}');
   assert.is(missingVersion.valid, false);
-  assert.equal(missingVersion.errors.map((e) => e.path), ['$.version']);
+  assert.equal(
+    missingVersion.errors.map((e) => e.path),
+    ['$.version'],
+  );
   assert.is(missingVersion.warnings.length, 6);
 });
 
@@ -67,7 +82,10 @@ test('command: reads the file through deps.fs, -o json report, exit codes', asyn
     assert.is(r.exitCode, 1);
     const json = JSON.parse(r.stdout ?? '');
     assert.is(json.valid, false);
-    assert.equal(json.errors.map((e: { path: string }) => e.path), ['$.isVhd', '$.cseTimeout', '$.clusterConfig.vmType']);
+    assert.equal(
+      json.errors.map((e: { path: string }) => e.path),
+      ['$.isVhd', '$.cseTimeout', '$.clusterConfig.vmType'],
+    );
     assert.is(json.warnings.length, 6);
   } finally {
     deps.cleanup();

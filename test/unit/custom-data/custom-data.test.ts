@@ -57,7 +57,11 @@ async function render(doc: string, options: Record<string, unknown>): Promise<st
   });
 }
 
-const input = (configJson: string, enabledFeatures?: Record<string, string>): CustomDataInput => ({ configJson, enabledFeatures, sha256Hex });
+const input = (configJson: string, enabledFeatures?: Record<string, string>): CustomDataInput => ({
+  configJson,
+  enabledFeatures,
+  sha256Hex,
+});
 
 test('byte-identical output whatever the key order, spelling or explicit zero values of the input', async () => {
   for (const format of CUSTOM_DATA_FORMATS) {
@@ -88,9 +92,22 @@ test('MIME: CRLF headers and delimiters, 60-hex content boundary, boothook then 
   assert.is(doc.split(`--${boundary}`).length - 1, 3);
   assert.ok(doc.endsWith(`\r\n--${boundary}--\r\n`));
   const parts = doc.split(new RegExp(`\\r?\\n?--${boundary}(?:--)?\\r\\n`)).slice(1, 3);
-  assert.ok(parts[0]!.startsWith('Content-Transfer-Encoding: 7bit\r\nContent-Type: text/cloud-boothook\r\nMime-Version: 1.0\r\n\r\n#cloud-boothook\n'));
-  assert.ok(parts[1]!.startsWith('Content-Transfer-Encoding: 7bit\r\nContent-Type: text/cloud-config\r\nMime-Version: 1.0\r\n\r\n#cloud-config\nruncmd:\n'));
-  assert.is(boundary, sha256Hex(`${boothookScript(input(cfg))}\0#cloud-config\nruncmd:\n- echo "AKS Node Controller cloud-init completed at $(date)"\n`).slice(0, 60));
+  assert.ok(
+    parts[0]!.startsWith(
+      'Content-Transfer-Encoding: 7bit\r\nContent-Type: text/cloud-boothook\r\nMime-Version: 1.0\r\n\r\n#cloud-boothook\n',
+    ),
+  );
+  assert.ok(
+    parts[1]!.startsWith(
+      'Content-Transfer-Encoding: 7bit\r\nContent-Type: text/cloud-config\r\nMime-Version: 1.0\r\n\r\n#cloud-config\nruncmd:\n',
+    ),
+  );
+  assert.is(
+    boundary,
+    sha256Hex(
+      `${boothookScript(input(cfg))}\0#cloud-config\nruncmd:\n- echo "AKS Node Controller cloud-init completed at $(date)"\n`,
+    ).slice(0, 60),
+  );
 });
 
 test('boothook: the spec lines in order, config written 0600 from a quoted heredoc, service started', () => {
@@ -182,7 +199,13 @@ test('--decode reads the older write_files shapes too (!!binary block, base64 en
 });
 
 test('--decode rejects what is not custom data, with a code', () => {
-  for (const bad of ['hello world', '#cloud-config\nruncmd: []\n', '{"ignition":{"version":"3.4.0"}}', '{not json', 'MIME-Version: 1.0\r\n\r\nnothing']) {
+  for (const bad of [
+    'hello world',
+    '#cloud-config\nruncmd: []\n',
+    '{"ignition":{"version":"3.4.0"}}',
+    '{not json',
+    'MIME-Version: 1.0\r\n\r\nnothing',
+  ]) {
     try {
       decodeCustomData(bad);
       assert.unreachable(`accepted ${bad}`);

@@ -92,11 +92,14 @@ test('MatchingBaseUpgrades (apt): exact commands, sandbox env, verify fails with
   const d = setup({ pointer: '{"version":"202604.01.1"}', run: () => ok() });
   try {
     assert.is(await downloadHotfix(d, { timeoutSeconds: 240 }), 1);
-    assert.equal(d.runs.map((r) => [r.program, ...r.args].slice(0, 3)), [
-      ['env', 'DEBIAN_FRONTEND=noninteractive', 'dpkg'],
-      ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'],
-      ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'],
-    ]);
+    assert.equal(
+      d.runs.map((r) => [r.program, ...r.args].slice(0, 3)),
+      [
+        ['env', 'DEBIAN_FRONTEND=noninteractive', 'dpkg'],
+        ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'],
+        ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'],
+      ],
+    );
     assert.is(d.runs[1]!.args[6], `Dir::Etc::sourcelist=${d.paths.aptSourcesDir}/microsoft-prod.list`);
     assert.is(d.runs[2]!.args.at(-1), 'aks-node-controller=202604.01.1*');
     for (const r of d.runs) {
@@ -124,8 +127,13 @@ test('MapMatchingBaseUpgrades (dnf): installs, verifies, stages with the baked m
   try {
     assert.is(await downloadHotfix(d, { timeoutSeconds: 240 }), 0);
     assert.equal(d.runs[0]!.args, [
-      'install', '-y', '--refresh', '--allowerasing', 'aks-node-controller-202604.01.1-1',
-      `--installroot=${d.paths.root}`, `--setopt=reposdir=${d.paths.root}/etc/yum.repos.d`,
+      'install',
+      '-y',
+      '--refresh',
+      '--allowerasing',
+      'aks-node-controller-202604.01.1-1',
+      `--installroot=${d.paths.root}`,
+      `--setopt=reposdir=${d.paths.root}/etc/yum.repos.d`,
     ]);
     assert.is(d.runs[0]!.env.DPKG_ROOT, undefined);
     assert.equal([d.runs[1]!.program, ...d.runs[1]!.args], [d.paths.hotfixPending, 'version']);
@@ -136,7 +144,10 @@ test('MapMatchingBaseUpgrades (dnf): installs, verifies, stages with the baked m
     assert.is(readFileSync(d.paths.hotfixBinary, 'utf8'), 'HOTFIX 202604.01.1');
     assert.is(statSync(d.paths.hotfixBinary).mode & 0o777, 0o750);
     assert.is(readFileSync(d.paths.bakedBinary, 'utf8'), 'BAKED');
-    assert.equal(readdirSync(dirname(d.paths.hotfixBinary)).filter((n) => n.startsWith('.aks-node-controller-update-')), []);
+    assert.equal(
+      readdirSync(dirname(d.paths.hotfixBinary)).filter((n) => n.startsWith('.aks-node-controller-update-')),
+      [],
+    );
     assert.match(event(d).message, 'outcome=staged current=202604.01.0 target=202604.01.1-1');
     assert.ok(d.logs.some((l) => l.msg === 'downloaded ANC hotfix'));
   } finally {
@@ -175,10 +186,16 @@ test('AllAttemptsFail: 5 attempts, WARN each, apt-get exit code propagated', asy
     assert.is(await downloadHotfix(d, { timeoutSeconds: 240 }), 100);
     assert.is(d.runs.length, 6);
     const warns = d.logs.filter((l) => l.msg === 'command failed, retrying');
-    assert.equal(warns.map((w) => w.attrs.attempt), [1, 2, 3, 4, 5]);
+    assert.equal(
+      warns.map((w) => w.attrs.attempt),
+      [1, 2, 3, 4, 5],
+    );
     assert.equal(warns[0]!.attrs, { command: 'env', args: d.runs[1]!.args, attempt: 1, maxRetries: 5, error: 'exit status 100' });
     assert.equal(sleeps, [3000, 3000, 3000, 3000]);
-    assert.match(event(d).message, 'install hotfix version 202604.01.1: apt-get update failed: command env failed after 5 attempts: exit status 100');
+    assert.match(
+      event(d).message,
+      'install hotfix version 202604.01.1: apt-get update failed: command env failed after 5 attempts: exit status 100',
+    );
   } finally {
     d.cleanup();
   }
@@ -193,7 +210,11 @@ test('SuccessAfterRetries and killed attempts map to 255', async () => {
   } finally {
     d.cleanup();
   }
-  const k = setup({ pointer: '{"version":"202604.01.1"}', os: 'ID=azurelinux\n', run: () => ({ ...exit(0), exitCode: null, signal: 'SIGKILL', timedOut: true }) });
+  const k = setup({
+    pointer: '{"version":"202604.01.1"}',
+    os: 'ID=azurelinux\n',
+    run: () => ({ ...exit(0), exitCode: null, signal: 'SIGKILL', timedOut: true }),
+  });
   try {
     assert.is(await downloadHotfix(k, { timeoutSeconds: 240 }), 255);
   } finally {
@@ -212,7 +233,10 @@ test('D4: one overall deadline bounds attempts and pauses', async () => {
   };
   try {
     assert.is(await downloadHotfix(d, { timeoutSeconds: 100 }), 255);
-    assert.equal(d.runs.map((r) => r.timeoutMs), [60_000, 37_000]);
+    assert.equal(
+      d.runs.map((r) => r.timeoutMs),
+      [60_000, 37_000],
+    );
     assert.match(event(d).message, 'stopped at the 100s download-hotfix deadline after 2 attempts: signal: killed');
   } finally {
     d.cleanup();
@@ -247,19 +271,30 @@ test('stage failure: baked binary missing -> stat error, exit 1, no temp left', 
     assert.is(await downloadHotfix(d, { timeoutSeconds: 240 }), 1);
     assert.match(event(d).message, `outcome=stageFailed`);
     assert.match(event(d).message, `stage hotfix binary: stat ${d.paths.bakedBinary}`);
-    assert.equal(readdirSync(dirname(d.paths.hotfixBinary)).filter((n) => n.startsWith('.aks-')), []);
+    assert.equal(
+      readdirSync(dirname(d.paths.hotfixBinary)).filter((n) => n.startsWith('.aks-')),
+      [],
+    );
   } finally {
     d.cleanup();
   }
 });
 
 test('fail-open: an unexpected TypeError gives exit 0 and outcome failed', async () => {
-  const d = setup({ pointer: '{"version":"202604.01.1"}', which: () => { throw new TypeError('boom'); } });
+  const d = setup({
+    pointer: '{"version":"202604.01.1"}',
+    which: () => {
+      throw new TypeError('boom');
+    },
+  });
   try {
     assert.is(await downloadHotfix(d, { timeoutSeconds: 240 }), 0);
     const e = event(d);
     assert.is(e.level, 'Error');
-    assert.match(e.message, /^outcome=failed current=202604\.01\.0 target=202604\.01\.1 path=none fetchedBytes=0 .*error=unexpected error: boom$/);
+    assert.match(
+      e.message,
+      /^outcome=failed current=202604\.01\.0 target=202604\.01\.1 path=none fetchedBytes=0 .*error=unexpected error: boom$/,
+    );
   } finally {
     d.cleanup();
   }

@@ -47,10 +47,16 @@ test('missing ID line errors', () => {
 // TestResolveMicrosoftProdSourceListPath
 const D = '/etc/apt/sources.list.d';
 test('prefers legacy .list when both exist', () => {
-  assert.is(chooseAptSource(D, () => true), `${D}/microsoft-prod.list`);
+  assert.is(
+    chooseAptSource(D, () => true),
+    `${D}/microsoft-prod.list`,
+  );
 });
 test('falls back to deb822 .sources when .list is absent', () => {
-  assert.is(chooseAptSource(D, (p) => p.endsWith('.sources')), `${D}/microsoft-prod.sources`);
+  assert.is(
+    chooseAptSource(D, (p) => p.endsWith('.sources')),
+    `${D}/microsoft-prod.sources`,
+  );
 });
 test('returns error when neither file exists', () => {
   assert.is(
@@ -59,7 +65,11 @@ test('returns error when neither file exists', () => {
   );
 });
 test('other stat errors are reported as checking <path>', () => {
-  const err = thrown(() => chooseAptSource(D, () => { throw new Error('EACCES: permission denied'); }));
+  const err = thrown(() =>
+    chooseAptSource(D, () => {
+      throw new Error('EACCES: permission denied');
+    }),
+  );
   assert.is(err.message, `checking ${D}/microsoft-prod.list: EACCES: permission denied`);
 });
 
@@ -73,23 +83,47 @@ test('apt commands are exactly the reference argv', () => {
   // Sandboxed only: dpkg's log has no environment switch, so it gets --log under the root.
   assert.equal(dpkgConfigureCommand(BOXED).args.slice(-1), ['--log=/r/var/log/dpkg.log']);
   assert.equal(aptUpdateCommand(`${D}/microsoft-prod.list`).args, [
-    'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'update', '-o', 'Dpkg::Options::=--force-confold',
-    '-o', 'Dir::Etc::sourcelist=/etc/apt/sources.list.d/microsoft-prod.list', '-o', 'Dir::Etc::sourceparts=-',
+    'DEBIAN_FRONTEND=noninteractive',
+    'apt-get',
+    'update',
+    '-o',
+    'Dpkg::Options::=--force-confold',
+    '-o',
+    'Dir::Etc::sourcelist=/etc/apt/sources.list.d/microsoft-prod.list',
+    '-o',
+    'Dir::Etc::sourceparts=-',
   ]);
   assert.equal(aptInstallCommand('202604.01.1').args, [
-    'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '--allow-downgrades',
-    '-o', 'Dpkg::Options::=--force-confold', 'aks-node-controller=202604.01.1*',
+    'DEBIAN_FRONTEND=noninteractive',
+    'apt-get',
+    'install',
+    '-y',
+    '--allow-downgrades',
+    '-o',
+    'Dpkg::Options::=--force-confold',
+    'aks-node-controller=202604.01.1*',
   ]);
 });
 test('rpm command is exactly the reference argv unless sandboxed', () => {
   assert.equal(rpmInstallCommand('dnf', '202604.01.1'), {
-    program: 'dnf', args: ['install', '-y', '--refresh', '--allowerasing', 'aks-node-controller-202604.01.1'], step: '',
+    program: 'dnf',
+    args: ['install', '-y', '--refresh', '--allowerasing', 'aks-node-controller-202604.01.1'],
+    step: '',
   });
-  assert.equal(rpmInstallCommand('tdnf', '202604.01.1-1').args, ['install', '-y', '--refresh', '--allowerasing', 'aks-node-controller-202604.01.1-1']);
+  assert.equal(rpmInstallCommand('tdnf', '202604.01.1-1').args, [
+    'install',
+    '-y',
+    '--refresh',
+    '--allowerasing',
+    'aks-node-controller-202604.01.1-1',
+  ]);
   assert.equal(rpmInstallCommand('dnf', '202604.01.1', BOXED).args.slice(5), ['--installroot=/r', '--setopt=reposdir=/r/etc/yum.repos.d']);
 });
 test('install plans', () => {
-  assert.equal(installPlan('apt-get', '202604.01.1', `${D}/microsoft-prod.list`, HOST).map((c) => c.args[1]), ['dpkg', 'apt-get', 'apt-get']);
+  assert.equal(
+    installPlan('apt-get', '202604.01.1', `${D}/microsoft-prod.list`, HOST).map((c) => c.args[1]),
+    ['dpkg', 'apt-get', 'apt-get'],
+  );
   assert.equal(installPlan('dnf', '202604.01.1', '', HOST).length, 1);
 });
 test('D5: no argv is built for an unsafe version', () => {
@@ -102,7 +136,11 @@ test('D5: no argv is built for an unsafe version', () => {
 test('sandbox env only for sandboxed apt', () => {
   assert.equal(sandboxEnv('apt-get', HOST, undefined), {});
   assert.equal(sandboxEnv('dnf', BOXED, undefined), {});
-  assert.equal(sandboxEnv('apt-get', BOXED, undefined), { DPKG_ROOT: '/r', DPKG_ADMINDIR: '/r/var/lib/dpkg', APT_CONFIG: '/r/etc/apt/apt.conf' });
+  assert.equal(sandboxEnv('apt-get', BOXED, undefined), {
+    DPKG_ROOT: '/r',
+    DPKG_ADMINDIR: '/r/var/lib/dpkg',
+    APT_CONFIG: '/r/etc/apt/apt.conf',
+  });
   assert.is(sandboxEnv('apt-get', BOXED, '/cfg').APT_CONFIG, '/cfg');
 });
 

@@ -51,7 +51,10 @@ test('serialize: rollout after hotfixes, keys sorted, omitted when empty; round 
 test('merge (D2): the waves are replaced together with the map; no served waves = none kept', () => {
   const existing = parsePointer('{"version":"v","scripts_version":"s","hotfixes":{"a":"1"},"rollout":{"a":{"percent":5,"salt":"x"}}}', P);
   assert.equal(mergePointer(existing, { b: '2' }, undefined, { b: { percent: 50, salt: 'y' } }), {
-    version: 'v', scriptsVersion: 's', hotfixes: { b: '2' }, rollout: { b: { percent: 50, salt: 'y' } },
+    version: 'v',
+    scriptsVersion: 's',
+    hotfixes: { b: '2' },
+    rollout: { b: { percent: 50, salt: 'y' } },
   });
   assert.equal(mergePointer(existing, { b: '2' }), { version: 'v', scriptsVersion: 's', hotfixes: { b: '2' } });
 });
@@ -65,10 +68,15 @@ test('check-hotfix stages the served rollout with the map; an older ConfigMap wi
     writeFileSync(d.paths.hotfixPointer, '{"version":"old","scripts_version":"s7","hotfixes":{}}');
     assert.is(await runCheckHotfix(d, { args: [], fetchConfigMap: body(served) }), 0);
     assert.match(d.emitted[0]!.message, 'outcome=configMapRead');
-    assert.is(readFileSync(d.paths.hotfixPointer, 'utf8'),
-      '{"version":"old","scripts_version":"s7","hotfixes":{"202604.01":"202604.01.1"},"rollout":{"202604.01":{"percent":10,"salt":"wave-1"}}}');
+    assert.is(
+      readFileSync(d.paths.hotfixPointer, 'utf8'),
+      '{"version":"old","scripts_version":"s7","hotfixes":{"202604.01":"202604.01.1"},"rollout":{"202604.01":{"percent":10,"salt":"wave-1"}}}',
+    );
     await runCheckHotfix(d, { args: [], fetchConfigMap: body({ hotfixes: served.hotfixes }) });
-    assert.is(readFileSync(d.paths.hotfixPointer, 'utf8'), '{"version":"old","scripts_version":"s7","hotfixes":{"202604.01":"202604.01.1"}}');
+    assert.is(
+      readFileSync(d.paths.hotfixPointer, 'utf8'),
+      '{"version":"old","scripts_version":"s7","hotfixes":{"202604.01":"202604.01.1"}}',
+    );
   } finally {
     d.cleanup();
   }

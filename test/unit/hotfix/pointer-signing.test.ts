@@ -18,7 +18,13 @@ const PRIVATE = String(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }))
 const KEYS = [{ keyid: 'k1', algorithm: 'ed25519' as const, publicKey: String(pair.publicKey.export({ type: 'spki', format: 'pem' })) }];
 const NOW = new Date('2026-11-23T00:00:00Z');
 const CONTEXT: GateContext = { mode: 'enforce', keys: KEYS, facts: { region: 'eastus' }, minSerial: 0, now: NOW };
-const TEXT = renderSignedPointer({ serial: 5, expires: '2027-01-01T00:00:00Z', scope: { region: ['eastus'] }, hotfixes: { '202604.01': '202604.01.1' }, rollout: { '202604.01': { percent: 10, salt: 's' } } });
+const TEXT = renderSignedPointer({
+  serial: 5,
+  expires: '2027-01-01T00:00:00Z',
+  scope: { region: ['eastus'] },
+  hotfixes: { '202604.01': '202604.01.1' },
+  rollout: { '202604.01': { percent: 10, salt: 's' } },
+});
 
 function signedEnvelope(text = TEXT): string {
   const payload = Buffer.from(text);
@@ -27,7 +33,10 @@ function signedEnvelope(text = TEXT): string {
 }
 
 test('PAE follows DSSE v1: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body', () => {
-  assert.is(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString(), 'DSSEv1 29 http://example.com/HelloWorld 11 hello world');
+  assert.is(
+    pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString(),
+    'DSSEv1 29 http://example.com/HelloWorld 11 hello world',
+  );
   assert.is(pae('t', Buffer.from('é')).toString('latin1').startsWith('DSSEv1 1 t 2 '), true, 'lengths are byte counts');
 });
 
@@ -35,7 +44,12 @@ test('strict base64: both alphabets, padded or not, only canonical', () => {
   assert.equal(strictBase64('aGk=', 'x'), Buffer.from('hi'));
   assert.equal(strictBase64('aGk', 'x'), Buffer.from('hi'));
   assert.equal(strictBase64('-_8', 'x'), Buffer.from([0xfb, 0xff]));
-  for (const bad of ['aGl=', 'aG k=', 'aGk==', 'a+_b', 5]) assert.throws(() => strictBase64(bad, 'x'), (e: AgentError) => e.step === 'signatureInvalid', String(bad));
+  for (const bad of ['aGl=', 'aG k=', 'aGk==', 'a+_b', 5])
+    assert.throws(
+      () => strictBase64(bad, 'x'),
+      (e: AgentError) => e.step === 'signatureInvalid',
+      String(bad),
+    );
 });
 
 test('accepted: only the signed bytes come out, with key id and serial', () => {
@@ -72,7 +86,10 @@ test('property: every single-bit flip of the envelope text, the payload or the s
       for (let bit = 0; bit < 8; bit++) {
         const copy = Buffer.from(bytes);
         copy[i]! ^= 1 << bit;
-        const tampered = field === 'payload' ? { ...doc, payload: copy.toString('base64') } : { ...doc, signatures: [{ keyid: 'k1', sig: copy.toString('base64') }] };
+        const tampered =
+          field === 'payload'
+            ? { ...doc, payload: copy.toString('base64') }
+            : { ...doc, signatures: [{ keyid: 'k1', sig: copy.toString('base64') }] };
         refused(JSON.stringify(tampered), `${field} byte ${i} bit ${bit}`);
       }
     }
@@ -116,13 +133,20 @@ test('payload schema: every field named when wrong', () => {
     [{ ...base, rollout: { a: { percent: 101, salt: 's' } } }, 'rollout["a"].percent must be a number from 0 to 100'],
   ];
   for (const [doc, message] of problems) {
-    assert.throws(() => parseSignedPointer(Buffer.from(JSON.stringify(doc))), (e: AgentError) => e.message.includes(message), message);
+    assert.throws(
+      () => parseSignedPointer(Buffer.from(JSON.stringify(doc))),
+      (e: AgentError) => e.message.includes(message),
+      message,
+    );
   }
   assert.throws(() => parseSignedPointer(Buffer.from([0xff, 0xfe])), /not UTF-8/);
 });
 
 test('scope: node facts from the configuration, every key must match, missing facts are out of scope', () => {
-  const facts = nodeFacts({ apiServerConfig: { apiServerName: 'https://My-Aks.hcp.eastus.azmk8s.io:443' }, clusterConfig: { location: 'eastus' } });
+  const facts = nodeFacts({
+    apiServerConfig: { apiServerName: 'https://My-Aks.hcp.eastus.azmk8s.io:443' },
+    clusterConfig: { location: 'eastus' },
+  });
   assert.equal(facts, { cluster: 'My-Aks.hcp.eastus.azmk8s.io', region: 'eastus' });
   assert.is(outOfScopeReason({}, facts), undefined);
   assert.is(outOfScopeReason({ cluster: ['my-aks.hcp.eastus.azmk8s.io'], region: ['westus', 'eastus'] }, facts), undefined);
@@ -131,9 +155,19 @@ test('scope: node facts from the configuration, every key must match, missing fa
 });
 
 test('render flags: shapes, duplicates, waves only for listed bases, expiry in the future', () => {
-  const flags = { hotfix: ['202604.01=202604.01.2'], rollout: ['202604.01=12.5:a:b'], serial: '3', expires: '2027-01-01T00:00:00Z', scope: ['region=eastus', 'region=westus', 'region=eastus'] };
+  const flags = {
+    hotfix: ['202604.01=202604.01.2'],
+    rollout: ['202604.01=12.5:a:b'],
+    serial: '3',
+    expires: '2027-01-01T00:00:00Z',
+    scope: ['region=eastus', 'region=westus', 'region=eastus'],
+  };
   assert.equal(pointerFieldsFromFlags(flags, NOW), {
-    serial: 3, expires: '2027-01-01T00:00:00Z', scope: { region: ['eastus', 'westus'] }, hotfixes: { '202604.01': '202604.01.2' }, rollout: { '202604.01': { percent: 12.5, salt: 'a:b' } },
+    serial: 3,
+    expires: '2027-01-01T00:00:00Z',
+    scope: { region: ['eastus', 'westus'] },
+    hotfixes: { '202604.01': '202604.01.2' },
+    rollout: { '202604.01': { percent: 12.5, salt: 'a:b' } },
   });
   const bad: Array<[object, string]> = [
     [{ hotfix: ['202604.1=202604.1.1'] }, 'expected BASE=VERSION'],
@@ -146,7 +180,12 @@ test('render flags: shapes, duplicates, waves only for listed bases, expiry in t
     [{ expires: '2020-01-01T00:00:00Z' }, 'already past'],
     [{ scope: ['zone=1'] }, 'KEY one of cluster, region, subscription, resourceGroup'],
   ];
-  for (const [change, message] of bad) assert.throws(() => pointerFieldsFromFlags({ ...flags, ...change }, NOW), (e: AgentError) => e.message.includes(message), message);
+  for (const [change, message] of bad)
+    assert.throws(
+      () => pointerFieldsFromFlags({ ...flags, ...change }, NOW),
+      (e: AgentError) => e.message.includes(message),
+      message,
+    );
 });
 
 test('key sets: the documented format; ids unique; errors name the field', () => {
@@ -161,7 +200,10 @@ test('an envelope is parsed with exact keys; signatures need base64', () => {
   assert.throws(() => parseEnvelope({ payloadType: 'x', payload: 'e30=', signatures: [] }), /signatures is missing or empty/);
   assert.throws(() => parseEnvelope({ PayloadType: 'x', payload: 'e30=', signatures: [{ sig: 'AA==' }] }), /unknown field "PayloadType"/);
   assert.throws(() => parseEnvelope({ payload: 'e30=', signatures: [{ sig: 'AA==' }] }), /payloadType is missing/);
-  assert.throws(() => parseEnvelope({ payloadType: 'x', payload: 'e30=', signatures: [{ sig: 'AA==', jeyid: 'k1' }] }), /signatures\[0\]: unknown field "jeyid"/);
+  assert.throws(
+    () => parseEnvelope({ payloadType: 'x', payload: 'e30=', signatures: [{ sig: 'AA==', jeyid: 'k1' }] }),
+    /signatures\[0\]: unknown field "jeyid"/,
+  );
   assert.throws(() => parseEnvelope([]), /not a JSON object/);
   const many = Array.from({ length: 17 }, () => ({ sig: 'AA==' }));
   assert.throws(() => parseEnvelope({ payloadType: 'x', payload: 'e30=', signatures: many }), /17 signatures \(at most 16\)/);

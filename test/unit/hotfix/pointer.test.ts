@@ -52,7 +52,17 @@ test('null values leave fields empty; null map entry is empty string', () => {
   assert.equal(parsePointer('{"hotfixes":{"202604.01":null}}', P).hotfixes, { '202604.01': '' });
 });
 test('wrong value types are errors', () => {
-  for (const t of ['{"version":5}', '{"version":true}', '{"hotfixes":[]}', '{"hotfixes":"x"}', '{"hotfixes":{"a":1}}', '[]', '"x"', '5', '{"scripts_version":{}}']) {
+  for (const t of [
+    '{"version":5}',
+    '{"version":true}',
+    '{"hotfixes":[]}',
+    '{"hotfixes":"x"}',
+    '{"hotfixes":{"a":1}}',
+    '[]',
+    '"x"',
+    '5',
+    '{"scripts_version":{}}',
+  ]) {
     assert.match(parseError(t).message, `parsing hotfix config ${P}: `, t);
   }
 });
@@ -90,7 +100,11 @@ test('serialize omits an empty version and scripts_version (reference omitempty)
 });
 test('serialize: key order, sorted map, HTML-safe', () => {
   assert.is(
-    serializePointer({ version: '<a&b>', scriptsVersion: 's', hotfixes: { '202605.30': 'x', '202604': 'y', '202604.01': 'z', B: '1', a: '2' } }),
+    serializePointer({
+      version: '<a&b>',
+      scriptsVersion: 's',
+      hotfixes: { '202605.30': 'x', '202604': 'y', '202604.01': 'z', B: '1', a: '2' },
+    }),
     '{"version":"\\u003ca\\u0026b\\u003e","scripts_version":"s","hotfixes":{"202604":"y","202604.01":"z","202605.30":"x","B":"1","a":"2"}}',
   );
 });

@@ -28,21 +28,30 @@ import { debFiller } from '../../fakes/repo-index.ts';
 const SHA = 'a'.repeat(64);
 
 test('one-line sources: options, arch filter, signed-by as written, components; deb-src ignored', () => {
-  const r = parseOneLineSources('# comment\ndeb-src http://x/ jammy main\ndeb [arch=amd64,arm64 signed-by=/usr/share/keyrings/microsoft-prod.gpg] https://packages.microsoft.com/ubuntu/22.04/prod jammy main\n');
+  const r = parseOneLineSources(
+    '# comment\ndeb-src http://x/ jammy main\ndeb [arch=amd64,arm64 signed-by=/usr/share/keyrings/microsoft-prod.gpg] https://packages.microsoft.com/ubuntu/22.04/prod jammy main\n',
+  );
   assert.ok(r.ok);
-  assert.equal(r.ok && r.entries, [{
-    uri: 'https://packages.microsoft.com/ubuntu/22.04/prod', suite: 'jammy', components: ['main'], architectures: ['amd64', 'arm64'],
-    signedBy: { files: ['/usr/share/keyrings/microsoft-prod.gpg'] }, trusted: false,
-  }]);
+  assert.equal(r.ok && r.entries, [
+    {
+      uri: 'https://packages.microsoft.com/ubuntu/22.04/prod',
+      suite: 'jammy',
+      components: ['main'],
+      architectures: ['amd64', 'arm64'],
+      signedBy: { files: ['/usr/share/keyrings/microsoft-prod.gpg'] },
+      trusted: false,
+    },
+  ]);
   const trusted = parseOneLineSources('deb [trusted=yes] http://127.0.0.1:8/ ./');
   assert.is(trusted.ok && trusted.entries[0]!.trusted, true);
   assert.equal(parseOneLineSources('deb'), { ok: false, problem: 'unreadable source line "deb"' });
 });
 
 test('deb822 sources: multi-value fields, disabled stanzas, embedded key, trailing blank lines', () => {
-  const text = 'Types: deb\nURIs: https://a/ubuntu\nSuites: noble\nComponents: main\nEnabled: no\n\n'
-    + 'Types: deb deb-src\nURIs: https://packages.microsoft.com/ubuntu/24.04/prod\nSuites: noble\nComponents: main\nArchitectures: amd64\n'
-    + 'Signed-By:\n -----BEGIN PGP PUBLIC KEY BLOCK-----\n .\n QUJD\n -----END PGP PUBLIC KEY BLOCK-----\n\n\n';
+  const text =
+    'Types: deb\nURIs: https://a/ubuntu\nSuites: noble\nComponents: main\nEnabled: no\n\n' +
+    'Types: deb deb-src\nURIs: https://packages.microsoft.com/ubuntu/24.04/prod\nSuites: noble\nComponents: main\nArchitectures: amd64\n' +
+    'Signed-By:\n -----BEGIN PGP PUBLIC KEY BLOCK-----\n .\n QUJD\n -----END PGP PUBLIC KEY BLOCK-----\n\n\n';
   const r = parseDeb822Sources(text);
   assert.ok(r.ok);
   const entries = r.ok ? r.entries : [];
@@ -67,19 +76,33 @@ test('Release: dates, Valid-Until, SHA256 table; index choice prefers what unpac
 });
 
 test('Packages: exact version (revision included) and architecture among thousands of entries', () => {
-  const ours = (v: string, arch = 'amd64') => `Package: aks-node-controller\nVersion: ${v}\nArchitecture: ${arch}\nFilename: pool/a_${v}_${arch}.deb\nSize: 42\nSHA256: ${SHA}\n`;
+  const ours = (v: string, arch = 'amd64') =>
+    `Package: aks-node-controller\nVersion: ${v}\nArchitecture: ${arch}\nFilename: pool/a_${v}_${arch}.deb\nSize: 42\nSHA256: ${SHA}\n`;
   const index = `${debFiller('amd64')}\n${ours('202604.01.1', 'arm64')}\n${ours('202604.01.1-2')}\n${ours('202604.01.1')}\n`;
-  assert.equal(findDebEntry(index, '202604.01.1', 'amd64'), { version: '202604.01.1', architecture: 'amd64', filename: 'pool/a_202604.01.1_amd64.deb', size: 42, sha256: SHA });
+  assert.equal(findDebEntry(index, '202604.01.1', 'amd64'), {
+    version: '202604.01.1',
+    architecture: 'amd64',
+    filename: 'pool/a_202604.01.1_amd64.deb',
+    size: 42,
+    sha256: SHA,
+  });
   assert.is((findDebEntry(index, '202604.01.1-2', 'amd64') as { filename: string }).filename, 'pool/a_202604.01.1-2_amd64.deb');
   assert.match(findDebEntry(index, '202604.01.3', 'amd64') as string, 'aks-node-controller 202604.01.3 for amd64 is not in the index');
-  assert.match(findDebEntry(`Package: aks-node-controller\nVersion: 1\nArchitecture: amd64\n`, '1', 'amd64') as string, 'lacks Filename, Size or SHA256');
+  assert.match(
+    findDebEntry(`Package: aks-node-controller\nVersion: 1\nArchitecture: amd64\n`, '1', 'amd64') as string,
+    'lacks Filename, Size or SHA256',
+  );
 });
 
 test('repomd + primary: sha256-pinned primary, exact version/release/arch, highest release without revision', () => {
   const repomd = `<repomd><revision>1790000000</revision><data type="other"><checksum type="sha256">${'b'.repeat(64)}</checksum></data><data type="primary">\n<checksum type="sha256">${SHA}</checksum><location href="repodata/x-primary.xml.zst"/><size>77</size></data></repomd>`;
   assert.equal(parseRepomd(repomd), { revision: 1790000000, primary: { href: 'repodata/x-primary.xml.zst', sha256: SHA, size: 77 } });
-  assert.is(parseRepomd(repomd.replace('type="sha256">a', 'type="sha1">a')), 'repomd.xml primary entry lacks a sha256 checksum or location');
-  const pkg = (rel: string, arch = 'x86_64') => `<package type="rpm"><name>aks-node-controller</name><arch>${arch}</arch><version epoch="0" ver="202604.01.1" rel="${rel}"/><checksum type="sha256" pkgid="YES">${SHA}</checksum><size package="9" installed="1" archive="1"/><location href="Packages/a-${rel}.${arch}.rpm"/></package>`;
+  assert.is(
+    parseRepomd(repomd.replace('type="sha256">a', 'type="sha1">a')),
+    'repomd.xml primary entry lacks a sha256 checksum or location',
+  );
+  const pkg = (rel: string, arch = 'x86_64') =>
+    `<package type="rpm"><name>aks-node-controller</name><arch>${arch}</arch><version epoch="0" ver="202604.01.1" rel="${rel}"/><checksum type="sha256" pkgid="YES">${SHA}</checksum><size package="9" installed="1" archive="1"/><location href="Packages/a-${rel}.${arch}.rpm"/></package>`;
   const primary = `<metadata>${pkg('1')}${pkg('10')}${pkg('2')}${pkg('3', 'aarch64')}</metadata>`;
   assert.is((findRpmEntry(primary, '202604.01.1', 'x86_64') as { release: string }).release, '10');
   assert.is((findRpmEntry(primary, '202604.01.1-2', 'x86_64') as { href: string }).href, 'Packages/a-2.x86_64.rpm');
@@ -87,22 +110,42 @@ test('repomd + primary: sha256-pinned primary, exact version/release/arch, highe
 });
 
 test('.repo files: enabled repos, variables substituted, gpgcheck default from [main], unknown variable refused', () => {
-  const text = '[main]\ngpgcheck=1\n[ms]\nname=x\nbaseurl=https://packages.microsoft.com/azurelinux/$releasever/prod/base/$basearch\ngpgkey=file:///etc/pki/rpm-gpg/MICROSOFT-RPM-GPG-KEY\n[off]\nbaseurl=https://x/\nenabled=0\n';
-  assert.equal(enabledRepos(text, { releasever: '3.0', basearch: 'x86_64', arch: 'x86_64' }, true), [{
-    id: 'ms', baseurl: 'https://packages.microsoft.com/azurelinux/3.0/prod/base/x86_64', gpgkeys: ['file:///etc/pki/rpm-gpg/MICROSOFT-RPM-GPG-KEY'], gpgcheck: true, proxy: undefined,
-  }]);
+  const text =
+    '[main]\ngpgcheck=1\n[ms]\nname=x\nbaseurl=https://packages.microsoft.com/azurelinux/$releasever/prod/base/$basearch\ngpgkey=file:///etc/pki/rpm-gpg/MICROSOFT-RPM-GPG-KEY\n[off]\nbaseurl=https://x/\nenabled=0\n';
+  assert.equal(enabledRepos(text, { releasever: '3.0', basearch: 'x86_64', arch: 'x86_64' }, true), [
+    {
+      id: 'ms',
+      baseurl: 'https://packages.microsoft.com/azurelinux/3.0/prod/base/x86_64',
+      gpgkeys: ['file:///etc/pki/rpm-gpg/MICROSOFT-RPM-GPG-KEY'],
+      gpgcheck: true,
+      proxy: undefined,
+    },
+  ]);
   assert.match(enabledRepos('[r]\nbaseurl=https://x/$infra/\n', {}, true) as string, 'unknown variable');
 });
 
 test('URL rules: HTTPS or local plain HTTP, same origin, under the base, no escaping paths', () => {
-  for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '172.31.0.1', '192.168.1.1', '169.254.169.254', '[::1]', '[fe80::1]', '[fd00::1]']) {
+  for (const host of [
+    '127.0.0.1',
+    'localhost',
+    '10.1.2.3',
+    '172.31.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '[::1]',
+    '[fe80::1]',
+    '[fd00::1]',
+  ]) {
     assert.ok(isLocalHost(host), host);
   }
   for (const host of ['8.8.8.8', '172.32.0.1', 'packages.microsoft.com', '[2001:db8::1]']) assert.not.ok(isLocalHost(host), host);
   const base = new URL('https://packages.microsoft.com/ubuntu/22.04/prod/');
   assert.is(urlRuleViolation(base, new URL('https://packages.microsoft.com/ubuntu/22.04/prod/pool/main/a.deb')), undefined);
   assert.match(urlRuleViolation(base, new URL('https://evil.example/ubuntu/22.04/prod/a.deb'))!, 'leaves the repository origin');
-  assert.match(urlRuleViolation(base, new URL('https://packages.microsoft.com/ubuntu/24.04/prod/a.deb'))!, 'is not under the repository base');
+  assert.match(
+    urlRuleViolation(base, new URL('https://packages.microsoft.com/ubuntu/24.04/prod/a.deb'))!,
+    'is not under the repository base',
+  );
   assert.match(urlRuleViolation(new URL('http://example.com/r/'), new URL('http://example.com/r/a'))!, 'plain HTTP to a public host');
   assert.is(urlRuleViolation(new URL('http://127.0.0.1:8080/r/'), new URL('http://127.0.0.1:8080/r/a')), undefined);
   assert.match(resolveUnder(base, '../../24.04/prod/a.deb') as string, 'escapes the repository');
@@ -112,12 +155,19 @@ test('URL rules: HTTPS or local plain HTTP, same origin, under the base, no esca
 });
 
 test('proxy: apt flat and nested syntax, per-host DIRECT, environment fallback; dnf proxy and _none_', () => {
-  assert.equal([...parseAptConf('Acquire { http { Proxy "http://p:3128"; }; };\n// c\nAcquire::https::Proxy "http://s:3128";')], [
-    ['acquire::http::proxy', 'http://p:3128'], ['acquire::https::proxy', 'http://s:3128'],
-  ]);
+  assert.equal(
+    [...parseAptConf('Acquire { http { Proxy "http://p:3128"; }; };\n// c\nAcquire::https::Proxy "http://s:3128";')],
+    [
+      ['acquire::http::proxy', 'http://p:3128'],
+      ['acquire::https::proxy', 'http://s:3128'],
+    ],
+  );
   const url = new URL('https://packages.microsoft.com/x/');
   assert.is(aptProxy(['Acquire::https::Proxy "http://s:3128";'], url, {}), 'http://s:3128');
-  assert.is(aptProxy(['Acquire::https::Proxy "http://s:3128";', 'Acquire::https::Proxy::packages.microsoft.com "DIRECT";'], url, {}), undefined);
+  assert.is(
+    aptProxy(['Acquire::https::Proxy "http://s:3128";', 'Acquire::https::Proxy::packages.microsoft.com "DIRECT";'], url, {}),
+    undefined,
+  );
   assert.is(aptProxy([], url, { https_proxy: 'http://env:1' }), 'http://env:1');
   assert.is(dnfProxy(undefined, 'http://main:1', url, {}), 'http://main:1');
   assert.is(dnfProxy('_none_', 'http://main:1', url, { https_proxy: 'http://env:1' }), undefined);
@@ -127,7 +177,10 @@ test('armor: dearmors concatenated public key blocks (gpg --export --armor round
   const home = mkdtempSync(join(tmpdir(), 'anc-unit-gpg-'));
   try {
     const env = { ...process.env, GNUPGHOME: home };
-    execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', 'unit <u@example.invalid>', 'ed25519', 'sign', '1d'], { env, stdio: 'ignore' });
+    execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', 'unit <u@example.invalid>', 'ed25519', 'sign', '1d'], {
+      env,
+      stdio: 'ignore',
+    });
     const binary = execFileSync('gpg', ['--export'], { env });
     const armored = execFileSync('gpg', ['--armor', '--export'], { env }).toString();
     assert.equal(dearmorPublicKeys(armored), binary);
@@ -142,7 +195,14 @@ test('archives: ar members, tar (prefix/./ names, size bound, type check), cpio 
   const dir = mkdtempSync(join(tmpdir(), 'anc-unit-ar-'));
   try {
     writeFileSync(join(dir, 'debian-binary'), '2.0\n');
-    execFileSync('sh', ['-c', 'mkdir -p t/usr/bin && printf hello > t/usr/bin/aks-node-controller && ln -s x t/usr/bin/link && tar -C t -cf data.tar ./usr && ar q x.deb debian-binary data.tar 2>/dev/null'], { cwd: dir });
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'mkdir -p t/usr/bin && printf hello > t/usr/bin/aks-node-controller && ln -s x t/usr/bin/link && tar -C t -cf data.tar ./usr && ar q x.deb debian-binary data.tar 2>/dev/null',
+      ],
+      { cwd: dir },
+    );
     const members = arMembers(readFileSync(join(dir, 'x.deb')));
     assert.equal(Array.isArray(members) && members.map((m) => m.name), ['debian-binary', 'data.tar']);
     const tar = readFileSync(join(dir, 'data.tar'));
@@ -168,7 +228,8 @@ test('httpGet: byte cap, redirects asked for, status and hang reported (not thro
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const get = (path: string, allow = true, timeoutMs = 5000) => httpGet(new URL(path, base), { maxBytes: 1000, timeoutMs, allowRedirect: () => allow });
+  const get = (path: string, allow = true, timeoutMs = 5000) =>
+    httpGet(new URL(path, base), { maxBytes: 1000, timeoutMs, allowRedirect: () => allow });
   try {
     const big = await get('/big');
     assert.equal([big.ok, !big.ok && big.kind], [false, 'too-large']);
@@ -201,7 +262,8 @@ test('decompress: gzip in-process, zstd/xz through the tools under Node 20, outp
       const packed = kind === 'gz' ? gzipSync(text) : readFileSync(`${input}.${kind}`);
       await decompress(d, scratch, kind, packed, 1000, 'Packages').then(
         () => assert.unreachable(`${kind}: bound not enforced`),
-        (e: Error & { step?: string }) => assert.equal([e.step, /unpacks to more than the 1000-byte limit/.test(e.message)], ['integrityFailed', true]),
+        (e: Error & { step?: string }) =>
+          assert.equal([e.step, /unpacks to more than the 1000-byte limit/.test(e.message)], ['integrityFailed', true]),
       );
     }
   } finally {

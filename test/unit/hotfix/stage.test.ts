@@ -33,7 +33,13 @@ test('returns error when src missing', () => {
   const d = fakeDeps();
   try {
     put(d.paths.bakedBinary, 'VHD', 0o755);
-    const err = (() => { try { copyBinaryAlongside(d, d.paths.packageBinary, d.paths.hotfixBinary, d.paths.bakedBinary); } catch (e) { return e; } })();
+    const err = (() => {
+      try {
+        copyBinaryAlongside(d, d.paths.packageBinary, d.paths.hotfixBinary, d.paths.bakedBinary);
+      } catch (e) {
+        return e;
+      }
+    })();
     assert.ok(err instanceof AgentError);
     assert.match(err.message, `stage hotfix binary: reading ${d.paths.packageBinary}`);
     assert.is(err.step, 'stageFailed');
@@ -46,7 +52,13 @@ test('returns error when refPath missing and cleans up temp', () => {
   try {
     put(d.paths.packageBinary, 'NEW');
     mkdirSync(dirname(d.paths.hotfixBinary), { recursive: true });
-    const err = (() => { try { copyBinaryAlongside(d, d.paths.packageBinary, d.paths.hotfixBinary, d.paths.bakedBinary); } catch (e) { return e; } })();
+    const err = (() => {
+      try {
+        copyBinaryAlongside(d, d.paths.packageBinary, d.paths.hotfixBinary, d.paths.bakedBinary);
+      } catch (e) {
+        return e;
+      }
+    })();
     assert.ok(err instanceof AgentError);
     assert.match(err.message, `stat ${d.paths.bakedBinary}`);
     assert.equal(temps(dirname(d.paths.hotfixBinary)), []);
@@ -66,8 +78,15 @@ test('explain: defaults to own version and the on-node pointer', async () => {
     const wave = { percent: 100, seed: null, cutoff: 1, inWave: true };
     const { identityProblem, ...out } = JSON.parse(r.stdout!);
     assert.equal(out, {
-      current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade',
-      ...wave, quarantine: null, binary: 'baked', binaryPath: d.paths.bakedBinary,
+      current: '202604.01.0',
+      base: '202604.01',
+      resolved: '202604.01.1',
+      upgrade: true,
+      reason: 'upgrade',
+      ...wave,
+      quarantine: null,
+      binary: 'baked',
+      binaryPath: d.paths.bakedBinary,
     });
     assert.match(identityProblem, 'product_uuid');
     const text = await hotfixExplainCommand.run({ args: [], options: {} }, d);
@@ -82,7 +101,10 @@ test('explain: --current-version and a relative --pointer', async () => {
     put(`${d.cwd}/p.json`, '{"version":"202604.01.1"}');
     const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: 'dev', pointer: 'p.json', output: 'json' } }, d);
     const { current, base, resolved, upgrade, reason } = JSON.parse(r.stdout!);
-    assert.equal({ current, base, resolved, upgrade, reason }, { current: 'dev', base: null, resolved: '202604.01.1', upgrade: false, reason: 'compare-failed' });
+    assert.equal(
+      { current, base, resolved, upgrade, reason },
+      { current: 'dev', base: null, resolved: '202604.01.1', upgrade: false, reason: 'compare-failed' },
+    );
     const none = await hotfixExplainCommand.run({ args: [], options: { pointer: '/nonexistent/x.json', output: 'json' } }, d);
     assert.is(JSON.parse(none.stdout!).reason, 'no-request');
   } finally {

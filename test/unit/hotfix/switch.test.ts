@@ -34,7 +34,12 @@ const candidate = (version: string, dryRun: RunResult) => (spec: RunSpec) => (sp
 
 async function gate(d: FakeDeps, seconds = 240): Promise<AgentError | undefined> {
   try {
-    await promoteWithHealthGate(d, d.paths.packageBinary, '202604.01.1', deadlineFrom(() => d.clock.now(), seconds));
+    await promoteWithHealthGate(
+      d,
+      d.paths.packageBinary,
+      '202604.01.1',
+      deadlineFrom(() => d.clock.now(), seconds),
+    );
     return undefined;
   } catch (error) {
     if (error instanceof AgentError) return error;
@@ -53,11 +58,17 @@ test('gate passes: version on the pending copy, then the dry-run self-test, then
   const d = node(candidate('202604.01.1', ok(DRY_RUN)));
   try {
     assert.is(await gate(d), undefined);
-    assert.equal(d.runs.map((r) => [r.program, ...r.args]), [
-      [d.paths.hotfixPending, 'version'],
-      [d.paths.hotfixPending, 'provision', '--dry-run', `--provision-config=${d.paths.nodeConfig}`],
-    ]);
-    assert.equal(d.runs.map((r) => r.timeoutMs), [5_000, 30_000]);
+    assert.equal(
+      d.runs.map((r) => [r.program, ...r.args]),
+      [
+        [d.paths.hotfixPending, 'version'],
+        [d.paths.hotfixPending, 'provision', '--dry-run', `--provision-config=${d.paths.nodeConfig}`],
+      ],
+    );
+    assert.equal(
+      d.runs.map((r) => r.timeoutMs),
+      [5_000, 30_000],
+    );
     assert.is(readFileSync(d.paths.hotfixBinary, 'utf8'), 'CANDIDATE');
     assert.is(statSync(d.paths.hotfixBinary).mode & 0o777, 0o755);
     assert.not.ok(existsSync(d.paths.hotfixPending));
@@ -78,15 +89,49 @@ test('gate: the nbc command file is self-tested too (both flags, like the launch
 });
 
 const FAILURES: Array<[string, (spec: RunSpec) => RunResult, string, string, { config?: boolean }?]> = [
-  ['version hangs (killed at its bound)', (s) => (s.args[0] === 'version' ? { ...ok(), exitCode: null, signal: 'SIGKILL', timedOut: true } : ok(DRY_RUN)),
-    'healthCheckFailed', 'version: no answer within 5 s (signal: killed)'],
-  ['version crashes', (s) => (s.args[0] === 'version' ? { ...ok(), exitCode: null, signal: 'SIGSEGV' } : ok(DRY_RUN)), 'healthCheckFailed', 'version: signal: segmentation fault'],
-  ['version prints another version', candidate('202604.01.0', ok(DRY_RUN)), 'verifyFailed', 'reports version "202604.01.0", expected "202604.01.1"'],
-  ['self-test exits with the agent\'s error', candidate('202604.01.1', { ...ok(), exitCode: 1, stderr: 'aks-node-controller: parsing config: boom\nhint: Run x\n' }),
-    'healthCheckFailed', 'provision --dry-run: exit status 1 (aks-node-controller: parsing config: boom)'],
-  ['self-test prints no command', candidate('202604.01.1', ok('hello\n')), 'healthCheckFailed', 'provision --dry-run printed no provisioning command'],
-  ['self-test hangs', candidate('202604.01.1', { ...ok(), exitCode: null, signal: 'SIGKILL', timedOut: true }), 'healthCheckFailed', 'no answer within 30 s'],
-  ['no node configuration', candidate('202604.01.1', ok(DRY_RUN)), 'healthCheckFailed', 'no node configuration to self-test against', { config: false }],
+  [
+    'version hangs (killed at its bound)',
+    (s) => (s.args[0] === 'version' ? { ...ok(), exitCode: null, signal: 'SIGKILL', timedOut: true } : ok(DRY_RUN)),
+    'healthCheckFailed',
+    'version: no answer within 5 s (signal: killed)',
+  ],
+  [
+    'version crashes',
+    (s) => (s.args[0] === 'version' ? { ...ok(), exitCode: null, signal: 'SIGSEGV' } : ok(DRY_RUN)),
+    'healthCheckFailed',
+    'version: signal: segmentation fault',
+  ],
+  [
+    'version prints another version',
+    candidate('202604.01.0', ok(DRY_RUN)),
+    'verifyFailed',
+    'reports version "202604.01.0", expected "202604.01.1"',
+  ],
+  [
+    "self-test exits with the agent's error",
+    candidate('202604.01.1', { ...ok(), exitCode: 1, stderr: 'aks-node-controller: parsing config: boom\nhint: Run x\n' }),
+    'healthCheckFailed',
+    'provision --dry-run: exit status 1 (aks-node-controller: parsing config: boom)',
+  ],
+  [
+    'self-test prints no command',
+    candidate('202604.01.1', ok('hello\n')),
+    'healthCheckFailed',
+    'provision --dry-run printed no provisioning command',
+  ],
+  [
+    'self-test hangs',
+    candidate('202604.01.1', { ...ok(), exitCode: null, signal: 'SIGKILL', timedOut: true }),
+    'healthCheckFailed',
+    'no answer within 30 s',
+  ],
+  [
+    'no node configuration',
+    candidate('202604.01.1', ok(DRY_RUN)),
+    'healthCheckFailed',
+    'no node configuration to self-test against',
+    { config: false },
+  ],
 ];
 for (const [name, answer, step, message, options] of FAILURES) {
   test(`gate fails: ${name} -> ${step}, never half-promoted`, async () => {
@@ -110,11 +155,19 @@ test('gate: missing candidate is verifyFailed; an exhausted deadline runs nothin
     let now = 0;
     d.clock.now = () => new Date(now);
     const late = promoteWithHealthGate(d, d.paths.packageBinary, '202604.01.1', { seconds: 1, remainingMs: () => 0 });
-    await late.then(() => assert.unreachable(), (e: AgentError) => assert.match(e.message, 'no time left of the 1s deadline'));
+    await late.then(
+      () => assert.unreachable(),
+      (e: AgentError) => assert.match(e.message, 'no time left of the 1s deadline'),
+    );
     assert.is(d.runs.length, 0);
     assertNotPromoted(d);
     now = 1;
-    const missing = await promoteWithHealthGate(d, `${d.paths.root}/nope`, '202604.01.1', deadlineFrom(() => d.clock.now(), 9)).catch((e: AgentError) => e);
+    const missing = await promoteWithHealthGate(
+      d,
+      `${d.paths.root}/nope`,
+      '202604.01.1',
+      deadlineFrom(() => d.clock.now(), 9),
+    ).catch((e: AgentError) => e);
     assert.is((missing as AgentError).step, 'verifyFailed');
   } finally {
     d.cleanup();
@@ -133,12 +186,19 @@ const UUID = '4c4c4544-0036-3510-8058-b7c04f4e3332';
 test('download: a quarantined version -> outcome quarantined, exit 0, nothing run', async () => {
   const d = downloadNode('{"hotfixes":{"202604.01":"202604.01.1-1"}}', UUID);
   try {
-    recordQuarantine(d, { version: '202604.01.1', reason: 'exited with status 1 before the provisioning scripts started', recordedAt: '2026-04-02T00:00:00.000Z' });
+    recordQuarantine(d, {
+      version: '202604.01.1',
+      reason: 'exited with status 1 before the provisioning scripts started',
+      recordedAt: '2026-04-02T00:00:00.000Z',
+    });
     assert.is(await downloadHotfix(d, { timeoutSeconds: 240 }), 0);
     assert.is(d.runs.length, 0);
     const e = d.emitted[0]!;
     assert.is(e.level, 'Informational');
-    assert.match(e.message, /^outcome=quarantined current=202604\.01\.0 target=202604\.01\.1-1 reason=hotfix 202604\.01\.1 is quarantined on this node since 2026-04-02/);
+    assert.match(
+      e.message,
+      /^outcome=quarantined current=202604\.01\.0 target=202604\.01\.1-1 reason=hotfix 202604\.01\.1 is quarantined on this node since 2026-04-02/,
+    );
   } finally {
     d.cleanup();
   }
@@ -189,7 +249,9 @@ test('download: a wave for another base does not hold this one back', async () =
 
 // hotfix fallback (the launcher runs it with the baked binary)
 test('fallback: records the staged hotfix version, removes it, one event with "fallback" and the version', async () => {
-  const d = fakeDeps({ run: (s) => (s.program.endsWith('-hotfix') && s.args[0] === 'version' ? ok('202604.01.1\n') : assert.unreachable() as never) });
+  const d = fakeDeps({
+    run: (s) => (s.program.endsWith('-hotfix') && s.args[0] === 'version' ? ok('202604.01.1\n') : (assert.unreachable() as never)),
+  });
   try {
     put(d.paths.hotfixBinary, 'HOTFIX', 0o755);
     assert.is(await fallbackToBaked(d, 'was killed by signal 11 before the provisioning scripts started'), 0);
@@ -200,20 +262,26 @@ test('fallback: records the staged hotfix version, removes it, one event with "f
     assert.is(d.emitted.length, 1);
     assert.is(d.emitted[0]!.task, 'HotfixFallback');
     assert.is(d.emitted[0]!.level, 'Error');
-    assert.is(d.emitted[0]!.message, 'fallback to the baked agent 202604.01.0: hotfix 202604.01.1 was killed by signal 11 before the provisioning scripts started; version 202604.01.1 quarantined on this node');
+    assert.is(
+      d.emitted[0]!.message,
+      'fallback to the baked agent 202604.01.0: hotfix 202604.01.1 was killed by signal 11 before the provisioning scripts started; version 202604.01.1 quarantined on this node',
+    );
   } finally {
     d.cleanup();
   }
 });
 
-test('fallback: a hotfix that cannot even say its version is recorded under the pointer\'s version', async () => {
+test("fallback: a hotfix that cannot even say its version is recorded under the pointer's version", async () => {
   const d = fakeDeps({ run: () => ({ ...ok(), exitCode: null, signal: 'SIGKILL', timedOut: true }) });
   try {
     put(d.paths.hotfixBinary, 'HOTFIX', 0o755);
     put(d.paths.hotfixPointer, '{"hotfixes":{"202604.01":"202604.01.3-1"}}');
     recordQuarantine(d, { version: '202604.01.2', reason: 'older', recordedAt: 'x' });
     await fallbackToBaked(d, 'exited with status 1 before the provisioning scripts started');
-    assert.equal(readQuarantine(d).map((e) => e.version), ['202604.01.2', '202604.01.3']);
+    assert.equal(
+      readQuarantine(d).map((e) => e.version),
+      ['202604.01.2', '202604.01.3'],
+    );
     assert.match(d.emitted[0]!.message, /^fallback to the baked agent 202604\.01\.0: hotfix 202604\.01\.3 exited/);
     assert.match(d.emitted[0]!.message, 'did not print a version');
   } finally {

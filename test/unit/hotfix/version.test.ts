@@ -80,7 +80,15 @@ test('semver coercion: v prefix, missing parts, leading zeros', () => {
 
 test('D5 strict version shape', () => {
   for (const ok of ['202604.01.1', '202604.01.1-1', '202612.31.123-45']) assert.ok(isSafeHotfixVersion(ok), ok);
-  for (const bad of ['202604.01.1 --reinstall', '$(reboot)', '202604.1.1', '202604.01.1-rc1', 'v202604.01.1', '202604.01.1\n', '202604.01.1-']) {
+  for (const bad of [
+    '202604.01.1 --reinstall',
+    '$(reboot)',
+    '202604.1.1',
+    '202604.01.1-rc1',
+    'v202604.01.1',
+    '202604.01.1\n',
+    '202604.01.1-',
+  ]) {
     assert.not.ok(isSafeHotfixVersion(bad), bad);
   }
 });

@@ -68,7 +68,14 @@ test('a missing identity is outside any partial wave (fail-safe), even at 99.9%'
 
 test('identity: trimmed, case-insensitive; unset placeholders and junk are unusable', () => {
   assert.is(normaliseProductUuid(' 4C4C4544-0036-3510-8058-B7C04F4E3332\n'), '4c4c4544-0036-3510-8058-b7c04f4e3332');
-  for (const bad of ['', 'Not Settable', '00000000-0000-0000-0000-000000000000', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', '4c4c4544-0036-3510-8058', undefined]) {
+  for (const bad of [
+    '',
+    'Not Settable',
+    '00000000-0000-0000-0000-000000000000',
+    'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+    '4c4c4544-0036-3510-8058',
+    undefined,
+  ]) {
     assert.is(normaliseProductUuid(bad), undefined, String(bad));
   }
 });

@@ -4,7 +4,14 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { apiGet, DEFAULT_TIMEOUT_MS, hasPemCertificate, HOTFIX_CONFIGMAP_PATH, MAX_BODY_BYTES, targetOf } from '../../../src/kube/client.ts';
+import {
+  apiGet,
+  DEFAULT_TIMEOUT_MS,
+  hasPemCertificate,
+  HOTFIX_CONFIGMAP_PATH,
+  MAX_BODY_BYTES,
+  targetOf,
+} from '../../../src/kube/client.ts';
 import type { ApiCredentials } from '../../../src/kube/credentials.ts';
 import { errorMessage } from '../../../src/platform/errors.ts';
 import { Secret } from '../../../src/platform/secret.ts';
@@ -41,7 +48,10 @@ test('GET with the bearer token, Accept json and a user agent; body returned', a
     const body = await apiGet(creds, HOTFIX_CONFIGMAP_PATH, { userAgent: 'aks-node-controller/test' });
     assert.equal(JSON.parse(body).data, { 'hotfixes.json': '{}' });
     const seen = api.requests.at(-1)!;
-    assert.equal([seen.method, seen.accept, seen.userAgent, seen.user], ['GET', 'application/json', 'aks-node-controller/test', 'system:bootstrap:abcdef']);
+    assert.equal(
+      [seen.method, seen.accept, seen.userAgent, seen.user],
+      ['GET', 'application/json', 'aks-node-controller/test', 'system:bootstrap:abcdef'],
+    );
   });
 });
 
@@ -59,14 +69,20 @@ test('client certificate (both halves) authenticates; no Authorization header wi
 
 test('non-2xx -> apiserver returned status <code> for <url>', async () => {
   await withApi({ configMaps: {} }, async (api, creds) => {
-    assert.is(await failure(apiGet(creds, HOTFIX_CONFIGMAP_PATH)), `apiserver returned status 404 for https://${api.address}${HOTFIX_CONFIGMAP_PATH}`);
+    assert.is(
+      await failure(apiGet(creds, HOTFIX_CONFIGMAP_PATH)),
+      `apiserver returned status 404 for https://${api.address}${HOTFIX_CONFIGMAP_PATH}`,
+    );
     assert.match(await failure(apiGet({ ...creds, token: new Secret('nope.nope') }, HOTFIX_CONFIGMAP_PATH)), /status 401/);
   });
 });
 
 test('trust: only the given CA; no CA = system roots (which do not know the test CA); CA without a certificate', async () => {
   await withApi({}, async (api, creds) => {
-    assert.match(await failure(apiGet({ ...creds, ca: Buffer.from(api.pki.otherCa.cert) }, HOTFIX_CONFIGMAP_PATH)), /^GET https:\/\/127\.0\.0\.1:\d+\/api/);
+    assert.match(
+      await failure(apiGet({ ...creds, ca: Buffer.from(api.pki.otherCa.cert) }, HOTFIX_CONFIGMAP_PATH)),
+      /^GET https:\/\/127\.0\.0\.1:\d+\/api/,
+    );
     assert.match(await failure(apiGet({ ...creds, ca: undefined }, HOTFIX_CONFIGMAP_PATH)), /^GET https:/);
     assert.is(await failure(apiGet({ ...creds, ca: Buffer.from('garbage') }, HOTFIX_CONFIGMAP_PATH)), 'failed to parse cluster CA PEM');
   });
@@ -95,7 +111,10 @@ test('an invalid address is refused before any I/O; no port means 443', async ()
   const creds: ApiCredentials = { source: 't', server: 'h.example/path' };
   assert.is(await failure(apiGet(creds, '/x')), 'invalid apiserver address "h.example/path" (expected host[:port])');
   assert.equal(targetOf('myapi.example.com'), { host: 'myapi.example.com', port: 443 });
-  assert.throws(() => targetOf('admin:hunter22@h:443'), (e: unknown) => !errorMessage(e).includes('hunter22') && /user info/.test(errorMessage(e)));
+  assert.throws(
+    () => targetOf('admin:hunter22@h:443'),
+    (e: unknown) => !errorMessage(e).includes('hunter22') && /user info/.test(errorMessage(e)),
+  );
   assert.equal(targetOf('[fd00::1]'), { host: 'fd00::1', port: 443 });
   assert.equal(targetOf('10.0.0.1:6443'), { host: '10.0.0.1', port: 6443 });
 });
@@ -104,7 +123,11 @@ test('the deadline covers a TCP peer that never speaks TLS and a server that nev
   const held: Socket[] = [];
   const silent = createServer((s) => void held.push(s));
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  const creds: ApiCredentials = { source: 't', server: `127.0.0.1:${(silent.address() as AddressInfo).port}`, ca: Buffer.from(makeTestPki().ca.cert) };
+  const creds: ApiCredentials = {
+    source: 't',
+    server: `127.0.0.1:${(silent.address() as AddressInfo).port}`,
+    ca: Buffer.from(makeTestPki().ca.cert),
+  };
   let started = Date.now();
   assert.match(await failure(apiGet(creds, '/x', { timeoutMs: 300 })), /no complete answer within 0\.3 s$/);
   assert.ok(Date.now() - started < 2_000);

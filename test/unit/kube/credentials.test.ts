@@ -20,7 +20,11 @@ function nodeConfig(deps: FakeDeps, config: unknown): void {
   put(deps, deps.paths.strip(deps.paths.nodeConfig), JSON.stringify(config));
 }
 
-const CONFIG = { version: 'v1', apiServerConfig: { apiServerName: ' api.example.com ' }, bootstrappingConfig: { tlsBootstrappingToken: ' abcdef.secretsecret01 ' } };
+const CONFIG = {
+  version: 'v1',
+  apiServerConfig: { apiServerName: ' api.example.com ' },
+  bootstrappingConfig: { tlsBootstrappingToken: ' abcdef.secretsecret01 ' },
+};
 
 function failureOf(deps: FakeDeps): string {
   try {
@@ -48,15 +52,22 @@ test('node config first: trimmed name + :443, trimmed token as a Secret, cluster
 
 test('node config and kubeconfig values are trimmed with Go strings.TrimSpace (U+0085 yes, U+FEFF no)', () => {
   const deps = fakeDeps();
-  nodeConfig(deps, { version: 'v1', apiServerConfig: { apiServerName: '\u0085api.example.com\u3000' },
-    bootstrappingConfig: { tlsBootstrappingToken: '\u00a0abcdef.secretsecret01\u0085' } });
+  nodeConfig(deps, {
+    version: 'v1',
+    apiServerConfig: { apiServerName: '\u0085api.example.com\u3000' },
+    bootstrappingConfig: { tlsBootstrappingToken: '\u00a0abcdef.secretsecret01\u0085' },
+  });
   put(deps, '/etc/kubernetes/certs/ca.crt', 'CA-PEM');
   const creds = resolveCredentials(deps);
   assert.equal([creds.server, creds.token!.reveal()], ['api.example.com:443', 'abcdef.secretsecret01']);
   deps.cleanup();
   const kube = fakeDeps();
   nodeConfig(kube, { version: 'v1' });
-  put(kube, '/var/lib/kubelet/bootstrap-kubeconfig', 'clusters:\n- cluster:\n    server: "\\uFEFFh:6443"\nusers:\n- user:\n    token: "\\u0085t0k\\u0085"\n');
+  put(
+    kube,
+    '/var/lib/kubelet/bootstrap-kubeconfig',
+    'clusters:\n- cluster:\n    server: "\\uFEFFh:6443"\nusers:\n- user:\n    token: "\\u0085t0k\\u0085"\n',
+  );
   const fromKubeconfig = resolveCredentials(kube);
   assert.equal([fromKubeconfig.server, fromKubeconfig.token!.reveal()], ['\uFEFFh:6443', 't0k']);
   kube.cleanup();
@@ -71,16 +82,30 @@ test('node config in proto (snake_case) spelling', () => {
 });
 
 for (const [name, config, ca, reason] of [
-  ['no apiserver name', { bootstrappingConfig: { tlsBootstrappingToken: 'x.y' } }, true, 'node config has no api_server_config.api_server_name'],
+  [
+    'no apiserver name',
+    { bootstrappingConfig: { tlsBootstrappingToken: 'x.y' } },
+    true,
+    'node config has no api_server_config.api_server_name',
+  ],
   ['no token', { apiServerConfig: { apiServerName: 'h' } }, true, 'node config has no bootstrapping_config.tls_bootstrapping_token'],
   ['no CA file', CONFIG, false, 'reading cluster CA /etc/kubernetes/certs/ca.crt: ENOENT: no such file or directory'],
-  ['no node config', undefined, true, 'reading node config /opt/azure/containers/aks-node-controller-config.json: ENOENT: no such file or directory'],
+  [
+    'no node config',
+    undefined,
+    true,
+    'reading node config /opt/azure/containers/aks-node-controller-config.json: ENOENT: no such file or directory',
+  ],
 ] as const) {
   test(`primary unusable (${name}) -> logged, bootstrap-kubeconfig used`, () => {
     const deps = fakeDeps();
     if (config) nodeConfig(deps, config);
     if (ca) put(deps, '/etc/kubernetes/certs/ca.crt', 'CA');
-    put(deps, '/var/lib/kubelet/bootstrap-kubeconfig', `clusters:\n- cluster:\n    server: https://boot:443\nusers:\n- user:\n    token: boot.token\n`);
+    put(
+      deps,
+      '/var/lib/kubelet/bootstrap-kubeconfig',
+      `clusters:\n- cluster:\n    server: https://boot:443\nusers:\n- user:\n    token: boot.token\n`,
+    );
     const creds = resolveCredentials(deps);
     assert.is(creds.source, '/var/lib/kubelet/bootstrap-kubeconfig');
     assert.is(creds.server, 'boot:443');
@@ -94,7 +119,11 @@ for (const [name, config, ca, reason] of [
 
 test('a node config with a bad value: problems logged by path only, token never echoed', () => {
   const deps = fakeDeps();
-  put(deps, '/opt/azure/containers/aks-node-controller-config.json', '{"bootstrappingConfig":{"tlsBootstrappingToken":"abcdef.leakleakleak1"}, "apiServerConfig": {"apiServerName": 5}}');
+  put(
+    deps,
+    '/opt/azure/containers/aks-node-controller-config.json',
+    '{"bootstrappingConfig":{"tlsBootstrappingToken":"abcdef.leakleakleak1"}, "apiServerConfig": {"apiServerName": 5}}',
+  );
   put(deps, '/etc/kubernetes/certs/ca.crt', 'CA');
   assert.match(failureOf(deps), /^no usable kubeconfig credentials: /);
   assert.not.ok(JSON.stringify(deps.logs).includes('leakleak'));
@@ -105,7 +134,11 @@ test('a node config with a bad value: problems logged by path only, token never 
 test('bootstrap-kubeconfig unusable -> kubeconfig; CA data wins over file; relative file from the kubeconfig dir', () => {
   const deps = fakeDeps();
   put(deps, '/var/lib/kubelet/bootstrap-kubeconfig', 'clusters: []\n');
-  put(deps, '/var/lib/kubelet/kubeconfig', `clusters:\n- cluster:\n    server: k:6443\n    certificate-authority: missing.crt\n    certificate-authority-data: ${b64('DATA-CA')}\nusers:\n- user:\n    client-certificate: pki/c.pem\n    client-key: pki/c.pem\n`);
+  put(
+    deps,
+    '/var/lib/kubelet/kubeconfig',
+    `clusters:\n- cluster:\n    server: k:6443\n    certificate-authority: missing.crt\n    certificate-authority-data: ${b64('DATA-CA')}\nusers:\n- user:\n    client-certificate: pki/c.pem\n    client-key: pki/c.pem\n`,
+  );
   put(deps, '/var/lib/kubelet/pki/c.pem', 'CERT+KEY');
   const creds = resolveCredentials(deps);
   assert.is(creds.source, '/var/lib/kubelet/kubeconfig');
@@ -120,19 +153,40 @@ test('bootstrap-kubeconfig unusable -> kubeconfig; CA data wins over file; relat
 test('everything unusable -> no usable kubeconfig credentials: <last error>', () => {
   const deps = fakeDeps();
   put(deps, '/var/lib/kubelet/bootstrap-kubeconfig', 'clusters: []\n');
-  put(deps, '/var/lib/kubelet/kubeconfig', 'clusters:\n- cluster:\n    server: h\n    certificate-authority: /etc/kubernetes/certs/ca.crt\n');
-  assert.is(failureOf(deps), 'no usable kubeconfig credentials: reading certificate-authority /etc/kubernetes/certs/ca.crt: ENOENT: no such file or directory');
+  put(
+    deps,
+    '/var/lib/kubelet/kubeconfig',
+    'clusters:\n- cluster:\n    server: h\n    certificate-authority: /etc/kubernetes/certs/ca.crt\n',
+  );
+  assert.is(
+    failureOf(deps),
+    'no usable kubeconfig credentials: reading certificate-authority /etc/kubernetes/certs/ca.crt: ENOENT: no such file or directory',
+  );
   deps.cleanup();
 });
 
 test('file and data errors name the field (12.3 "bootstrap token kubeconfig with CA file")', () => {
   const deps = fakeDeps();
-  put(deps, '/var/lib/kubelet/kubeconfig', 'clusters:\n- cluster:\n    server: h\n    certificate-authority-data: "not base64!"\nusers:\n- user:\n    client-key: /nope.key\n');
+  put(
+    deps,
+    '/var/lib/kubelet/kubeconfig',
+    'clusters:\n- cluster:\n    server: h\n    certificate-authority-data: "not base64!"\nusers:\n- user:\n    client-key: /nope.key\n',
+  );
   assert.is(failureOf(deps), 'no usable kubeconfig credentials: decoding certificate-authority-data: illegal base64 data');
-  put(deps, '/var/lib/kubelet/kubeconfig', 'clusters:\n- cluster:\n    server: h\nusers:\n- user:\n    client-certificate-data: Y2VydA==\n    client-key: /nope.key\n');
-  assert.is(failureOf(deps), 'no usable kubeconfig credentials: loading client key: reading client-key /nope.key: ENOENT: no such file or directory');
+  put(
+    deps,
+    '/var/lib/kubelet/kubeconfig',
+    'clusters:\n- cluster:\n    server: h\nusers:\n- user:\n    client-certificate-data: Y2VydA==\n    client-key: /nope.key\n',
+  );
+  assert.is(
+    failureOf(deps),
+    'no usable kubeconfig credentials: loading client key: reading client-key /nope.key: ENOENT: no such file or directory',
+  );
   put(deps, '/var/lib/kubelet/kubeconfig', 'clusters:\n- cluster:\n    server: h\nusers:\n- user:\n    client-certificate-data: "@@@@"\n');
-  assert.is(failureOf(deps), 'no usable kubeconfig credentials: loading client certificate: decoding client-certificate-data: illegal base64 data');
+  assert.is(
+    failureOf(deps),
+    'no usable kubeconfig credentials: loading client certificate: decoding client-certificate-data: illegal base64 data',
+  );
   deps.cleanup();
 });
 

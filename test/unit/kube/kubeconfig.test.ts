@@ -9,7 +9,9 @@ import { isSecret } from '../../../src/platform/secret.ts';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 test('token kubeconfig with inline CA data: scheme stripped, token a Secret', () => {
-  const f = parseKubeconfig(`clusters:\n- cluster:\n    server: https://myapi.example.com:443\n    certificate-authority-data: ${b64('test-ca')}\nusers:\n- user:\n    token: abc.def\n`);
+  const f = parseKubeconfig(
+    `clusters:\n- cluster:\n    server: https://myapi.example.com:443\n    certificate-authority-data: ${b64('test-ca')}\nusers:\n- user:\n    token: abc.def\n`,
+  );
   assert.is(f.server, 'myapi.example.com:443');
   assert.is(f.caData, b64('test-ca'));
   assert.ok(isSecret(f.token));
@@ -18,7 +20,9 @@ test('token kubeconfig with inline CA data: scheme stripped, token a Secret', ()
 });
 
 test('client-cert kubeconfig with inline data: no token', () => {
-  const f = parseKubeconfig(`clusters:\n- cluster:\n    server: https://10.0.0.1:443\nusers:\n- user:\n    client-certificate-data: ${b64('cert')}\n    client-key-data: ${b64('key')}\n`);
+  const f = parseKubeconfig(
+    `clusters:\n- cluster:\n    server: https://10.0.0.1:443\nusers:\n- user:\n    client-certificate-data: ${b64('cert')}\n    client-key-data: ${b64('key')}\n`,
+  );
   assert.is(f.server, '10.0.0.1:443');
   assert.is(f.token, undefined);
   assert.is(f.clientCertData, b64('cert'));
@@ -26,7 +30,9 @@ test('client-cert kubeconfig with inline data: no token', () => {
 });
 
 test('file references are kept as paths (trimmed); both data and file kept (credentials.ts picks data)', () => {
-  const f = parseKubeconfig('clusters:\n- cluster:\n    server: "https://h/"\n    certificate-authority: " /etc/kubernetes/certs/ca.crt "\n    certificate-authority-data: ""\nusers:\n- user:\n    client-certificate: /p.pem\n    client-key: /p.pem\n');
+  const f = parseKubeconfig(
+    'clusters:\n- cluster:\n    server: "https://h/"\n    certificate-authority: " /etc/kubernetes/certs/ca.crt "\n    certificate-authority-data: ""\nusers:\n- user:\n    client-certificate: /p.pem\n    client-key: /p.pem\n',
+  );
   assert.is(f.server, 'h');
   assert.is(f.caFile, '/etc/kubernetes/certs/ca.crt');
   assert.is(f.caData, undefined);
@@ -35,7 +41,9 @@ test('file references are kept as paths (trimmed); both data and file kept (cred
 });
 
 test('the FIRST cluster and user are used, whatever current-context says', () => {
-  const f = parseKubeconfig('current-context: second\nclusters:\n- name: first\n  cluster:\n    server: one:1\n- name: second\n  cluster:\n    server: two:2\nusers:\n- user:\n    token: t1\n- user:\n    token: t2\n');
+  const f = parseKubeconfig(
+    'current-context: second\nclusters:\n- name: first\n  cluster:\n    server: one:1\n- name: second\n  cluster:\n    server: two:2\nusers:\n- user:\n    token: t1\n- user:\n    token: t2\n',
+  );
   assert.is(f.server, 'one:1');
   assert.is(f.token!.reveal(), 't1');
 });
@@ -44,13 +52,20 @@ for (const [name, text, expected] of [
   ['no clusters', 'users: []\n', 'kubeconfig has no clusters'],
   ['empty document', '', 'kubeconfig has no clusters'],
   ['cluster without server', 'clusters:\n- cluster:\n    server: "  "\n', 'kubeconfig cluster has no server'],
-  ['invalid yaml', 'clusters: [\n', 'parsing kubeconfig YAML: line 1: Flow sequence in block collection must be sufficiently indented and end with a ] (BAD_INDENT)'],
+  [
+    'invalid yaml',
+    'clusters: [\n',
+    'parsing kubeconfig YAML: line 1: Flow sequence in block collection must be sufficiently indented and end with a ] (BAD_INDENT)',
+  ],
   ['clusters not a list', 'clusters: x\n', 'parsing kubeconfig YAML: clusters is not a list'],
   ['server not a string', 'clusters:\n- cluster:\n    server: [a]\n', 'parsing kubeconfig YAML: cluster.server is not a string'],
   ['document not a mapping', '- a\n', 'parsing kubeconfig YAML: the document is not a mapping'],
 ] as const) {
   test(`error: ${name}`, () => {
-    assert.throws(() => parseKubeconfig(text), (e: unknown) => errorMessage(e) === expected);
+    assert.throws(
+      () => parseKubeconfig(text),
+      (e: unknown) => errorMessage(e) === expected,
+    );
   });
 }
 

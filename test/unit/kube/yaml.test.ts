@@ -37,7 +37,8 @@ test('kubeadm/kubectl block style (sequences at the key column, flow {} value)',
 });
 
 test('indented sequences, comments, quotes, document marker, CRLF', () => {
-  const text = '---\r\n# bootstrap\r\nclusters:\r\n  - name: "local" # trailing\r\n    cluster:\r\n      server: \'https://h:443\'\r\nusers:\r\n  - user:\r\n      token: "ab\\"c#d"\r\n';
+  const text =
+    '---\r\n# bootstrap\r\nclusters:\r\n  - name: "local" # trailing\r\n    cluster:\r\n      server: \'https://h:443\'\r\nusers:\r\n  - user:\r\n      token: "ab\\"c#d"\r\n';
   assert.equal(parseYaml(text), {
     clusters: [{ name: 'local', cluster: { server: 'https://h:443' } }],
     users: [{ user: { token: 'ab"c#d' } }],
@@ -54,11 +55,22 @@ test('flow style and whole-document JSON (multi-line)', () => {
 });
 
 test('scalars stay strings (failsafe schema); null forms; single-quote escaping; escapes in double quotes', () => {
-  assert.equal(parseYaml("a: 123\nb: true\nc: ~\nd:\ne: 'it''s'\nf: \"\\u0041\\t\"\n"), { a: '123', b: 'true', c: null, d: null, e: "it's", f: 'A\t' });
+  assert.equal(parseYaml("a: 123\nb: true\nc: ~\nd:\ne: 'it''s'\nf: \"\\u0041\\t\"\n"), {
+    a: '123',
+    b: 'true',
+    c: null,
+    d: null,
+    e: "it's",
+    f: 'A\t',
+  });
 });
 
 test('block scalars (literal and folded) and a plain scalar continued on the next line', () => {
-  assert.equal(parseYaml('a: |\n  line1\n  line2\nb: >-\n  x\n  y\nc: long\n  value\n'), { a: 'line1\nline2\n', b: 'x y', c: 'long value' });
+  assert.equal(parseYaml('a: |\n  line1\n  line2\nb: >-\n  x\n  y\nc: long\n  value\n'), {
+    a: 'line1\nline2\n',
+    b: 'x y',
+    c: 'long value',
+  });
 });
 
 test('nested sequences and an empty sequence item', () => {
@@ -75,14 +87,25 @@ for (const [name, text, problem] of [
   ['two documents', 'a: 1\n---\nb: 2\n', /^line 2: Source contains multiple documents \(MULTIPLE_DOCS\)$/],
 ] as const) {
   test(`error: ${name}`, () => {
-    assert.throws(() => parseYaml(text), (e: unknown) => (problem as RegExp).test(errorMessage(e)));
+    assert.throws(
+      () => parseYaml(text),
+      (e: unknown) => (problem as RegExp).test(errorMessage(e)),
+    );
   });
 }
 
 test('billion laughs: refused at the first alias, nothing expanded', () => {
   const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 9; i++) lines.push(`${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9).fill(`*${'abcdefghij'[i - 1]}`).join(',')}]`);
-  assert.throws(() => parseYaml(lines.join('\n')), (e: unknown) => /^line 2: aliases are not supported$/.test(errorMessage(e)));
+  for (let i = 1; i < 9; i++)
+    lines.push(
+      `${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9)
+        .fill(`*${'abcdefghij'[i - 1]}`)
+        .join(',')}]`,
+    );
+  assert.throws(
+    () => parseYaml(lines.join('\n')),
+    (e: unknown) => /^line 2: aliases are not supported$/.test(errorMessage(e)),
+  );
 });
 
 test('an anchor without an alias is harmless; unknown tags keep the string', () => {

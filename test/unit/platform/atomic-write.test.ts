@@ -55,7 +55,10 @@ test('a writer killed at random moments never leaves a partial target file', asy
       }
       assert.is(content.length, 8 * 1024 * 1024, `round ${round}: complete size`);
       const first = content[0]!;
-      assert.ok(content.every((b) => b === first), `round ${round}: one whole version`);
+      assert.ok(
+        content.every((b) => b === first),
+        `round ${round}: one whole version`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -32,13 +32,28 @@ test('readBoundedFile: a regular file is read whole; FIFO, device, directory and
   assert.is(readBoundedFile(file, 'pointer').toString(), '{"a":1}');
   const fifo = join(dir, 'fifo');
   execFileSync('mkfifo', [fifo]);
-  assert.match(code(() => readBoundedFile(fifo, 'config')), /^ENOTREG: ENOTREG: a FIFO is not a regular file/);
-  assert.match(code(() => readBoundedFile('/dev/zero', 'status')), /^ENOTREG: .*a character device/);
-  assert.match(code(() => readBoundedFile(dir, 'config')), /^EISDIR: EISDIR: illegal operation on a directory, read/);
-  assert.match(code(() => readBoundedFile(join(dir, 'missing'), 'config')), /^ENOENT/);
+  assert.match(
+    code(() => readBoundedFile(fifo, 'config')),
+    /^ENOTREG: ENOTREG: a FIFO is not a regular file/,
+  );
+  assert.match(
+    code(() => readBoundedFile('/dev/zero', 'status')),
+    /^ENOTREG: .*a character device/,
+  );
+  assert.match(
+    code(() => readBoundedFile(dir, 'config')),
+    /^EISDIR: EISDIR: illegal operation on a directory, read/,
+  );
+  assert.match(
+    code(() => readBoundedFile(join(dir, 'missing'), 'config')),
+    /^ENOENT/,
+  );
   const big = join(dir, 'big');
   writeFileSync(big, Buffer.alloc(INPUT_LIMITS.osRelease + 1));
-  assert.match(code(() => readBoundedFile(big, 'osRelease')), /^EFBIG: EFBIG: 65537 bytes is over the 65536-byte limit for a os-release file/);
+  assert.match(
+    code(() => readBoundedFile(big, 'osRelease')),
+    /^EFBIG: EFBIG: 65537 bytes is over the 65536-byte limit for a os-release file/,
+  );
   writeFileSync(big, Buffer.alloc(INPUT_LIMITS.osRelease));
   assert.is(readBoundedFile(big, 'osRelease').length, INPUT_LIMITS.osRelease);
 });
@@ -78,7 +93,8 @@ test('removeStaleFiles: only the prefix, only regular files, only older than the
 });
 
 test('derived secret forms: base64 (any alignment), base64url, decoded base64, PEM body, URL forms', () => {
-  const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\nAAAABBBBCCCCDDDD\n-----END PRIVATE KEY-----\n';
+  const pem =
+    '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\nAAAABBBBCCCCDDDD\n-----END PRIVATE KEY-----\n';
   const keyB64 = Buffer.from(pem).toString('base64');
   const token = 'abcdef.0123456789abcdef';
   const proxy = 'http://user:p%40ss%2Fword@proxy:3128';

@@ -9,11 +9,27 @@ import { parseGoJson } from '../../../src/platform/json.ts';
 
 // strconv.Atoi(s): [s, value or undefined for an error].
 const ATOI: Array<[string, bigint | undefined]> = [
-  ['0', 0n], ['42', 42n], ['+42', 42n], ['-42', -42n], ['007', 7n],
-  ['9223372036854775807', 9223372036854775807n], ['-9223372036854775808', -9223372036854775808n],
-  ['9223372036854775808', undefined], ['-9223372036854775809', undefined], ['99999999999999999999', undefined],
-  ['', undefined], ['+', undefined], ['-', undefined], [' 1', undefined], ['1 ', undefined], ['1_000', undefined],
-  ['0x10', undefined], ['1e3', undefined], ['1.0', undefined], ['++1', undefined], ['\u0661', undefined],
+  ['0', 0n],
+  ['42', 42n],
+  ['+42', 42n],
+  ['-42', -42n],
+  ['007', 7n],
+  ['9223372036854775807', 9223372036854775807n],
+  ['-9223372036854775808', -9223372036854775808n],
+  ['9223372036854775808', undefined],
+  ['-9223372036854775809', undefined],
+  ['99999999999999999999', undefined],
+  ['', undefined],
+  ['+', undefined],
+  ['-', undefined],
+  [' 1', undefined],
+  ['1 ', undefined],
+  ['1_000', undefined],
+  ['0x10', undefined],
+  ['1e3', undefined],
+  ['1.0', undefined],
+  ['++1', undefined],
+  ['\u0661', undefined],
 ];
 
 test('strconv.Atoi: int64 range, optional sign, ASCII digits only', () => {
@@ -36,7 +52,24 @@ test('strconv.ParseInt / ParseUint with a base and a bit size', () => {
 });
 
 test('unicode.IsSpace is Unicode White_Space: U+0085 and U+00A0 are space, U+FEFF and U+200B are not', () => {
-  const space = ['\t', '\n', '\v', '\f', '\r', ' ', '\u0085', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000'];
+  const space = [
+    '\t',
+    '\n',
+    '\v',
+    '\f',
+    '\r',
+    ' ',
+    '\u0085',
+    '\u00a0',
+    '\u1680',
+    '\u2000',
+    '\u200a',
+    '\u2028',
+    '\u2029',
+    '\u202f',
+    '\u205f',
+    '\u3000',
+  ];
   const notSpace = ['\uFEFF', '\u200b', '\u180e', 'x', '\u0000', '\u001c'];
   for (const c of space) assert.ok(goIsSpace(c), `U+${c.charCodeAt(0).toString(16)}`);
   for (const c of notSpace) assert.not.ok(goIsSpace(c), `U+${c.charCodeAt(0).toString(16)}`);
@@ -61,11 +94,23 @@ test('strings.ToLower maps code point by code point (no two-code-point or final-
 
 // Masterminds semver v3 NewVersion (coerce mode): [text, parses].
 const PARSES: Array<[string, boolean]> = [
-  ['1.34.0', true], ['v1.34', true], ['2', true], ['01.034.0', true], ['1.0.0-rc.1+b.2', true],
+  ['1.34.0', true],
+  ['v1.34', true],
+  ['2', true],
+  ['01.034.0', true],
+  ['1.0.0-rc.1+b.2', true],
   ['18446744073709551615.18446744073709551615.18446744073709551615', true],
-  ['18446744073709551616.0.0', false], ['1.18446744073709551616', false], ['1.2.18446744073709551616', false],
-  ['1.0.0-99999999999999999999', true], ['1.0.0-01', false], ['1.0.0-rc..1', false], ['V1.0.0', false],
-  [' 1.0.0', false], ['1.0.0.0', false], ['', false], ['1.0.0+', false],
+  ['18446744073709551616.0.0', false],
+  ['1.18446744073709551616', false],
+  ['1.2.18446744073709551616', false],
+  ['1.0.0-99999999999999999999', true],
+  ['1.0.0-01', false],
+  ['1.0.0-rc..1', false],
+  ['V1.0.0', false],
+  [' 1.0.0', false],
+  ['1.0.0.0', false],
+  ['', false],
+  ['1.0.0+', false],
 ];
 
 test('semver NewVersion: uint64 parts, prerelease rules', () => {
@@ -76,9 +121,15 @@ test('semver NewVersion: uint64 parts, prerelease rules', () => {
 
 // Masterminds Compare: [a, b, sign].
 const COMPARE: Array<[string, string, number]> = [
-  ['1.2.3', '1.2.3+x', 0], ['1.2.3', '1.2.4', -1], ['1.10.0', '1.9.0', 1], ['1.0.0-alpha', '1.0.0', -1],
-  ['1.0.0-alpha', '1.0.0-alpha.1', -1], ['1.0.0-alpha.1', '1.0.0-alpha.beta', -1], ['1.0.0-2', '1.0.0-10', -1],
-  ['1.0.0-a', '1.0.0-10', 1], ['1.0.0-rc.1', '1.0.0-rc.1', 0],
+  ['1.2.3', '1.2.3+x', 0],
+  ['1.2.3', '1.2.4', -1],
+  ['1.10.0', '1.9.0', 1],
+  ['1.0.0-alpha', '1.0.0', -1],
+  ['1.0.0-alpha', '1.0.0-alpha.1', -1],
+  ['1.0.0-alpha.1', '1.0.0-alpha.beta', -1],
+  ['1.0.0-2', '1.0.0-10', -1],
+  ['1.0.0-a', '1.0.0-10', 1],
+  ['1.0.0-rc.1', '1.0.0-rc.1', 0],
   // Beyond uint64 a numeric identifier is text: byte order, and text sorts after numbers.
   ['1.0.0-100000000000000000000', '1.0.0-99999999999999999999', -1],
   ['1.0.0-18446744073709551616', '1.0.0-9', 1],

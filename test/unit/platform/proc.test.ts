@@ -49,7 +49,12 @@ test('a program that cannot start reports a spawn error, not a throw', async () 
 });
 
 test('capture keeps the tail of very large output', async () => {
-  const r = await runProcess({ program: '/bin/bash', args: ['-c', 'head -c 300000 /dev/zero | tr "\\0" a; echo END'], env, captureLimit: 1000 });
+  const r = await runProcess({
+    program: '/bin/bash',
+    args: ['-c', 'head -c 300000 /dev/zero | tr "\\0" a; echo END'],
+    env,
+    captureLimit: 1000,
+  });
   assert.ok(r.stdout.length <= 1000);
   assert.ok(r.stdout.endsWith('END\n'));
 });

@@ -32,7 +32,10 @@ test('sandbox root prefixes every on-node path; unset gives the reference paths'
 test('goJson escapes like Go json.Marshal', () => {
   assert.is(goJson({ a: '<x>&\u2028' }), '{"a":"\\u003cx\\u003e\\u0026\\u2028"}');
   // A lone surrogate is invalid UTF-8 to Go: written as \ufffd; a pair stays; escaped text stays text.
-  assert.is(goJson({ a: 'x\ud800y\udfff', b: '\u{1F600}', c: '\\ud800', d: '\\\ud800' }), '{"a":"x\\ufffdy\\ufffd","b":"\u{1F600}","c":"\\\\ud800","d":"\\\\\\ufffd"}');
+  assert.is(
+    goJson({ a: 'x\ud800y\udfff', b: '\u{1F600}', c: '\\ud800', d: '\\\ud800' }),
+    '{"a":"x\\ufffdy\\ufffd","b":"\u{1F600}","c":"\\\\ud800","d":"\\\\\\ufffd"}',
+  );
 });
 
 test('log lines: time, level, msg, then attributes; errors as messages; secrets redacted', () => {

@@ -35,10 +35,22 @@ test('sandboxed: every on-node path carries the root; stripping it gives the uns
   const boxedView = dryRunView(boxed, { showSecrets: true });
   const plainView = dryRunView(plain, { showSecrets: true });
   assert.equal(Object.fromEntries(Object.entries(boxedView.env).map(([k, v]) => [k, strip(v)])), plainView.env);
-  const changed = Object.keys(plainView.env).filter((k) => plainView.env[k] !== boxedView.env[k]).sort();
-  assert.equal(changed, ['AZURE_ENVIRONMENT_FILEPATH', 'CSE_CONFIG_FILEPATH', 'CSE_DISTRO_HELPERS_FILEPATH', 'CSE_DISTRO_INSTALL_FILEPATH',
-    'CSE_HELPERS_FILEPATH', 'CSE_INSTALL_FILEPATH', 'CUSTOM_SEARCH_DOMAIN_FILEPATH', 'DHCPV6_CONFIG_FILEPATH', 'DHCPV6_SERVICE_FILEPATH',
-    'INIT_AKS_CLOUD_FILEPATH', 'PROVISION_OUTPUT']);
+  const changed = Object.keys(plainView.env)
+    .filter((k) => plainView.env[k] !== boxedView.env[k])
+    .sort();
+  assert.equal(changed, [
+    'AZURE_ENVIRONMENT_FILEPATH',
+    'CSE_CONFIG_FILEPATH',
+    'CSE_DISTRO_HELPERS_FILEPATH',
+    'CSE_DISTRO_INSTALL_FILEPATH',
+    'CSE_HELPERS_FILEPATH',
+    'CSE_INSTALL_FILEPATH',
+    'CUSTOM_SEARCH_DOMAIN_FILEPATH',
+    'DHCPV6_CONFIG_FILEPATH',
+    'DHCPV6_SERVICE_FILEPATH',
+    'INIT_AKS_CLOUD_FILEPATH',
+    'PROVISION_OUTPUT',
+  ]);
 });
 
 test('dry-run view redacts the secrets unless asked, sorts keys, keeps argv (D9)', () => {

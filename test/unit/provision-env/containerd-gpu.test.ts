@@ -9,8 +9,13 @@ import { UPSTREAM_COMPONENTS, decode, envOf, golden } from './support.ts';
 const V1: MachineFacts = { containerdVersion: undefined, components: {} };
 const V2: MachineFacts = { containerdVersion: '2.3.2', components: {} };
 const ALL = {
-  kubernetesVersion: '1.30.1', isKata: true, enableArtifactStreaming: true, needsCgroupv2: true, gpuConfig: { enableNvidia: true },
-  networkConfig: { networkPlugin: 'NETWORK_PLUGIN_KUBENET' }, kubeletConfig: { containerDataDir: '/mnt/containerd' },
+  kubernetesVersion: '1.30.1',
+  isKata: true,
+  enableArtifactStreaming: true,
+  needsCgroupv2: true,
+  gpuConfig: { enableNvidia: true },
+  networkConfig: { networkPlugin: 'NETWORK_PLUGIN_KUBENET' },
+  kubeletConfig: { containerDataDir: '/mnt/containerd' },
   kubeBinaryConfig: { podInfraContainerImageUrl: 'mcr.microsoft.com/oss/kubernetes/pause:3.6' },
 };
 
@@ -43,13 +48,35 @@ test('every predicate on, all four templates (golden)', () => {
 test('predicates one by one on the v1 GPU template', () => {
   const text = (extra: object, facts = V1) => decode(envOf(extra, facts).CONTAINERD_CONFIG_CONTENT!);
   assert.ok(text({ kubeletConfig: { containerDataDir: '/d' } }).startsWith('version = 2\noom_score = -999\nroot = "/d"\n[plugins'));
-  assert.ok(text({ needsCgroupv2: true }).includes('      BinaryName = "/usr/bin/runc"\n      SystemdCgroup = true\n    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.untrusted]'));
-  assert.ok(text({ kubernetesVersion: '1.22.0' }).includes('  [plugins."io.containerd.grpc.v1.cri".registry]\n    config_path = "/etc/containerd/certs.d"\n  [plugins."io.containerd.grpc.v1.cri".registry.headers]'));
+  assert.ok(
+    text({ needsCgroupv2: true }).includes(
+      '      BinaryName = "/usr/bin/runc"\n      SystemdCgroup = true\n    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.untrusted]',
+    ),
+  );
+  assert.ok(
+    text({ kubernetesVersion: '1.22.0' }).includes(
+      '  [plugins."io.containerd.grpc.v1.cri".registry]\n    config_path = "/etc/containerd/certs.d"\n  [plugins."io.containerd.grpc.v1.cri".registry.headers]',
+    ),
+  );
   assert.not.ok(text({ kubernetesVersion: '1.21.9' }).includes('config_path'));
-  assert.not.ok(text({ networkConfig: { networkPlugin: 'NETWORK_PLUGIN_KUBENET', networkPolicy: 'NETWORK_POLICY_CALICO' } }).includes('.cni]'));
-  assert.ok(text({ networkConfig: { networkPlugin: 'NETWORK_PLUGIN_KUBENET' } }).includes('conf_template = "/etc/containerd/kubenet_template.conf"\n  [plugins."io.containerd.grpc.v1.cri".registry.headers]'));
-  assert.ok(text({ enableArtifactStreaming: true }).endsWith('  address = "0.0.0.0:10257"\n[proxy_plugins]\n  [proxy_plugins.overlaybd]\n    type = "snapshot"\n    address = "/run/overlaybd-snapshotter/overlaybd.sock"\n'));
-  assert.ok(text({ enableArtifactStreaming: true }, V2).includes('[plugins."io.containerd.cri.v1.images"]\n  snapshotter = "overlaybd"\n  disable_snapshot_annotations = false\n'));
+  assert.not.ok(
+    text({ networkConfig: { networkPlugin: 'NETWORK_PLUGIN_KUBENET', networkPolicy: 'NETWORK_POLICY_CALICO' } }).includes('.cni]'),
+  );
+  assert.ok(
+    text({ networkConfig: { networkPlugin: 'NETWORK_PLUGIN_KUBENET' } }).includes(
+      'conf_template = "/etc/containerd/kubenet_template.conf"\n  [plugins."io.containerd.grpc.v1.cri".registry.headers]',
+    ),
+  );
+  assert.ok(
+    text({ enableArtifactStreaming: true }).endsWith(
+      '  address = "0.0.0.0:10257"\n[proxy_plugins]\n  [proxy_plugins.overlaybd]\n    type = "snapshot"\n    address = "/run/overlaybd-snapshotter/overlaybd.sock"\n',
+    ),
+  );
+  assert.ok(
+    text({ enableArtifactStreaming: true }, V2).includes(
+      '[plugins."io.containerd.cri.v1.images"]\n  snapshotter = "overlaybd"\n  disable_snapshot_annotations = false\n',
+    ),
+  );
 });
 
 test('GPU_NODE and the nvidia runtime only when enableNvidia is present and true (checklist 20)', () => {
@@ -97,21 +124,56 @@ test('SGX, MIG and the other GPU flags (checklist 19)', () => {
   assert.is(envOf({ vmSize: 'standard_dc2s' }).SGX_NODE, 'false');
   const mig = envOf({ gpuConfig: { migProfileLayout: ['MIG3g', 'MIG2g', 'MIG1g', 'MIG1g'] } });
   assert.equal([mig.NVIDIA_MIG_PROFILE_LAYOUT, mig.MIG_NODE], ['MIG3g,MIG2g,MIG1g,MIG1g', 'false']);
-  const e = envOf({ gpuConfig: { gpuInstanceProfile: 'MIG7g', migStrategy: 'Mixed', configGpuDriver: true, gpuDevicePlugin: true,
-    managedGpuExperienceAfecEnabled: true, enableManagedGpu: true, enableManagedGpuDra: true } });
+  const e = envOf({
+    gpuConfig: {
+      gpuInstanceProfile: 'MIG7g',
+      migStrategy: 'Mixed',
+      configGpuDriver: true,
+      gpuDevicePlugin: true,
+      managedGpuExperienceAfecEnabled: true,
+      enableManagedGpu: true,
+      enableManagedGpuDra: true,
+    },
+  });
   assert.equal([e.MIG_NODE, e.GPU_INSTANCE_PROFILE, e.NVIDIA_MIG_STRATEGY], ['true', 'MIG7g', 'Mixed']);
-  assert.equal([e.CONFIG_GPU_DRIVER_IF_NEEDED, e.ENABLE_GPU_DEVICE_PLUGIN_IF_NEEDED, e.MANAGED_GPU_EXPERIENCE_AFEC_ENABLED, e.ENABLE_MANAGED_GPU, e.ENABLE_MANAGED_GPU_DRA],
-    ['true', 'true', 'true', 'true', 'true']);
+  assert.equal(
+    [
+      e.CONFIG_GPU_DRIVER_IF_NEEDED,
+      e.ENABLE_GPU_DEVICE_PLUGIN_IF_NEEDED,
+      e.MANAGED_GPU_EXPERIENCE_AFEC_ENABLED,
+      e.ENABLE_MANAGED_GPU,
+      e.ENABLE_MANAGED_GPU_DRA,
+    ],
+    ['true', 'true', 'true', 'true', 'true'],
+  );
 });
 
 test('components.json decoding: case-insensitive keys, skips, type errors', () => {
-  const d = parseGpuComponents({ gpucontainerimages: [null, { DOWNLOADURL: 'x/aks-gpu-grid:tag', GpuVersion: { LatestVersion: '1.2-3' } },
-    { downloadURL: 'x/aks-gpu-cuda-lts', gpuVersion: { latestVersion: 'a-b-c' } }, { downloadURL: 'x/other', gpuVersion: { latestVersion: '9-9' } }] }, '/c.json');
+  const d = parseGpuComponents(
+    {
+      gpucontainerimages: [
+        null,
+        { DOWNLOADURL: 'x/aks-gpu-grid:tag', GpuVersion: { LatestVersion: '1.2-3' } },
+        { downloadURL: 'x/aks-gpu-cuda-lts', gpuVersion: { latestVersion: 'a-b-c' } },
+        { downloadURL: 'x/other', gpuVersion: { latestVersion: '9-9' } },
+      ],
+    },
+    '/c.json',
+  );
   assert.equal(d, { grid: { driver: '1.2', suffix: '3' } });
   assert.equal(parseGpuComponents(null, '/c.json'), {});
-  const err = (() => { try { parseGpuComponents({ GPUContainerImages: [{ downloadURL: 5 }] }, '/c.json'); } catch (e) { return e; } })();
+  const err = (() => {
+    try {
+      parseGpuComponents({ GPUContainerImages: [{ downloadURL: 5 }] }, '/c.json');
+    } catch (e) {
+      return e;
+    }
+  })();
   assert.instance(err, AgentError);
-  assert.match((err as AgentError).message, /^failed to load GPU config: parse \/c.json: failed to unmarshal components.json: json: cannot unmarshal number/);
+  assert.match(
+    (err as AgentError).message,
+    /^failed to load GPU config: parse \/c.json: failed to unmarshal components.json: json: cannot unmarshal number/,
+  );
   assert.is((err as AgentError).code, 'ANC_COMPONENTS');
 });
 

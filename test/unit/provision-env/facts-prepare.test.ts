@@ -36,7 +36,13 @@ async function rejection(promise: Promise<unknown>): Promise<AgentError> {
     assert.instance(error, AgentError);
     return error as AgentError;
   }
-  throw new assert.Assertion({ message: 'expected a rejection', generated: false, operator: 'rejects', actual: 'resolved', expects: 'rejected' });
+  throw new assert.Assertion({
+    message: 'expected a rejection',
+    generated: false,
+    operator: 'rejects',
+    actual: 'resolved',
+    expects: 'rejected',
+  });
 }
 
 test('facts: containerd version from PATH, components.json from the root', async () => {

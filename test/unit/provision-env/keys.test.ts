@@ -37,13 +37,27 @@ test('{"version":"v1"} yields every valueForMinimalConfig exactly', () => {
 });
 
 test('the composer rejects a key produced twice', () => {
-  assert.throws(() => composeEnv([['a', { X: '1' }], ['b', { X: '2' }]]), /X is produced by both a and b/);
+  assert.throws(
+    () =>
+      composeEnv([
+        ['a', { X: '1' }],
+        ['b', { X: '2' }],
+      ]),
+    /X is produced by both a and b/,
+  );
 });
 
 test('exactly the four credential variables are Secret values (no proxy credentials)', () => {
   const raw = buildCseEnv(cfg({ version: 'v1', httpProxyConfig: { httpProxy: 'http://p:80' } }), NO_FACTS, PATHS);
-  const secrets = Object.keys(raw).filter((k) => isSecret(raw[k])).sort();
-  assert.equal(secrets, ['CUSTOM_SEARCH_REALM_PASSWORD', 'KUBELET_CLIENT_CONTENT', 'SERVICE_PRINCIPAL_FILE_CONTENT', 'TLS_BOOTSTRAP_TOKEN']);
+  const secrets = Object.keys(raw)
+    .filter((k) => isSecret(raw[k]))
+    .sort();
+  assert.equal(secrets, [
+    'CUSTOM_SEARCH_REALM_PASSWORD',
+    'KUBELET_CLIENT_CONTENT',
+    'SERVICE_PRINCIPAL_FILE_CONTENT',
+    'TLS_BOOTSTRAP_TOKEN',
+  ]);
 });
 
 test('proxy URLs with user info become Secret values, PROXY_VARS too', () => {
@@ -59,12 +73,18 @@ test('proxy URLs with user info become Secret values, PROXY_VARS too', () => {
 });
 
 test('user info detection in proxy URLs', () => {
-  for (const url of ['http://u:p@proxy:3128', 'https://user@proxy', 'u:p@proxy:80', 'socks5://a:b@h:1080/x']) assert.ok(hasUserInfo(url), url);
-  for (const url of ['http://proxy:3128', 'http://proxy:3128/path@x', 'http://proxy/?q=a@b', '', 'proxy.example:3128']) assert.not.ok(hasUserInfo(url), url);
+  for (const url of ['http://u:p@proxy:3128', 'https://user@proxy', 'u:p@proxy:80', 'socks5://a:b@h:1080/x'])
+    assert.ok(hasUserInfo(url), url);
+  for (const url of ['http://proxy:3128', 'http://proxy:3128/path@x', 'http://proxy/?q=a@b', '', 'proxy.example:3128'])
+    assert.not.ok(hasUserInfo(url), url);
 });
 
 test('building the env does not mutate the configuration', () => {
-  const config = cfg({ version: 'v1', kubernetesVersion: '1.34.0', kubeletConfig: { kubeletFlags: { '--streaming-connection-idle-timeout': '4h' } } });
+  const config = cfg({
+    version: 'v1',
+    kubernetesVersion: '1.34.0',
+    kubeletConfig: { kubeletFlags: { '--streaming-connection-idle-timeout': '4h' } },
+  });
   const before = JSON.stringify(config);
   buildCseEnv(config, NO_FACTS, PATHS);
   assert.is(JSON.stringify(config), before);

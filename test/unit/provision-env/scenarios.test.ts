@@ -15,7 +15,9 @@ const FACTS: Record<string, MachineFacts> = {
   'gpu-containerd-v2': { containerdVersion: '2.3.2', components: UPSTREAM_COMPONENTS },
 };
 
-const names = readdirSync(DIR).filter((f) => f.endsWith('.config.json')).map((f) => f.slice(0, -'.config.json'.length));
+const names = readdirSync(DIR)
+  .filter((f) => f.endsWith('.config.json'))
+  .map((f) => f.slice(0, -'.config.json'.length));
 
 test('scenario folder is not empty', () => {
   assert.ok(names.length >= 5);

@@ -31,10 +31,14 @@ test('semicolons, tabs and newlines delimit; later duplicates overwrite', () => 
 });
 
 test('a real nbc command snippet', () => {
-  const text = 'PROVISION_OUTPUT="/var/log/azure/cluster-provision-cse-output.log"; echo $(date),$(hostname) > ${PROVISION_OUTPUT}; ' +
+  const text =
+    'PROVISION_OUTPUT="/var/log/azure/cluster-provision-cse-output.log"; echo $(date),$(hostname) > ${PROVISION_OUTPUT}; ' +
     'ADMINUSER=azureuser MOBY_VERSION= KUBELET_FLAGS="--a=b --c=d" /usr/bin/nohup /bin/bash -c "/bin/bash /opt/azure/containers/provision_start.sh"';
   assert.equal(parse(text), {
-    PROVISION_OUTPUT: '/var/log/azure/cluster-provision-cse-output.log', ADMINUSER: 'azureuser', MOBY_VERSION: '', KUBELET_FLAGS: '--a=b --c=d',
+    PROVISION_OUTPUT: '/var/log/azure/cluster-provision-cse-output.log',
+    ADMINUSER: 'azureuser',
+    MOBY_VERSION: '',
+    KUBELET_FLAGS: '--a=b --c=d',
   });
 });
 
@@ -53,8 +57,19 @@ test('valuesEqual: quote-insensitive; SYSCTL_CONTENT as sets of decoded lines', 
 });
 
 test('diffEnvs: kinds, sorted union, ignored keys never only-in-nbc or differs', () => {
-  const pc = new Map([['ADMINUSER', 'u'], ['VM_TYPE', 'vmss'], ['SAME', 'x'], ['SKIP_WAAGENT_HOLD', 'true']]);
-  const nbc = new Map([['VM_TYPE', 'standard'], ['SAME', '"x"'], ['EXTRA', '1'], ['HYPERKUBE_URL', 'h'], ['SKIP_WAAGENT_HOLD', 'false']]);
+  const pc = new Map([
+    ['ADMINUSER', 'u'],
+    ['VM_TYPE', 'vmss'],
+    ['SAME', 'x'],
+    ['SKIP_WAAGENT_HOLD', 'true'],
+  ]);
+  const nbc = new Map([
+    ['VM_TYPE', 'standard'],
+    ['SAME', '"x"'],
+    ['EXTRA', '1'],
+    ['HYPERKUBE_URL', 'h'],
+    ['SKIP_WAAGENT_HOLD', 'false'],
+  ]);
   const diffs = diffEnvs(pc, nbc);
   assert.equal(diffs, ['only-in-pc: ADMINUSER', 'only-in-nbc: EXTRA', 'differs: VM_TYPE']);
   assert.is(compareMessage(diffs), 'env var differences (3): only-in-pc: ADMINUSER; only-in-nbc: EXTRA; differs: VM_TYPE');
@@ -63,7 +78,13 @@ test('diffEnvs: kinds, sorted union, ignored keys never only-in-nbc or differs',
 
 test('cseSpecific: drops entries identical to the agent environment', () => {
   const merged = { PATH: '/bin', A: '1', HOME: '/root' };
-  assert.equal([...cseSpecific(merged, { PATH: '/bin', HOME: '/home' })], [['A', '1'], ['HOME', '/root']]);
+  assert.equal(
+    [...cseSpecific(merged, { PATH: '/bin', HOME: '/home' })],
+    [
+      ['A', '1'],
+      ['HOME', '/root'],
+    ],
+  );
 });
 
 test.run();

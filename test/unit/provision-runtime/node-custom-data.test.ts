@@ -35,7 +35,10 @@ test('block scalars: literal, strip, keep, folded, indentation indicator', () =>
     content: |2
          three spaces kept
 `);
-  assert.equal(entries.map((e) => text(e.content)), ['one\n  two\n', 'stripped', 'kept\n\n', 'folded line\npara\n', '   three spaces kept\n']);
+  assert.equal(
+    entries.map((e) => text(e.content)),
+    ['one\n  two\n', 'stripped', 'kept\n\n', 'folded line\npara\n', '   three spaces kept\n'],
+  );
 });
 
 test('quoted and plain scalars, comments, !!binary, other keys skipped', () => {
@@ -85,7 +88,9 @@ test('parse errors carry line numbers and never the source text', () => {
 });
 
 test('flow lists, null entries, non-scalar values marked with their line; only the first document counts', () => {
-  assert.equal(parseWriteFiles('write_files: [{path: /y, permissions: 0644, content: ~}]\n---\nwrite_files: [{path: /z}]\n'), [{ path: '/y', permissions: '0644', content: null }]);
+  assert.equal(parseWriteFiles('write_files: [{path: /y, permissions: 0644, content: ~}]\n---\nwrite_files: [{path: /z}]\n'), [
+    { path: '/y', permissions: '0644', content: null },
+  ]);
   assert.equal(parseWriteFiles('write_files:\n- path: /x\n  content:\n    - a\n'), [{ path: '/x', content: { unsupported: 4 } }]);
   assert.equal(parseWriteFiles('write_files:\n'), []);
   assert.equal(parseWriteFiles('# only a comment\n'), []);
@@ -95,7 +100,12 @@ test('flow lists, null entries, non-scalar values marked with their line; only t
 test('aliases outside write_files are never expanded (billion laughs is cheap); inside they are not scalars', () => {
   const names = 'abcdefghij';
   const lines = ['bootcmd:', '  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 10; i++) lines.push(`  ${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(',')}]`);
+  for (let i = 1; i < 10; i++)
+    lines.push(
+      `  ${names[i]}: &${names[i]} [${Array(9)
+        .fill(`*${names[i - 1]}`)
+        .join(',')}]`,
+    );
   lines.push('write_files:', '- path: /p', '  content: *j');
   const started = Date.now();
   assert.equal(parseWriteFiles(lines.join('\n')), [{ path: '/p', content: { unsupported: 14 } }]);
@@ -113,12 +123,18 @@ test('toWriteFile: the spec 10.1 checks and messages', () => {
   };
   assert.is(err({ content: 'x' }), 'apply nodecustomdata write file : path is required');
   assert.is(err({ path: '/p', owner: 'root:root' }), 'apply nodecustomdata write file /p: unsupported owner "root:root"');
-  assert.is(err({ path: '/p', permissions: '0x1' }), 'apply nodecustomdata write file /p: parse permissions: strconv.ParseUint: parsing "0x1": invalid syntax');
+  assert.is(
+    err({ path: '/p', permissions: '0x1' }),
+    'apply nodecustomdata write file /p: parse permissions: strconv.ParseUint: parsing "0x1": invalid syntax',
+  );
   assert.is(err({ path: '/p', encoding: 'b64' }), 'apply nodecustomdata write file /p: unsupported encoding "b64"');
   assert.is(toWriteFile({ path: '/p', permissions: '4755' }).mode, 0o755);
   // Go strconv.ParseUint(s, 8, 32): the largest 32-bit value parses (mode bits kept), one more does not.
   assert.is(toWriteFile({ path: '/p', permissions: '37777777777' }).mode, 0o777);
-  assert.is(err({ path: '/p', permissions: '40000000000' }), 'apply nodecustomdata write file /p: parse permissions: strconv.ParseUint: parsing "40000000000": invalid syntax');
+  assert.is(
+    err({ path: '/p', permissions: '40000000000' }),
+    'apply nodecustomdata write file /p: parse permissions: strconv.ParseUint: parsing "40000000000": invalid syntax',
+  );
   assert.match(err({ path: '/p', permissions: '+644' }), 'invalid syntax');
   assert.is(toWriteFile({ path: '/p' }).mode, 0o644);
   const gz = new Uint8Array(gzipSync(Buffer.from('zipped')));
@@ -132,13 +148,19 @@ test('applyNodeCustomData: missing file is a no-op; entries land under the root;
     mkdirSync(dirname(deps.paths.nodeCustomData), { recursive: true });
     mkdirSync(deps.paths.under('/etc'), { recursive: true });
     writeFileSync(deps.paths.under('/etc/existing'), 'old', { mode: 0o640 });
-    writeFileSync(deps.paths.nodeCustomData, 'write_files:\n- path: /etc/existing\n  permissions: "0600"\n  content: new\n- path: /x/y/z\n  content: deep\n');
+    writeFileSync(
+      deps.paths.nodeCustomData,
+      'write_files:\n- path: /etc/existing\n  permissions: "0600"\n  content: new\n- path: /x/y/z\n  content: deep\n',
+    );
     assert.equal(applyNodeCustomData(deps), ['/etc/existing', '/x/y/z']);
     assert.is(readFileSync(deps.paths.under('/etc/existing'), 'utf8'), 'new');
     assert.is(statSync(deps.paths.under('/etc/existing')).mode & 0o777, 0o640);
     assert.ok(existsSync(deps.paths.under('/x/y/z')));
     writeFileSync(deps.paths.nodeCustomData, 'write_files:\n- path: /x\n  content: "bad\n');
-    assert.throws(() => applyNodeCustomData(deps), (e: unknown) => errorMessage(e).startsWith(`unmarshal nodecustomdata ${deps.paths.nodeCustomData}: yaml: line 3`));
+    assert.throws(
+      () => applyNodeCustomData(deps),
+      (e: unknown) => errorMessage(e).startsWith(`unmarshal nodecustomdata ${deps.paths.nodeCustomData}: yaml: line 3`),
+    );
   } finally {
     deps.cleanup();
   }

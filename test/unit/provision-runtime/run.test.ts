@@ -47,7 +47,11 @@ test('D6: an unexpected exception writes ExitCode 240 + provision.complete and e
 test('a signalled child -> ExitCode -1, exit 255; an unstartable one -> ExitCode -1, exit 1', async () => {
   for (const [result, exit, error] of [
     [ok({ exitCode: null, signal: 'SIGKILL' }), 255, 'signal: killed'],
-    [ok({ exitCode: null, spawnError: Object.assign(new Error('spawn /bin/bash ENOENT'), { code: 'ENOENT' }) }), 1, 'spawn /bin/bash ENOENT'],
+    [
+      ok({ exitCode: null, spawnError: Object.assign(new Error('spawn /bin/bash ENOENT'), { code: 'ENOENT' }) }),
+      1,
+      'spawn /bin/bash ENOENT',
+    ],
   ] as const) {
     const deps = fakeDeps({ run: () => result });
     try {
@@ -61,7 +65,9 @@ test('a signalled child -> ExitCode -1, exit 255; an unstartable one -> ExitCode
 });
 
 test('a runner that throws (env with a NUL byte) -> ExitCode -1, exit 1', async () => {
-  const deps = fakeDeps({ run: () => Promise.reject(new TypeError('The argument \'options.env[\'X\']\' must be a string without null bytes')) });
+  const deps = fakeDeps({
+    run: () => Promise.reject(new TypeError("The argument 'options.env['X']' must be a string without null bytes")),
+  });
   try {
     const outcome = await provision({ nbcCmd: withNbc(deps), dryRun: false, showSecrets: false }, deps);
     assert.is(outcome.exitCode, 1);
@@ -117,7 +123,10 @@ test('CLI: provision without flags -> exit 1 + fallback; value-less flag -> usag
   try {
     mkdirSync(dirname(deps.paths.provisionComplete), { recursive: true });
     assert.is(await runCli(['provision'], deps, COMMANDS), 1);
-    assert.is(readFileSync(deps.paths.provisionJson, 'utf8'), '{"ExitCode":"240","Error":"--provision-config or --nbc-cmd is required","Output":""}');
+    assert.is(
+      readFileSync(deps.paths.provisionJson, 'utf8'),
+      '{"ExitCode":"240","Error":"--provision-config or --nbc-cmd is required","Output":""}',
+    );
     assert.is(await runCli(['provision-wait'], deps, COMMANDS), 1);
     assert.is(deps.out.join(''), readFileSync(deps.paths.provisionJson, 'utf8') + '\n');
     const before = deps.emitted.length;

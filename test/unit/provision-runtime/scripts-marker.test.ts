@@ -11,7 +11,11 @@ import { fakeDeps, type FakeDeps } from '../../fakes/deps.ts';
 
 const result = (exitCode: number): RunResult => ({ exitCode, signal: null, stdout: '', stderr: '', timedOut: false });
 
-function nbcNode(options: { fallback?: boolean; scriptsExit?: number } = {}): { d: FakeDeps; nbc: string; markerSeenByScripts: () => boolean } {
+function nbcNode(options: { fallback?: boolean; scriptsExit?: number } = {}): {
+  d: FakeDeps;
+  nbc: string;
+  markerSeenByScripts: () => boolean;
+} {
   let seen = false;
   const d = fakeDeps({
     env: options.fallback ? { ANC_LAUNCHER_FALLBACK: 'baked' } : {},
@@ -46,7 +50,10 @@ test('early failure (bad flags / missing nbc file): no marker; status written un
       assert.not.ok(existsSync(d.paths.scriptsStartedMarker));
       assert.is(existsSync(d.paths.provisionComplete), !fallback, `provision.complete with fallback=${fallback}`);
       assert.is(existsSync(d.paths.provisionJson), !fallback);
-      assert.is(d.logs.some((l) => l.msg.includes('the launcher falls back to the baked agent')), fallback);
+      assert.is(
+        d.logs.some((l) => l.msg.includes('the launcher falls back to the baked agent')),
+        fallback,
+      );
       assert.match(d.emitted.at(-1)!.message, 'aks-node-controller exited with error');
     } finally {
       d.cleanup();

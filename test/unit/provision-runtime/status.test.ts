@@ -3,24 +3,39 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeProvisionJson, evaluateProvisionJson, goQuote, renderProvisionJson, writeCompleteFileOnError } from '../../../src/provision/status.ts';
+import {
+  decodeProvisionJson,
+  evaluateProvisionJson,
+  goQuote,
+  renderProvisionJson,
+  writeCompleteFileOnError,
+} from '../../../src/provision/status.ts';
 import { fakeDeps } from '../../fakes/deps.ts';
 
 test('renderProvisionJson: compact, key order, Go HTML-safe escaping', () => {
-  assert.is(renderProvisionJson({ Output: 'a<b>&c\u2028', Error: 'e', ExitCode: '3' }), '{"ExitCode":"3","Error":"e","Output":"a\\u003cb\\u003e\\u0026c\\u2028"}');
+  assert.is(
+    renderProvisionJson({ Output: 'a<b>&c\u2028', Error: 'e', ExitCode: '3' }),
+    '{"ExitCode":"3","Error":"e","Output":"a\\u003cb\\u003e\\u0026c\\u2028"}',
+  );
 });
 
 test('evaluateProvisionJson: every spec 5 branch', () => {
   assert.is(evaluateProvisionJson('{"ExitCode":"0"}'), undefined);
   assert.is(evaluateProvisionJson('{"exitcode":"-0","extra":1}'), undefined);
-  assert.is(evaluateProvisionJson('{"ExitCode":"3","Error":"exit status 3","Output":"x\\ny\\"z"}'), 'provision failed: exitCode=3 error=exit status 3 output="x\\ny\\"z"');
+  assert.is(
+    evaluateProvisionJson('{"ExitCode":"3","Error":"exit status 3","Output":"x\\ny\\"z"}'),
+    'provision failed: exitCode=3 error=exit status 3 output="x\\ny\\"z"',
+  );
   assert.is(evaluateProvisionJson('{"ExitCode":"007"}'), 'provision failed: exitCode=7 error= output=""');
   assert.is(evaluateProvisionJson('{"ExitCode":""}'), 'missing ExitCode in provision.json');
   assert.is(evaluateProvisionJson('null'), 'missing ExitCode in provision.json');
   assert.is(evaluateProvisionJson('{"ExitCode":null}'), 'missing ExitCode in provision.json');
   assert.is(evaluateProvisionJson('{"ExitCode":"1.5"}'), 'invalid ExitCode in provision.json: 1.5');
   assert.is(evaluateProvisionJson('{"ExitCode":"99999999999999999999"}'), 'invalid ExitCode in provision.json: 99999999999999999999');
-  assert.is(evaluateProvisionJson('{"ExitCode":7}'), 'parse provision.json: json: cannot unmarshal number into Go struct field ProvisionResult.ExitCode of type string');
+  assert.is(
+    evaluateProvisionJson('{"ExitCode":7}'),
+    'parse provision.json: json: cannot unmarshal number into Go struct field ProvisionResult.ExitCode of type string',
+  );
   assert.is(evaluateProvisionJson('[1]'), 'parse provision.json: json: cannot unmarshal array into Go value of type main.ProvisionResult');
   assert.is(evaluateProvisionJson(''), 'parse provision.json: unexpected end of JSON input');
   assert.match(evaluateProvisionJson('{bad')!, /^parse provision\.json: invalid character/);
@@ -48,7 +63,7 @@ test('writeCompleteFileOnError: writes both (0600, dir 0755) when absent, provis
   }
 });
 
-test('writeCompleteFileOnError: keeps the script\'s provision.json and an existing sentinel', () => {
+test("writeCompleteFileOnError: keeps the script's provision.json and an existing sentinel", () => {
   const deps = fakeDeps();
   try {
     mkdirSync(dirname(deps.paths.provisionJson), { recursive: true });
@@ -80,7 +95,9 @@ test('provision.json: ExitCode is Go Atoi (int64 range); strings decode lone sur
   assert.is(evaluateProvisionJson('{"ExitCode":"9223372036854775808"}'), 'invalid ExitCode in provision.json: 9223372036854775808');
   assert.is(evaluateProvisionJson('{"ExitCode":"-9223372036854775809"}'), 'invalid ExitCode in provision.json: -9223372036854775809');
   assert.is(evaluateProvisionJson('{"ExitCode":"1","Error":"bad \\udc00"}'), 'provision failed: exitCode=1 error=bad \uFFFD output=""');
-  assert.equal(decodeProvisionJson('{"Output":"\\ud83d\\ude00\\ud800"}'), { result: { ExitCode: '', Error: '', Output: '\u{1F600}\uFFFD' } });
+  assert.equal(decodeProvisionJson('{"Output":"\\ud83d\\ude00\\ud800"}'), {
+    result: { ExitCode: '', Error: '', Output: '\u{1F600}\uFFFD' },
+  });
   // U+00A0 is not JSON white space: a syntax error, named by its offset, never quoted.
   assert.equal(decodeProvisionJson('\u00a0'), { error: 'invalid character in JSON: not valid JSON (syntax error at byte offset 0 of 2)' });
 });

@@ -22,9 +22,14 @@ function env(config: Configuration): Record<string, string> {
 
 test('key order, spelling and unknown fields do not change the canonical bytes', () => {
   const a = load('{"version":"v1","kubernetesVersion":"1.30.0","kubeletConfig":{"kubeletFlags":{"--b":"1","--a":"2"}},"vmSize":"x"}');
-  const b = load('{"vm_size":"x","kubelet_config":{"kubelet_flags":{"--a":"2","--b":"1"}},"extra":{"y":[1]},"kubernetes_version":"1.30.0","version":"v1"}');
+  const b = load(
+    '{"vm_size":"x","kubelet_config":{"kubelet_flags":{"--a":"2","--b":"1"}},"extra":{"y":[1]},"kubernetes_version":"1.30.0","version":"v1"}',
+  );
   assert.is(canonicalJson(a), canonicalJson(b));
-  assert.is(canonicalJson(a), '{"version":"v1","kubelet_config":{"kubelet_flags":{"--a":"2","--b":"1"}},"kubernetes_version":"1.30.0","vm_size":"x"}');
+  assert.is(
+    canonicalJson(a),
+    '{"version":"v1","kubelet_config":{"kubelet_flags":{"--a":"2","--b":"1"}},"kubernetes_version":"1.30.0","vm_size":"x"}',
+  );
 });
 
 // [what, JSON fragment equivalent to absence] -- each mirrors a default of config-contract section 3.
@@ -39,11 +44,20 @@ const EQUIVALENT_TO_ABSENT: Array<[string, string]> = [
   ['cseTimeout 21601', '"cseTimeout":21601'],
   ['linuxAdminUsername azureuser', '"linuxAdminUsername":"azureuser"'],
   ['implicit zeros', '"vmSize":"","isKata":false,"workloadRuntime":"WORKLOAD_RUNTIME_UNSPECIFIED","customCaCerts":[]'],
-  ['load balancer defaults', '"clusterConfig":{"loadBalancerConfig":{"excludeMasterFromStandardLoadBalancer":true,"maxLoadBalancerRuleCount":148}}'],
-  ['cloud provider defaults', '"clusterConfig":{"cloudProviderConfig":{"backoff":true,"backoffMode":"v2","backoffRetries":6,"backoffExponent":0,' +
-    '"backoffDuration":5,"backoffJitter":0,"rateLimit":true,"rateLimitQps":10,"rateLimitQpsWrite":10,"rateLimitBucket":100,"rateLimitBucketWrite":100}}'],
-  ['sysctl defaults', '"customLinuxOsConfig":{"sysctlConfig":{"netCoreSomaxconn":16384,"netIpv4TcpMaxSynBacklog":16384,' +
-    '"netIpv4NeighDefaultGcThresh1":4096,"netIpv4NeighDefaultGcThresh2":8192,"netIpv4NeighDefaultGcThresh3":16384,"netIpv4IpLocalPortRange":""}}'],
+  [
+    'load balancer defaults',
+    '"clusterConfig":{"loadBalancerConfig":{"excludeMasterFromStandardLoadBalancer":true,"maxLoadBalancerRuleCount":148}}',
+  ],
+  [
+    'cloud provider defaults',
+    '"clusterConfig":{"cloudProviderConfig":{"backoff":true,"backoffMode":"v2","backoffRetries":6,"backoffExponent":0,' +
+      '"backoffDuration":5,"backoffJitter":0,"rateLimit":true,"rateLimitQps":10,"rateLimitQpsWrite":10,"rateLimitBucket":100,"rateLimitBucketWrite":100}}',
+  ],
+  [
+    'sysctl defaults',
+    '"customLinuxOsConfig":{"sysctlConfig":{"netCoreSomaxconn":16384,"netIpv4TcpMaxSynBacklog":16384,' +
+      '"netIpv4NeighDefaultGcThresh1":4096,"netIpv4NeighDefaultGcThresh2":8192,"netIpv4NeighDefaultGcThresh3":16384,"netIpv4IpLocalPortRange":""}}',
+  ],
   ['empty bootstrap token', '"bootstrappingConfig":{"tlsBootstrappingToken":""}'],
   ['gpu getters', '"gpuConfig":{"enableNvidia":false,"enableAmdGpu":false}'],
   ['localdns defaults', '"localDnsProfile":{"cpuLimitInMilliCores":2000,"memoryLimitInMb":128,"hostsPluginRefreshIntervalInSeconds":0}'],
@@ -105,7 +119,9 @@ test('map keys are sorted by code point, not UTF-16 unit', () => {
 });
 
 test('every DEFAULTS rule names a catalogue scalar field', () => {
-  const scalars = new Set(Object.values(MESSAGES).flatMap((m) => m.fields.filter((f) => !f.message && !f.map && !f.repeated).map((f) => `${m.name}.${f.proto}`)));
+  const scalars = new Set(
+    Object.values(MESSAGES).flatMap((m) => m.fields.filter((f) => !f.message && !f.map && !f.repeated).map((f) => `${m.name}.${f.proto}`)),
+  );
   assert.ok(Object.keys(DEFAULTS).length >= 40);
   for (const key of Object.keys(DEFAULTS)) assert.ok(scalars.has(key), key);
 });

@@ -23,12 +23,28 @@ test('every row is rollout or payload-only with a one-line reason', () => {
 });
 
 test('both classes are used, with customer intent and platform fields where the issue puts them', () => {
-  const rollout = ['Configuration.kubernetes_version', 'KubeletConfig.kubelet_flags', 'KubeletConfig.kubelet_node_labels',
-    'Configuration.custom_ca_certs', 'HttpProxyConfig.http_proxy', 'NetworkConfig.network_plugin', 'NetworkConfig.network_policy',
-    'SysctlConfig.vm_max_map_count', 'GpuConfig.mig_strategy', 'KubeletConfigFileConfig.max_pods'];
-  const payload = ['BootstrappingConfig.tls_bootstrapping_token', 'KubeBinaryConfig.kube_binary_url',
-    'KubeBinaryConfig.pod_infra_container_image_url', 'Configuration.cse_timeout', 'CustomCloudConfig.repo_depot_endpoint',
-    'Configuration.bootstrap_profile_container_registry_server', 'ContainerdConfig.containerd_version', 'Configuration.enabled_features'];
+  const rollout = [
+    'Configuration.kubernetes_version',
+    'KubeletConfig.kubelet_flags',
+    'KubeletConfig.kubelet_node_labels',
+    'Configuration.custom_ca_certs',
+    'HttpProxyConfig.http_proxy',
+    'NetworkConfig.network_plugin',
+    'NetworkConfig.network_policy',
+    'SysctlConfig.vm_max_map_count',
+    'GpuConfig.mig_strategy',
+    'KubeletConfigFileConfig.max_pods',
+  ];
+  const payload = [
+    'BootstrappingConfig.tls_bootstrapping_token',
+    'KubeBinaryConfig.kube_binary_url',
+    'KubeBinaryConfig.pod_infra_container_image_url',
+    'Configuration.cse_timeout',
+    'CustomCloudConfig.repo_depot_endpoint',
+    'Configuration.bootstrap_profile_container_registry_server',
+    'ContainerdConfig.containerd_version',
+    'Configuration.enabled_features',
+  ];
   for (const k of rollout) assert.is(FIELD_CLASSES[k]![0], 'rollout', k);
   for (const k of payload) assert.is(FIELD_CLASSES[k]![0], 'payload-only', k);
 });
@@ -54,7 +70,11 @@ test('containers: presence-free ones are rollout iff a descendant is; payload-on
       if (!child) continue;
       const key = `${m.name}.${f.proto}`;
       const below = descendants(child).map((k) => FIELD_CLASSES[k]![0]);
-      if (FIELD_CLASSES[key]![0] === 'payload-only') assert.ok(below.every((c) => c === 'payload-only'), key);
+      if (FIELD_CLASSES[key]![0] === 'payload-only')
+        assert.ok(
+          below.every((c) => c === 'payload-only'),
+          key,
+        );
       if (!PRESENCE_SIGNIFICANT.has(key) && !f.mapValueMessage) {
         assert.is(FIELD_CLASSES[key]![0], below.includes('rollout') ? 'rollout' : 'payload-only', key);
       }

@@ -73,7 +73,8 @@ export function mutate(rng: Rng, config: Configuration): Configuration {
   return copy as Configuration;
 }
 
-const num = (v: number) => (Number.isNaN(v) ? '"NaN"' : v === Infinity ? '"Infinity"' : v === -Infinity ? '"-Infinity"' : Object.is(v, -0) ? '-0' : String(v));
+const num = (v: number) =>
+  Number.isNaN(v) ? '"NaN"' : v === Infinity ? '"Infinity"' : v === -Infinity ? '"-Infinity"' : Object.is(v, -0) ? '-0' : String(v);
 
 function shuffled<T>(rng: Rng, xs: T[]): T[] {
   const a = [...xs];

@@ -47,30 +47,43 @@ test('bootstrap token rotation is management drift, with the ConfigUpdatePending
 });
 
 test('a platform image digest / mirror change is drift, not a rollout', () => {
-  const d = diffConfigurations(BASE as Configuration, withChange((c) => {
-    c.kubeBinaryConfig.podInfraContainerImageUrl = 'mcr/pause@sha256:bb';
-    c.kubeBinaryConfig.kubeBinaryUrl = 'https://other-mirror/kube.tar.gz';
-    c.cseTimeout = 1200;
-  }));
+  const d = diffConfigurations(
+    BASE as Configuration,
+    withChange((c) => {
+      c.kubeBinaryConfig.podInfraContainerImageUrl = 'mcr/pause@sha256:bb';
+      c.kubeBinaryConfig.kubeBinaryUrl = 'https://other-mirror/kube.tar.gz';
+      c.cseTimeout = 1200;
+    }),
+  );
   assert.is(d.decision, 'management-drift');
   assert.equal(d.payloadFields, ['cseTimeout', 'kubeBinaryConfig.kubeBinaryUrl', 'kubeBinaryConfig.podInfraContainerImageUrl']);
 });
 
 test('a Kubernetes version bump is a rollout naming the field; payload changes are listed beside it', () => {
-  const d = diffConfigurations(BASE as Configuration, withChange((c) => {
-    c.kubernetesVersion = '1.31.1';
-    c.bootstrappingConfig.tlsBootstrappingToken = 'new.token';
-  }));
-  assert.equal(d, { decision: 'rollout', rolloutFields: ['kubernetesVersion'], payloadFields: ['bootstrappingConfig.tlsBootstrappingToken'] });
+  const d = diffConfigurations(
+    BASE as Configuration,
+    withChange((c) => {
+      c.kubernetesVersion = '1.31.1';
+      c.bootstrappingConfig.tlsBootstrappingToken = 'new.token';
+    }),
+  );
+  assert.equal(d, {
+    decision: 'rollout',
+    rolloutFields: ['kubernetesVersion'],
+    payloadFields: ['bootstrappingConfig.tlsBootstrappingToken'],
+  });
   assert.is.not(rolloutHash(BASE as Configuration), rolloutHash(withChange((c) => (c.kubernetesVersion = '1.31.1'))));
 });
 
 test('map changes name the entry; message-valued map entries appear and disappear as intent', () => {
-  const d = diffConfigurations(BASE as Configuration, withChange((c) => {
-    c.kubeletConfig.kubeletFlags['--max-pods'] = '50';
-    c.kubeletConfig.kubeletNodeLabels.env = 'prod';
-    c.localDnsProfile = { vnetDnsOverrides: { '.': {} } };
-  }));
+  const d = diffConfigurations(
+    BASE as Configuration,
+    withChange((c) => {
+      c.kubeletConfig.kubeletFlags['--max-pods'] = '50';
+      c.kubeletConfig.kubeletNodeLabels.env = 'prod';
+      c.localDnsProfile = { vnetDnsOverrides: { '.': {} } };
+    }),
+  );
   assert.is(d.decision, 'rollout');
   assert.equal(d.rolloutFields, [
     'kubeletConfig.kubeletFlags["--max-pods"]',
@@ -80,7 +93,9 @@ test('map changes name the entry; message-valued map entries appear and disappea
 });
 
 test('equivalent documents (spelling, order, explicit defaults, unknown fields) diff as none', () => {
-  const a = load('{"version":"v1","kubernetesVersion":"1.30.4","isVhd":true,"clusterConfig":{"loadBalancerConfig":{"maxLoadBalancerRuleCount":148}}}');
+  const a = load(
+    '{"version":"v1","kubernetesVersion":"1.30.4","isVhd":true,"clusterConfig":{"loadBalancerConfig":{"maxLoadBalancerRuleCount":148}}}',
+  );
   const b = load('{"kubernetes_version":"1.30.4","version":"v1","cse_timeout":0,"futureField":{"x":1}}');
   assert.equal(diffConfigurations(a, b), { decision: 'none', rolloutFields: [], payloadFields: [] });
   assert.equal(configHashes(a), configHashes(b));

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { nameExitCode, PROVISION_EXIT_CODES } from '../../../src/status/exit-codes.ts';
 import { buildTimeline } from '../../../src/status/timeline.ts';
 
-test('exit codes: the scripts\' names, the agent\'s own, unknown codes said as such', () => {
+test("exit codes: the scripts' names, the agent's own, unknown codes said as such", () => {
   assert.equal(nameExitCode('50'), { code: 50, name: 'ERR_OUTBOUND_CONN_FAIL', meaning: PROVISION_EXIT_CODES[50]![1] });
   assert.is(nameExitCode(51)!.name, 'ERR_K8S_API_SERVER_CONN_FAIL');
   assert.is(nameExitCode('240')!.name, 'ANC_CONFIG_ERROR');
@@ -28,30 +28,53 @@ const event = (file: string, task: string, message: string, start: string, end: 
   Message: `${message} | startTime=${start} endTime=${end} durationMs=0`,
 });
 
-test('timeline: Starting + final event are one row; order by file name; scripts\' events their own rows', () => {
+test("timeline: Starting + final event are one row; order by file name; scripts' events their own rows", () => {
   const rows = buildTimeline([
-    event('300', 'AKS.AKSNodeController.Provision', 'aks-node-controller exited with error exit status 50', '2026-04-01 10:00:00.000', '2026-04-01 10:00:09.250', 'Error'),
+    event(
+      '300',
+      'AKS.AKSNodeController.Provision',
+      'aks-node-controller exited with error exit status 50',
+      '2026-04-01 10:00:00.000',
+      '2026-04-01 10:00:09.250',
+      'Error',
+    ),
     event('100', 'AKS.AKSNodeController.Provision', 'Starting', '2026-04-01 10:00:00.000', '2026-04-01 10:00:00.000'),
-    { file: '200.json', Timestamp: '2026-04-01 10:00:01.000', OperationId: '2026-04-01 10:00:03.000', TaskName: 'AKS.CSE.ensureContainerd', EventLevel: 'Informational', Message: 'Completed: ensureContainerd' },
+    {
+      file: '200.json',
+      Timestamp: '2026-04-01 10:00:01.000',
+      OperationId: '2026-04-01 10:00:03.000',
+      TaskName: 'AKS.CSE.ensureContainerd',
+      EventLevel: 'Informational',
+      Message: 'Completed: ensureContainerd',
+    },
     event('400', 'AKS.AKSNodeController.ProvisionWait', 'Starting', '2026-04-01 10:00:00.500', '2026-04-01 10:00:00.500'),
   ]);
-  assert.equal(rows.map((r) => [r.task, r.outcome, r.durationMs, r.agent]), [
-    ['Provision', 'error', 9250, true],
-    ['AKS.CSE.ensureContainerd', 'ok', 2000, false],
-    ['ProvisionWait', 'running', null, true],
-  ]);
+  assert.equal(
+    rows.map((r) => [r.task, r.outcome, r.durationMs, r.agent]),
+    [
+      ['Provision', 'error', 9250, true],
+      ['AKS.CSE.ensureContainerd', 'ok', 2000, false],
+      ['ProvisionWait', 'running', null, true],
+    ],
+  );
   assert.is(rows[0]!.message, 'aks-node-controller exited with error exit status 50');
   assert.is(rows[0]!.version, '202604.01.0');
 });
 
-test('the darwin binary\'s offline commands read no /proc, /sys or /dev path (CLI, commands, config, status)', () => {
+test("the darwin binary's offline commands read no /proc, /sys or /dev path (CLI, commands, config, status)", () => {
   const src = join(process.cwd(), 'src');
-  const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
-  const offline = walk(src).filter((f) => /^(cli|commands|config|status)\//.test(relative(src, f)) || /platform\/(deps|log|paths|build-info|errors)\.ts$/.test(f));
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+  const offline = walk(src).filter(
+    (f) => /^(cli|commands|config|status)\//.test(relative(src, f)) || /platform\/(deps|log|paths|build-info|errors)\.ts$/.test(f),
+  );
   for (const file of offline) {
     // The one table entry allowed: the SMBIOS identity for staged waves, optional by design (a missing file
     // is "no identity", which hotfix explain reports; docs/hotfix.md "Staged waves").
-    const code = readFileSync(file, 'utf8').split('\n').filter((l) => !/^\s*(\/\/|\*)/.test(l) && !/^\s*productUuid: /.test(l)).join('\n');
+    const code = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => !/^\s*(\/\/|\*)/.test(l) && !/^\s*productUuid: /.test(l))
+      .join('\n');
     assert.not.match(code, /['"`]\/(proc|sys|dev)\//, relative(src, file));
   }
 });

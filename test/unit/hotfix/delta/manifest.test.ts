@@ -9,7 +9,11 @@ const EXPECTED = { version: '202604.01.1', architecture: 'amd64' };
 
 function manifest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    schema: MANIFEST_SCHEMA, package: 'aks-node-controller', version: '202604.01.1', architecture: 'amd64', format: 'vcdiff',
+    schema: MANIFEST_SCHEMA,
+    package: 'aks-node-controller',
+    version: '202604.01.1',
+    architecture: 'amd64',
+    format: 'vcdiff',
     target: { sha256: T, size: 1000 },
     deltas: [{ base: { sha256: A, size: 900 }, file: `${A}.vcdiff`, sha256: B, size: 42 }],
     ...overrides,
@@ -40,8 +44,16 @@ test('parses a manifest and finds the entry for a base sha256', () => {
 
 test('every sha256 must be lowercase hex: the target, each base and each delta', () => {
   rejects(manifest({ target: { sha256: T.toUpperCase(), size: 1 } }), 'invalid', /manifest\.target\.sha256 must be 64 lowercase hex/);
-  rejects(manifest({ deltas: [{ base: { sha256: 'A'.repeat(64), size: 1 }, file: 'x', sha256: B, size: 1 }] }), 'invalid', /deltas\[0\]\.base\.sha256/);
-  rejects(manifest({ deltas: [{ base: { sha256: A, size: 1 }, file: `${A}.vcdiff`, sha256: B.slice(1), size: 1 }] }), 'invalid', /deltas\[0\]\.sha256/);
+  rejects(
+    manifest({ deltas: [{ base: { sha256: 'A'.repeat(64), size: 1 }, file: 'x', sha256: B, size: 1 }] }),
+    'invalid',
+    /deltas\[0\]\.base\.sha256/,
+  );
+  rejects(
+    manifest({ deltas: [{ base: { sha256: A, size: 1 }, file: `${A}.vcdiff`, sha256: B.slice(1), size: 1 }] }),
+    'invalid',
+    /deltas\[0\]\.sha256/,
+  );
 });
 
 test('file names are derived from the base (no path tricks), bases are unique, sizes positive', () => {

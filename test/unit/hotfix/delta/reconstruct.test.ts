@@ -21,8 +21,13 @@ function setup(seed = 11) {
   writeFileSync(baseFile, base);
   const entry = { base: { sha256: sha(base), size: base.length }, file: `${sha(base)}.vcdiff`, sha256: sha(delta), size: delta.length };
   const manifest: DeltaManifest = {
-    schema: MANIFEST_SCHEMA, package: 'aks-node-controller', version: '202604.01.1', architecture: 'amd64', format: 'vcdiff',
-    target: { sha256: sha(target), size: target.length }, deltas: [entry],
+    schema: MANIFEST_SCHEMA,
+    package: 'aks-node-controller',
+    version: '202604.01.1',
+    architecture: 'amd64',
+    format: 'vcdiff',
+    target: { sha256: sha(target), size: target.length },
+    deltas: [entry],
   };
   const out = join(deps.cwd, 'candidate');
   return { deps, base, target, delta, baseFile, entry, manifest, out };

@@ -29,14 +29,14 @@ export function pair(seed: number, size: number): { base: Buffer; target: Buffer
   const parts: Buffer[] = [];
   let at = 0;
   while (at < size) {
-    const keep = Math.floor(rng() * size / 8);
+    const keep = Math.floor((rng() * size) / 8);
     parts.push(base.subarray(at, at + keep));
     at += keep;
     const edit = rng();
     if (edit < 0.3) parts.push(Buffer.from(`log message ${Math.floor(rng() * 1e6)}`));
     else if (edit < 0.5) at += Math.floor(rng() * 300);
     else if (edit < 0.7) parts.push(Buffer.alloc(5000 + Math.floor(rng() * 5000), 0x41));
-    else parts.push(base.subarray(Math.floor(rng() * size / 2), Math.floor(rng() * size / 2) + 700));
+    else parts.push(base.subarray(Math.floor((rng() * size) / 2), Math.floor((rng() * size) / 2) + 700));
   }
   return { base, target: Buffer.concat(parts) };
 }
