@@ -150,7 +150,7 @@ class Scanner {
     if (m && (c === '-' || (c !== undefined && c >= '0' && c <= '9'))) {
       this.pos += m[0].length;
       const next = t[this.pos];
-      if (next !== undefined && /[0-9.eE+\-]/.test(next)) throw new Stop(`invalid number`, at);
+      if (next !== undefined && /[0-9.eE+-]/.test(next)) throw new Stop(`invalid number`, at);
       return { t: 'number', at, raw: m[0] };
     }
     throw new Stop(`unexpected ${describeChar(t, at)} (expected a JSON value)`, at);

@@ -173,7 +173,7 @@ function configMapEntry(body: string, key: string): unknown {
   try {
     const doc = JSON.parse(body) as Record<string, unknown> | null;
     const data = doc !== null && typeof doc === 'object' ? lookupFolded(doc, 'data') : undefined;
-    if (data === null || typeof data !== 'object' || !Object.prototype.hasOwnProperty.call(data, key)) return undefined;
+    if (data === null || typeof data !== 'object' || !Object.hasOwn(data, key)) return undefined;
     return (data as Record<string, unknown>)[key];
   } catch {
     return undefined;
@@ -301,7 +301,7 @@ function shortIoError(error: unknown): string {
 
 /** Go encoding/json key matching: the exact key, else the last match under Go's case folding. */
 function lookupFolded(obj: Record<string, unknown>, name: string): unknown {
-  if (Object.prototype.hasOwnProperty.call(obj, name)) return obj[name];
+  if (Object.hasOwn(obj, name)) return obj[name];
   let found: unknown;
   for (const key of Object.keys(obj)) if (goEqualFold(key, name)) found = obj[key];
   return found;

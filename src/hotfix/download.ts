@@ -199,7 +199,7 @@ function logDecision(deps: Deps, d: HotfixDecision): void {
 
 function reportFor(error: unknown): Report {
   const step = isAgentError(error) ? error.step : undefined;
-  if (step !== undefined && Object.prototype.hasOwnProperty.call(DOWNLOAD_OUTCOMES, step)) {
+  if (step !== undefined && Object.hasOwn(DOWNLOAD_OUTCOMES, step)) {
     const outcome = step as DownloadOutcome;
     const exit = DOWNLOAD_OUTCOMES[outcome].exit;
     return { outcome, exitCode: exit ?? (error as AgentError).exitCode, error: clipEchoes(errorMessage(error)) };

@@ -35,7 +35,7 @@ export function explainHotfix(deps: Pick<Deps, 'fs' | 'paths'>, pointerPath: str
   const e = nodeEligibility(deps, pointer, d);
   const refusal = d.upgrade ? e.refusal : undefined;
   const staged = deps.fs.stat(deps.paths.hotfixBinary);
-  const hotfix = staged !== undefined && staged.isFile && (staged.mode & 0o111) !== 0;
+  const hotfix = staged?.isFile === true && (staged.mode & 0o111) !== 0;
   return {
     current: d.current,
     base: d.base,

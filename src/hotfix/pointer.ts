@@ -99,7 +99,7 @@ function parseRollout(value: unknown, fail: (detail: string) => never): Record<s
 
 /** Exact key first; otherwise the last key that matches under Go's case folding (later keys overwrite). */
 function lookupField(obj: Record<string, unknown>, name: string): unknown {
-  if (Object.prototype.hasOwnProperty.call(obj, name)) return obj[name];
+  if (Object.hasOwn(obj, name)) return obj[name];
   let found: unknown;
   for (const key of Object.keys(obj)) if (foldKey(key) === name) found = obj[key];
   return found;

@@ -42,7 +42,7 @@ export function resolveVersion(
   if (keys.length > 0) {
     const base = hotfixBaseFromVersion(current);
     if (!base.ok) return { resolved: '', source: 'map', baseError: base.error };
-    const own = Object.prototype.hasOwnProperty.call(pointer.hotfixes, base.value);
+    const own = Object.hasOwn(pointer.hotfixes, base.value);
     return { resolved: own ? goTrimSpace(pointer.hotfixes[base.value] ?? '') : '', source: 'map' };
   }
   const legacy = goTrimSpace(pointer.version);

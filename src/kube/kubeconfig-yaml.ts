@@ -3,7 +3,7 @@
 // (`~`, `null`, an empty value) become null. Aliases are refused, so a billion-laughs document cannot
 // expand. Errors name a line number and a problem, never the source text: the file carries tokens and
 // private keys (D14). Loaded only on the check-hotfix path (commands lazy-import kube/client.ts).
-import { LineCounter, YAMLError, isScalar, parseDocument, visit } from 'yaml';
+import { LineCounter, type YAMLError, isScalar, parseDocument, visit } from 'yaml';
 import { AgentError } from '../platform/errors.ts';
 
 export type YamlValue = string | null | YamlValue[] | { [key: string]: YamlValue };

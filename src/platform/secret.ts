@@ -113,7 +113,7 @@ function decodeTextBase64(value: string): string | undefined {
   if (!BASE64.test(compact) && !BASE64URL.test(compact)) return undefined;
   const bytes = Buffer.from(compact.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   const text = bytes.toString('utf8');
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: decoded bytes must be printable text to count as a derived form
   return Buffer.from(text, 'utf8').equals(bytes) && !/[\x00-\x08\x0e-\x1f\x7f]/.test(text) ? text : undefined;
 }
 

@@ -16,7 +16,7 @@ export const DELTA_DIR = 'usr/lib/aks-node-controller/delta';
 export const MANIFEST_SCHEMA = 'aks-node-controller-delta/1';
 /** Plain RFC 3284 from xdelta3 (-A: no application header, -n: no Adler-32, -S none: no secondary compression). */
 export const XDELTA3_FLAGS = ['-9', '-S', 'none', '-A', '-n'];
-const ELF_MACHINES = { 0x3e: 'amd64', 0xb7: 'arm64' };
+const ELF_MACHINES = { 62: 'amd64', 183: 'arm64' };
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 

@@ -29,7 +29,7 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
     if (!BASE.test(base) || version === undefined || !VERSION.test(version))
       throw usage(`--hotfix ${JSON.stringify(entry)}: expected BASE=VERSION, e.g. 202604.01=202604.01.1`);
     if (!version.startsWith(`${base}.`)) throw usage(`--hotfix ${entry}: version ${version} is not a patch of base ${base}`);
-    if (Object.prototype.hasOwnProperty.call(hotfixes, base)) throw usage(`--hotfix: base ${base} is given twice`);
+    if (Object.hasOwn(hotfixes, base)) throw usage(`--hotfix: base ${base} is given twice`);
     define(hotfixes, base, version);
   }
   const rollout: Record<string, RolloutWave> = {};
@@ -40,8 +40,8 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
     if (!BASE.test(base) || !/^\d{1,3}(\.\d+)?$/.test(percentText) || percent > 100 || salt === undefined || salt === '') {
       throw usage(`--rollout ${JSON.stringify(entry)}: expected BASE=PERCENT:SALT with PERCENT 0..100, e.g. 202604.01=10:wave-2026-11`);
     }
-    if (!Object.prototype.hasOwnProperty.call(hotfixes, base)) throw usage(`--rollout ${entry}: base ${base} has no --hotfix`);
-    if (Object.prototype.hasOwnProperty.call(rollout, base)) throw usage(`--rollout: base ${base} is given twice`);
+    if (!Object.hasOwn(hotfixes, base)) throw usage(`--rollout ${entry}: base ${base} has no --hotfix`);
+    if (Object.hasOwn(rollout, base)) throw usage(`--rollout: base ${base} is given twice`);
     define(rollout, base, { percent, salt });
   }
   const serialText = flags.serial ?? '';
@@ -59,7 +59,7 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
     if (!(SCOPE_KEYS as readonly string[]).includes(key) || value === undefined || value.trim() === '') {
       throw usage(`--scope ${JSON.stringify(entry)}: expected KEY=VALUE with KEY one of ${SCOPE_KEYS.join(', ')}`);
     }
-    if (!Object.prototype.hasOwnProperty.call(scope, key)) define(scope, key, []);
+    if (!Object.hasOwn(scope, key)) define(scope, key, []);
     if (!scope[key]!.includes(value.trim())) scope[key]!.push(value.trim());
   }
   return { serial, expires, scope, hotfixes, ...(Object.keys(rollout).length > 0 ? { rollout } : {}) };

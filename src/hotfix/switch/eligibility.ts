@@ -51,5 +51,5 @@ export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfi
 }
 
 function ownEntry(rollout: HotfixPointer['rollout'], base: string) {
-  return rollout !== undefined && Object.prototype.hasOwnProperty.call(rollout, base) ? rollout[base] : undefined;
+  return rollout !== undefined && Object.hasOwn(rollout, base) ? rollout[base] : undefined;
 }

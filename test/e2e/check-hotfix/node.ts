@@ -192,7 +192,7 @@ export const SERVED = () => ({
 export const CM_KEY = 'kube-system/anc-hotfix-version';
 
 /** D14: registers a final test that greps everything this file's runs printed or wrote for the secrets. */
-export function registerSecretGrep(t: { (name: string, fn: () => void): void }): void {
+export function registerSecretGrep(t: (name: string, fn: () => void) => void): void {
   t('D14: no token, key or kubeconfig secret in any stdout, stderr, log line or event', () => {
     assert.ok(TRANSCRIPT.length > 0, 'runs were recorded');
     const all = TRANSCRIPT.join('\n');

@@ -7,7 +7,6 @@ import * as assert from 'uvu/assert';
 import { runAnc } from '../harness.ts';
 import {
   PROVISION_COMPLETE,
-  SECRETS,
   assertNoSecrets,
   configWithSecrets,
   eventMessages,

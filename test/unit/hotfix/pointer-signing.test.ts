@@ -11,7 +11,7 @@ import { parseSignedPointer, renderSignedPointer } from '../../../src/hotfix/poi
 import { pointerFieldsFromFlags } from '../../../src/hotfix/pointer/render.ts';
 import { nodeFacts, outOfScopeReason } from '../../../src/hotfix/pointer/scope.ts';
 import { signPayload } from '../../../src/hotfix/pointer/signature.ts';
-import { AgentError } from '../../../src/platform/errors.ts';
+import type { AgentError } from '../../../src/platform/errors.ts';
 
 const pair = generateKeyPairSync('ed25519');
 const PRIVATE = String(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }));

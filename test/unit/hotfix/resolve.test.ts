@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { emptyPointer, type HotfixPointer } from '../../../src/hotfix/pointer.ts';
-import { decideHotfix, HOTFIX_REASONS, resolveVersion } from '../../../src/hotfix/resolve.ts';
+import { decideHotfix, type HOTFIX_REASONS, resolveVersion } from '../../../src/hotfix/resolve.ts';
 
 const ptr = (p: Partial<HotfixPointer>): HotfixPointer => ({ ...emptyPointer(), ...p });
 
