@@ -75,8 +75,10 @@ function step(name, command, commandArgs, env = {}, timeoutMin = 15) {
 }
 
 function countUvu(name, result) {
-  const total = Number(/Total:\s+(\d+)/.exec(result.stdout)?.[1] ?? NaN);
-  const ok = Number(/Passed:\s+(\d+)/.exec(result.stdout)?.[1] ?? NaN);
+  // The last summary is uvu's own: a failing test may quote a nested run's summary before it.
+  const last = (re) => [...(result.stdout ?? '').matchAll(re)].at(-1)?.[1];
+  const total = Number(last(/Total:\s+(\d+)/g) ?? NaN);
+  const ok = Number(last(/Passed:\s+(\d+)/g) ?? NaN);
   if (Number.isNaN(total) || Number.isNaN(ok)) {
     // No summary at all: the runner itself crashed (a syntax error, an import that throws).
     process.stdout.write(`${name}: no uvu summary (exit ${result.status}); counted as one failure\n`);

@@ -5,10 +5,10 @@
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
-import { goEqualFold, goTrimSpace } from '../platform/go/strings.ts';
 import { parseGoJson } from '../platform/json.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
 import type { Verdict } from './pointer/gate.ts';
+import { configMapEntry, jsonKind, lookupFolded, parseConfigMapPointer } from './configmap-pointer.ts';
 import { resolveVersion } from './resolve.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { startAttrs } from '../platform/build-info.ts';
@@ -127,57 +127,10 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   return { outcome: resolved === '' ? 'noHotfixForBase' : 'configMapRead' };
 }
 
-/** The ConfigMap body (spec 6.6): `.data` is an object of strings; `hotfixes.json`, else its only entry. */
-export function parseConfigMapPointer(body: string): HotfixPointer {
-  const fail = (message: string): never => {
-    throw new AgentError('ANC_HOTFIX', message);
-  };
-  let doc: unknown;
-  try {
-    doc = parseGoJson(body);
-  } catch (error) {
-    return fail(`unmarshaling ConfigMap: ${jsonSyntaxProblem(body) ?? errorMessage(error)}`);
-  }
-  if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc)))
-    fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(doc)} into a ConfigMap object`);
-  const data = doc === null ? undefined : lookupFolded(doc as Record<string, unknown>, 'data');
-  if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) {
-    fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(data)} into field data of type map[string]string`);
-  }
-  const entries = Object.entries((data ?? {}) as Record<string, unknown>);
-  for (const [key, value] of entries) {
-    if (value !== null && typeof value !== 'string')
-      fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(value)} into field data[${JSON.stringify(key)}] of type string`);
-  }
-  if (entries.length === 0) fail('ConfigMap has no data');
-  const documented = entries.find(([key]) => key === 'hotfixes.json');
-  if (!documented && entries.length !== 1)
-    fail(`ConfigMap data has no "hotfixes.json" key and ${entries.length} entries (expected exactly 1)`);
-  const value = goTrimSpace(((documented ?? entries[0])![1] as string | null) ?? '');
-  if (value === '') fail('ConfigMap hotfix entry is empty');
-  try {
-    return parsePointer(value, 'anc-hotfix-version');
-  } catch (error) {
-    return fail(`unmarshaling hotfix pointer JSON: ${errorMessage(error).replace(/^parsing hotfix config anc-hotfix-version: /, '')}`);
-  }
-}
-
 /** A refused pointer: its outcome names why; nothing was staged (fail-open, exit 0). */
 function rejection(verdict: Verdict & { accepted: false }): CheckHotfixReport {
   const outcome = verdict.outcome === 'invalidPayload' ? 'failed' : verdict.outcome;
   return { outcome, error: verdict.reason };
-}
-
-/** One `data` entry of the ConfigMap body (exact key), or undefined (also when the body is malformed). */
-function configMapEntry(body: string, key: string): unknown {
-  try {
-    const doc = JSON.parse(body) as Record<string, unknown> | null;
-    const data = doc !== null && typeof doc === 'object' ? lookupFolded(doc, 'data') : undefined;
-    if (data === null || typeof data !== 'object' || !Object.hasOwn(data, key)) return undefined;
-    return (data as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -297,18 +250,4 @@ function shortIoError(error: unknown): string {
   const message = errorMessage(error);
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && message.startsWith(code) ? message.split(', ')[0]! : message;
-}
-
-/** Go encoding/json key matching: the exact key, else the last match under Go's case folding. */
-function lookupFolded(obj: Record<string, unknown>, name: string): unknown {
-  if (Object.hasOwn(obj, name)) return obj[name];
-  let found: unknown;
-  for (const key of Object.keys(obj)) if (goEqualFold(key, name)) found = obj[key];
-  return found;
-}
-
-function jsonKind(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value === 'object' ? 'object' : typeof value;
 }

@@ -2,7 +2,7 @@
 // an unsigned pointer) on a ConfigMap from a file or a cluster, as a report for people or machines.
 import { loadConfiguration } from '../../config/load.ts';
 import { AgentError, errorMessage } from '../../platform/errors.ts';
-import { parseConfigMapPointer } from '../check.ts';
+import { parseConfigMapPointer } from '../configmap-pointer.ts';
 import { POINTER_KEY, type ConfigMapDoc } from './configmap.ts';
 import { decidePointer, type GateContext, type Rejection } from './gate.ts';
 import { ENVELOPE_KEY } from './node-gate.ts';

@@ -132,7 +132,7 @@ test('hangs in `version`: the health gate stops it at its bound; the baked agent
   const download = messages(b, 'DownloadHotfix');
   assert.match(
     download[0]!,
-    /^outcome=healthCheckFailed current=202604\.01\.0 target=202604\.01\.1 error=health check: .*aks-node-controller-hotfix\.pending version: no answer within 5 s/,
+    /^outcome=healthCheckFailed current=202604\.01\.0 target=202604\.01\.1 (?:\w+=\S+ )*error=health check: .*aks-node-controller-hotfix\.pending version: no answer within 5 s/,
   );
   assert.ok(b.launcher.stdout.includes('Using VHD-baked binary: '));
   assert.not.ok(existsSync(imagePaths(b.root).hotfixBinary));
@@ -186,7 +186,7 @@ test('a fine hotfix, but the node is outside the wave: notInWave, nothing instal
   const download = messages(b, 'DownloadHotfix')[0]!;
   assert.match(
     download,
-    /^outcome=notInWave current=202604\.01\.0 target=202604\.01\.1 reason=node is outside the 30% wave for base 202604\.01: seed 0\.\d+, cutoff 0\.3$/,
+    /^outcome=notInWave current=202604\.01\.0 target=202604\.01\.1 reason=node is outside the 30% wave for base 202604\.01: seed 0\.\d+, cutoff 0\.3(?: \w+=\S+)*$/,
   );
   assert.not.match(b.launcher.stdout, /Setting up aks-node-controller/);
   assert.ok(b.launcher.stdout.includes('Using VHD-baked binary: '));

@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import { dirname } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseConfigMapPointer, readColdStartHotfixes, runCheckHotfix, stagePointer } from '../../../src/hotfix/check.ts';
+import { readColdStartHotfixes, runCheckHotfix, stagePointer } from '../../../src/hotfix/check.ts';
+import { parseConfigMapPointer } from '../../../src/hotfix/configmap-pointer.ts';
 import { parsePointer } from '../../../src/hotfix/pointer.ts';
 import { resolveVersion } from '../../../src/hotfix/resolve.ts';
 import { AgentError, errorMessage } from '../../../src/platform/errors.ts';
