@@ -200,7 +200,7 @@ test('a fine hotfix, but the node is outside the wave: notInWave, nothing instal
   raised.rollout['202604.01'].percent = 100;
   writeFileSync(join(work, 'raised.json'), JSON.stringify(raised));
   const wide = JSON.parse(
-    (await runAnc(['hotfix', 'explain', '--pointer', join(work, 'raised.json')], { root: b.root, bin: baked })).stdout,
+    (await runAnc(['hotfix', 'explain', '-o', 'json', '--pointer', join(work, 'raised.json')], { root: b.root, bin: baked })).stdout,
   );
   assert.equal([wide.inWave, wide.reason], [true, 'upgrade']);
 });
