@@ -74,6 +74,7 @@ export async function downloadHotfix(deps: Deps, options: DownloadOptions): Prom
   const seen: Seen = { target: '', trace: { path: 'none', fetchedBytes: 0, stages: {} } };
   deps.log.info('aks-node-controller hotfix download started', startAttrs(deps));
   removeLeftoverTemps(deps, dirname(deps.paths.hotfixBinary), TEMP_PREFIX.hotfixBinary, start);
+  removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.fetchScratch, start);
   let report: Report;
   try {
     report = await download(deps, options, seen);

@@ -44,7 +44,7 @@ export interface FileSystem {
   removeTree(path: string): void;
   readdir(path: string): string[];
   chmod(path: string, mode: number): void;
-  /** Removes regular files in dir named `<prefix>*` last modified before `olderThan`; returns their names. */
+  /** Removes regular files and directories in dir named `<prefix>*` last modified before `olderThan`; returns their names. */
   removeStaleFiles(dir: string, prefix: string, olderThan: Date): string[];
   /** Watches a directory; the callback gets the file name of every create/rename/change. */
   watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
@@ -120,9 +120,10 @@ export function removeStaleFiles(dir: string, prefix: string, olderThan: Date): 
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const path = join(dir, name);
+    // Regular files and (a killed fast path's scratch) directories; never a symlink or anything else.
     const stat = fs.lstatSync(path, { throwIfNoEntry: false });
-    if (!stat?.isFile() || stat.mtimeMs >= olderThan.getTime()) continue;
-    fs.rmSync(path, { force: true });
+    if (!(stat?.isFile() || stat?.isDirectory()) || stat.mtimeMs >= olderThan.getTime()) continue;
+    fs.rmSync(path, { force: true, recursive: stat.isDirectory() });
     removed.push(name);
   }
   return removed;

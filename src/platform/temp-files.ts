@@ -10,6 +10,8 @@ export const TEMP_PREFIX = {
   hotfixBinary: '.aks-node-controller-update-',
   status: '.aks-node-controller-status-',
   event: '.aks-node-controller-event-',
+  /** The repository fast path's scratch directory (package, index, candidate: up to ~160 MB). */
+  fetchScratch: '.aks-node-controller-fetch-',
 } as const;
 
 export function removeLeftoverTemps(deps: Pick<Deps, 'fs' | 'log'>, dir: string, prefix: string, runStarted: Date): void {

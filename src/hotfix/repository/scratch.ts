@@ -3,8 +3,9 @@
 // except the candidate that is then renamed or deleted.
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../../platform/deps.ts';
+import { TEMP_PREFIX } from '../../platform/temp-files.ts';
 
-export const SCRATCH_PREFIX = '.aks-node-controller-fetch-';
+export const SCRATCH_PREFIX = TEMP_PREFIX.fetchScratch;
 
 export interface Scratch {
   dir: string;

@@ -1,7 +1,7 @@
 // The platform pieces behind the fault bounds: the input guard, the bounded pipe drain and deadline kill
 // of child processes, stale temp-file removal and the derived secret forms.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -90,6 +90,20 @@ test('removeStaleFiles: only the prefix, only regular files, only older than the
   const removed = removeStaleFiles(d, '.aks-node-controller-update-', new Date(Date.now() - 1_000));
   assert.equal(removed.sort(), ['.aks-node-controller-update-1', '.aks-node-controller-update-2']);
   assert.equal(removeStaleFiles(join(dir, 'absent'), 'x', new Date()), []);
+});
+
+test("removeStaleFiles: a killed fast path's scratch directory goes whole; a fresh one and a symlink stay", () => {
+  const d = join(dir, 'scratch');
+  mkdirSync(d);
+  const old = new Date(Date.now() - 60_000);
+  mkdirSync(join(d, '.aks-node-controller-fetch-old'));
+  writeFileSync(join(d, '.aks-node-controller-fetch-old', 'candidate'), 'x');
+  utimesSync(join(d, '.aks-node-controller-fetch-old'), old, old);
+  mkdirSync(join(d, '.aks-node-controller-fetch-fresh'));
+  symlinkSync(join(d, '.aks-node-controller-fetch-old'), join(d, '.aks-node-controller-fetch-link'));
+  const removed = removeStaleFiles(d, '.aks-node-controller-fetch-', new Date(Date.now() - 1_000));
+  assert.equal(removed, ['.aks-node-controller-fetch-old']);
+  assert.equal(readdirSync(d).sort(), ['.aks-node-controller-fetch-fresh', '.aks-node-controller-fetch-link']);
 });
 
 test('derived secret forms: base64 (any alignment), base64url, decoded base64, PEM body, URL forms', () => {
