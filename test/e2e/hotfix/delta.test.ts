@@ -4,18 +4,7 @@
 // failure (a delta or a reconstruction that does not match the manifest) is final with nothing staged.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'uvu';
@@ -24,16 +13,14 @@ import {
   buildAgent,
   buildBaseStubRpm,
   buildHotfixPackages,
-  prepareAptRoot,
-  prepareRpmRoot,
   startAptRepo,
   startRpmRepo,
   type HotfixPackages,
   type ServedRepo,
 } from '../../fakes/repos.ts';
+import { NODE_BAKED as BAKED, plantHotfixNode } from '../../fakes/hotfix-node.ts';
 import { makeSandbox, runAnc, type Sandbox } from '../harness.ts';
 
-const BAKED = '/opt/azure/containers/aks-node-controller';
 const HOTFIX = '/opt/azure/containers/aks-node-controller-hotfix';
 const DELTA_DIR = 'usr/lib/aks-node-controller/delta';
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -109,14 +96,7 @@ test.after(async () => {
 async function runNode(repo: ServedRepo, kind: 'apt' | 'rpm' = 'apt') {
   const sb = makeSandbox('anc-delta-node-');
   ctx.sandboxes.push(sb);
-  if (kind === 'apt') prepareAptRoot(sb.root, repo);
-  else prepareRpmRoot(sb.root, repo, ctx.stub);
-  mkdirSync(sb.path('/opt/azure/containers'), { recursive: true });
-  copyFileSync(ctx.baked, sb.path(BAKED));
-  chmodSync(sb.path(BAKED), 0o755);
-  sb.write('/opt/azure/containers/aks-node-controller-hotfix.json', '{"hotfixes":{"202604.01":"202604.01.1"}}');
-  // The node's nbc command file: what the health gate's dry-run self-test provisions against.
-  sb.write('/opt/azure/containers/aks-node-controller-nbc-cmd.sh', 'exit 0\n');
+  plantHotfixNode(sb, { kind, repo, stub: ctx.stub, baked: ctx.baked, pointer: '{"hotfixes":{"202604.01":"202604.01.1"}}' });
   const before = repo.requests.length;
   const result = await runAnc(['download-hotfix'], { root: sb.root, bin: sb.path(BAKED), timeoutMs: 180_000 });
   const events = sb.events().filter((e) => e.TaskName === 'AKS.AKSNodeController.DownloadHotfix');

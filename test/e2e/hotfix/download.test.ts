@@ -2,27 +2,18 @@
 // hotfix package (202604.01.1) from a loopback apt repo (apt-get/dpkg) or rpm repo (dnf) into a sandbox
 // root, verifies it and stages it. Every "no" case must leave the baked binary in charge.
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  buildAgent,
-  buildBaseStubRpm,
-  buildHotfixPackages,
-  prepareAptRoot,
-  prepareRpmRoot,
-  startAptRepo,
-  startRpmRepo,
-  type ServedRepo,
-} from '../../fakes/repos.ts';
+import { buildAgent, buildBaseStubRpm, buildHotfixPackages, startAptRepo, startRpmRepo, type ServedRepo } from '../../fakes/repos.ts';
+import { NODE_BAKED as BAKED, plantHotfixNode } from '../../fakes/hotfix-node.ts';
 import { makeSandbox, runAnc, type RunOutcome, type Sandbox } from '../harness.ts';
 
-const BAKED = '/opt/azure/containers/aks-node-controller';
 const HOTFIX = '/opt/azure/containers/aks-node-controller-hotfix';
-const POINTER = '/opt/azure/containers/aks-node-controller-hotfix.json';
+const _POINTER = '/opt/azure/containers/aks-node-controller-hotfix.json';
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 function hostFingerprint(): string {
@@ -92,14 +83,7 @@ function node(
   const sb = makeSandbox('anc-hotfix-node-');
   ctx.sandboxes.push(sb);
   const repo = options.repo ?? (kind === 'apt' ? ctx.apt : ctx.rpm);
-  if (kind === 'apt') prepareAptRoot(sb.root, repo, { source: options.source ?? 'list' });
-  else prepareRpmRoot(sb.root, repo, ctx.stub);
-  mkdirSync(sb.path('/opt/azure/containers'), { recursive: true });
-  copyFileSync(options.baked ?? ctx.baked, sb.path(BAKED));
-  chmodSync(sb.path(BAKED), 0o755);
-  if (pointer !== undefined) sb.write(POINTER, pointer);
-  // The node's nbc command file: what the health gate's dry-run self-test provisions against.
-  sb.write('/opt/azure/containers/aks-node-controller-nbc-cmd.sh', 'exit 0\n');
+  plantHotfixNode(sb, { kind, repo, stub: ctx.stub, baked: options.baked ?? ctx.baked, pointer, source: options.source });
   return {
     sb,
     run: (args = []) => runAnc(['download-hotfix', ...args], { root: sb.root, bin: sb.path(BAKED), timeoutMs: 180_000 }),

@@ -3,18 +3,7 @@
 // real gpgv and rpmkeys. A good repository stages the hotfix without apt-get, dpkg or dnf; every attack
 // ends with nothing staged, no partial file, the stated outcome and exit code.
 import { createHash } from 'node:crypto';
-import {
-  appendFileSync,
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,21 +11,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSigningKey, type SigningKey } from '../../fakes/repo-index.ts';
-import {
-  buildAgent,
-  buildBaseStubRpm,
-  buildHotfixPackages,
-  prepareAptRoot,
-  prepareRpmRoot,
-  startAptRepo,
-  startRpmRepo,
-  type ServedRepo,
-} from '../../fakes/repos.ts';
+import { buildAgent, buildBaseStubRpm, buildHotfixPackages, startAptRepo, startRpmRepo, type ServedRepo } from '../../fakes/repos.ts';
+import { NODE_BAKED as BAKED, NODE_POINTER as POINTER, plantHotfixNode } from '../../fakes/hotfix-node.ts';
 import { makeSandbox, runAnc, type RunOutcome, type Sandbox } from '../harness.ts';
 
-const BAKED = '/opt/azure/containers/aks-node-controller';
 const HOTFIX = '/opt/azure/containers/aks-node-controller-hotfix';
-const POINTER = '/opt/azure/containers/aks-node-controller-hotfix.json';
 const DEB = 'pool/main/a/aks-node-controller/aks-node-controller_202604.01.1_amd64.deb';
 const RPM = 'Packages/aks-node-controller-202604.01.1-1.x86_64.rpm';
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -92,14 +71,14 @@ interface Node {
 function node(kind: 'apt' | 'rpm', repo: ServedRepo, options: { source?: 'list' | 'sources' } = {}): Node {
   const sb = makeSandbox('anc-fastpath-node-');
   ctx.sandboxes.push(sb);
-  if (kind === 'apt') prepareAptRoot(sb.root, repo, { source: options.source ?? 'list' });
-  else prepareRpmRoot(sb.root, repo, ctx.stub);
-  mkdirSync(sb.path('/opt/azure/containers'), { recursive: true });
-  copyFileSync(ctx.baked, sb.path(BAKED));
-  chmodSync(sb.path(BAKED), 0o755);
-  sb.write(POINTER, '{"hotfixes":{"202604.01":"202604.01.1"}}');
-  // The node's nbc command file: what the health gate's dry-run self-test provisions against.
-  sb.write('/opt/azure/containers/aks-node-controller-nbc-cmd.sh', 'exit 0\n');
+  plantHotfixNode(sb, {
+    kind,
+    repo,
+    stub: ctx.stub,
+    baked: ctx.baked,
+    pointer: '{"hotfixes":{"202604.01":"202604.01.1"}}',
+    source: options.source,
+  });
   return { sb, run: (args = []) => runAnc(['download-hotfix', ...args], { root: sb.root, bin: sb.path(BAKED), timeoutMs: 180_000 }) };
 }
 
