@@ -5,10 +5,10 @@
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
-import { parseGoJson } from '../platform/json.ts';
+import { goJsonKind, goLookupField, parseGoJson } from '../platform/json.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './pointer.ts';
 import type { Verdict } from './pointer/gate.ts';
-import { configMapEntry, jsonKind, lookupFolded, parseConfigMapPointer } from './configmap-pointer.ts';
+import { configMapEntry, parseConfigMapPointer } from './configmap-pointer.ts';
 import { resolveVersion } from './resolve.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { startAttrs } from '../platform/build-info.ts';
@@ -198,8 +198,8 @@ function readColdStartField(deps: Pick<Deps, 'fs' | 'paths'>, field: string): un
   }
   if (doc === null) return undefined;
   if (typeof doc !== 'object' || Array.isArray(doc))
-    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: cannot unmarshal ${jsonKind(doc)} into an object`);
-  return lookupFolded(doc as Record<string, unknown>, field);
+    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: cannot unmarshal ${goJsonKind(doc)} into an object`);
+  return goLookupField(doc as Record<string, unknown>, field);
 }
 
 /**

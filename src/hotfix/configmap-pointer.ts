@@ -4,7 +4,7 @@
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { goEqualFold, goTrimSpace } from '../platform/go/strings.ts';
-import { parseGoJson } from '../platform/json.ts';
+import { goJsonKind, goLookupField, parseGoJson } from '../platform/json.ts';
 import { type HotfixPointer, parsePointer } from './pointer.ts';
 
 /** The ConfigMap body (spec 6.6): `.data` is an object of strings; `hotfixes.json`, else its only entry. */
@@ -19,15 +19,15 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
     return fail(`unmarshaling ConfigMap: ${jsonSyntaxProblem(body) ?? errorMessage(error)}`);
   }
   if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc)))
-    fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(doc)} into a ConfigMap object`);
-  const data = doc === null ? undefined : lookupFolded(doc as Record<string, unknown>, 'data');
+    fail(`unmarshaling ConfigMap: cannot unmarshal ${goJsonKind(doc)} into a ConfigMap object`);
+  const data = doc === null ? undefined : goLookupField(doc as Record<string, unknown>, 'data');
   if (data !== undefined && data !== null && (typeof data !== 'object' || Array.isArray(data))) {
-    fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(data)} into field data of type map[string]string`);
+    fail(`unmarshaling ConfigMap: cannot unmarshal ${goJsonKind(data)} into field data of type map[string]string`);
   }
   const entries = Object.entries((data ?? {}) as Record<string, unknown>);
   for (const [key, value] of entries) {
     if (value !== null && typeof value !== 'string')
-      fail(`unmarshaling ConfigMap: cannot unmarshal ${jsonKind(value)} into field data[${JSON.stringify(key)}] of type string`);
+      fail(`unmarshaling ConfigMap: cannot unmarshal ${goJsonKind(value)} into field data[${JSON.stringify(key)}] of type string`);
   }
   if (entries.length === 0) fail('ConfigMap has no data');
   const documented = entries.find(([key]) => key === 'hotfixes.json');
@@ -46,24 +46,10 @@ export function parseConfigMapPointer(body: string): HotfixPointer {
 export function configMapEntry(body: string, key: string): unknown {
   try {
     const doc = JSON.parse(body) as Record<string, unknown> | null;
-    const data = doc !== null && typeof doc === 'object' ? lookupFolded(doc, 'data') : undefined;
+    const data = doc !== null && typeof doc === 'object' ? goLookupField(doc, 'data') : undefined;
     if (data === null || typeof data !== 'object' || !Object.hasOwn(data, key)) return undefined;
     return (data as Record<string, unknown>)[key];
   } catch {
     return undefined;
   }
-}
-
-/** Go encoding/json key matching: the exact key, else the last match under Go's case folding. */
-export function lookupFolded(obj: Record<string, unknown>, name: string): unknown {
-  if (Object.hasOwn(obj, name)) return obj[name];
-  let found: unknown;
-  for (const key of Object.keys(obj)) if (goEqualFold(key, name)) found = obj[key];
-  return found;
-}
-
-export function jsonKind(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value === 'object' ? 'object' : typeof value;
 }

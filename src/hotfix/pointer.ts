@@ -5,7 +5,7 @@
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { AgentError } from '../platform/errors.ts';
 import { goTrimSpace } from '../platform/go/strings.ts';
-import { goJson, parseGoJson } from '../platform/json.ts';
+import { goJson, goJsonKind, goLookupField, parseGoJson } from '../platform/json.ts';
 
 export interface HotfixPointer {
   /** Legacy single pointer (SEED). */
@@ -53,27 +53,27 @@ export function parsePointer(text: string | null, path: string): HotfixPointer {
     return fail(jsonSyntaxProblem(text) ?? 'not valid JSON');
   }
   if (doc === null) return pointer;
-  if (typeof doc !== 'object' || Array.isArray(doc)) return fail(`cannot unmarshal ${jsonKind(doc)} into hotfix config object`);
+  if (typeof doc !== 'object' || Array.isArray(doc)) return fail(`cannot unmarshal ${goJsonKind(doc)} into hotfix config object`);
   const obj = doc as Record<string, unknown>;
   for (const [key, field] of FIELDS) {
-    const value = lookupField(obj, key);
+    const value = goLookupField(obj, key);
     if (value === undefined || value === null) continue;
     if (field === 'hotfixes') pointer.hotfixes = parseMap(value, fail);
     else if (field === 'rollout') pointer.rollout = parseRollout(value, fail);
     else if (typeof value === 'string') pointer[field] = value;
-    else fail(`cannot unmarshal ${jsonKind(value)} into field ${key} of type string`);
+    else fail(`cannot unmarshal ${goJsonKind(value)} into field ${key} of type string`);
   }
   return pointer;
 }
 
 function parseMap(value: unknown, fail: (detail: string) => never): Record<string, string> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return fail(`cannot unmarshal ${jsonKind(value)} into field hotfixes of type map[string]string`);
+    return fail(`cannot unmarshal ${goJsonKind(value)} into field hotfixes of type map[string]string`);
   }
   const out: Record<string, string> = {};
   for (const [base, v] of Object.entries(value as Record<string, unknown>)) {
     if (v !== null && typeof v !== 'string')
-      fail(`cannot unmarshal ${jsonKind(v)} into field hotfixes[${JSON.stringify(base)}] of type string`);
+      fail(`cannot unmarshal ${goJsonKind(v)} into field hotfixes[${JSON.stringify(base)}] of type string`);
     // defineProperty: a `__proto__` key stays an ordinary entry.
     Object.defineProperty(out, base, { value: v ?? '', enumerable: true, writable: true, configurable: true });
   }
@@ -82,41 +82,19 @@ function parseMap(value: unknown, fail: (detail: string) => never): Record<strin
 
 /** `{"<base>": {"percent": 0..100, "salt": "<text>"}}`; anything else is an error (no install: fail-safe). */
 function parseRollout(value: unknown, fail: (detail: string) => never): Record<string, RolloutEntry> {
-  if (jsonKind(value) !== 'object') return fail(`cannot unmarshal ${jsonKind(value)} into field rollout of type map[string]rollout`);
+  if (goJsonKind(value) !== 'object') return fail(`cannot unmarshal ${goJsonKind(value)} into field rollout of type map[string]rollout`);
   const out: Record<string, RolloutEntry> = {};
   for (const [base, entry] of Object.entries(value as Record<string, unknown>)) {
     const where = `rollout[${JSON.stringify(base)}]`;
-    if (jsonKind(entry) !== 'object') fail(`cannot unmarshal ${jsonKind(entry)} into field ${where} of type rollout`);
-    const percent = lookupField(entry as Record<string, unknown>, 'percent');
-    const salt = lookupField(entry as Record<string, unknown>, 'salt') ?? '';
+    if (goJsonKind(entry) !== 'object') fail(`cannot unmarshal ${goJsonKind(entry)} into field ${where} of type rollout`);
+    const percent = goLookupField(entry as Record<string, unknown>, 'percent');
+    const salt = goLookupField(entry as Record<string, unknown>, 'salt') ?? '';
     if (typeof percent !== 'number' || !(percent >= 0 && percent <= 100))
       fail(`${where}.percent: expected a number from 0 to 100, got ${JSON.stringify(percent ?? null)}`);
-    if (typeof salt !== 'string') fail(`cannot unmarshal ${jsonKind(salt)} into field ${where}.salt of type string`);
+    if (typeof salt !== 'string') fail(`cannot unmarshal ${goJsonKind(salt)} into field ${where}.salt of type string`);
     Object.defineProperty(out, base, { value: { percent, salt }, enumerable: true, writable: true, configurable: true });
   }
   return out;
-}
-
-/** Exact key first; otherwise the last key that matches under Go's case folding (later keys overwrite). */
-function lookupField(obj: Record<string, unknown>, name: string): unknown {
-  if (Object.hasOwn(obj, name)) return obj[name];
-  let found: unknown;
-  for (const key of Object.keys(obj)) if (foldKey(key) === name) found = obj[key];
-  return found;
-}
-
-/** Go's json key folding for ASCII names: case-insensitive, plus the Kelvin sign (k) and long s (s). */
-function foldKey(key: string): string {
-  return key
-    .replace(/\u212a/g, 'k')
-    .replace(/\u017f/g, 's')
-    .toLowerCase();
-}
-
-function jsonKind(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value === 'object' ? 'object' : typeof value;
 }
 
 /**

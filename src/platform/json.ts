@@ -1,4 +1,5 @@
 // Go encoding/json compatibility for the files other programs read (events, provision.json, pointer).
+import { goEqualFold } from './go/strings.ts';
 
 /**
  * JSON.stringify, then the HTML-safe escapes Go's json.Marshal applies (`<`, `>`, `&`, U+2028, U+2029),
@@ -52,4 +53,19 @@ function replaceLoneSurrogateEscapes(text: string): string {
     from = i += 6;
   }
   return out + text.slice(from);
+}
+
+/** Go encoding/json key matching: the exact key, else the last match under Go's case folding. */
+export function goLookupField(obj: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(obj, name)) return obj[name];
+  let found: unknown;
+  for (const key of Object.keys(obj)) if (goEqualFold(key, name)) found = obj[key];
+  return found;
+}
+
+/** The JSON kind Go names in `cannot unmarshal <kind> into ...` (null, array, object, string, number, boolean). */
+export function goJsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'object' ? 'object' : typeof value;
 }

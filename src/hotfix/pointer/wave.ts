@@ -2,7 +2,7 @@
 // from the VM identity (SMBIOS product UUID) and the wave's salt, falls under percent/100. No clock, no
 // randomness: the same node, salt and percent always decide the same way, raising the percent only adds
 // nodes (the seed does not move) and a new salt reshuffles them.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../platform/hash.ts';
 import { errorMessage } from '../../platform/errors.ts';
 import type { FileSystem } from '../../platform/fs.ts';
 import type { RolloutEntry } from '../pointer.ts';
@@ -30,7 +30,7 @@ export function normaliseProductUuid(text: string | undefined): string | undefin
 
 /** The first 53 bits of sha256(salt + ":" + uuid) as a fraction in [0, 1) (exact in a double). */
 export function waveSeed(uuid: string, salt: string): number {
-  const digest = createHash('sha256').update(`${salt}:${uuid}`, 'utf8').digest();
+  const digest = Buffer.from(sha256Hex(`${salt}:${uuid}`), 'hex');
   return Number(digest.readBigUInt64BE(0) >> 11n) / 2 ** 53;
 }
 

@@ -2,7 +2,7 @@
 // of file, the fast path's own deadline, the node's proxy, and size + SHA-256 checks against what signed
 // metadata promised. Refused URLs, refused redirects, oversized answers and digest mismatches are
 // integrity failures; an unreachable, failing or hanging server only makes the path unavailable.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../platform/hash.ts';
 import type { Deps } from '../../platform/deps.ts';
 import { integrityError, unavailableError } from './errors.ts';
 import { urlRuleViolation } from './url-rules.ts';
@@ -64,7 +64,7 @@ export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, 
         if (expected.size !== undefined && result.body.length !== expected.size) {
           throw integrityError(`${url}: size ${result.body.length} does not match the signed size ${expected.size}`);
         }
-        const digest = createHash('sha256').update(result.body).digest('hex');
+        const digest = sha256Hex(result.body);
         if (digest !== expected.sha256) throw integrityError(`${url}: SHA-256 ${digest} does not match the signed ${expected.sha256}`);
       }
       return result.body;
