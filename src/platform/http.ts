@@ -3,6 +3,7 @@
 // handed to the caller one hop at a time so it can refuse any that leave the repository, and an explicit
 // proxy (bun's fetch `proxy` option; the node's own apt/dnf proxy setting is resolved by the caller).
 // Failures are returned, not thrown: the caller decides what is final and what falls back.
+import { redactText } from './secret.ts';
 
 export interface HttpGetOptions {
   maxBytes: number;
@@ -37,7 +38,7 @@ export async function httpGet(start: URL, options: HttpGetOptions): Promise<Http
       try {
         response = await fetch(url, init);
       } catch (error) {
-        return failure(controller, 'network', url, `GET ${url}: ${describe(error)}`);
+        return failure(controller, 'network', url, `GET ${url}: ${describeFetchError(error, options.proxy)}`);
       }
       if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
         await response.body?.cancel().catch(() => undefined);
@@ -88,7 +89,12 @@ async function readCapped(response: Response, url: URL, options: HttpGetOptions,
       chunks.push(value);
     }
   } catch (error) {
-    return failure(controller, 'network', url, `GET ${url}: reading the body after ${size} bytes: ${describe(error)}`);
+    return failure(
+      controller,
+      'network',
+      url,
+      `GET ${url}: reading the body after ${size} bytes: ${describeFetchError(error, options.proxy)}`,
+    );
   }
   return { ok: true, body: Buffer.concat(chunks, size), url };
 }
@@ -98,10 +104,29 @@ function failure(controller: AbortController, kind: HttpFailureKind, url: URL, m
   return { ok: false, kind, url, message };
 }
 
-function describe(error: unknown): string {
+/** The runtime's error text, with the proxy password (raw, %-decoded, encoded forms) blanked: it is logged. */
+export function describeFetchError(error: unknown, proxy: string | undefined): string {
   const cause = (error as { cause?: unknown }).cause;
   const text = error instanceof Error ? error.message : String(error);
-  return cause instanceof Error && cause.message !== text ? `${text} (${cause.message})` : text;
+  const full = cause instanceof Error && cause.message !== text ? `${text} (${cause.message})` : text;
+  return redactText(full, proxyPasswords(proxy));
+}
+
+function proxyPasswords(proxy: string | undefined): string[] {
+  if (proxy === undefined) return [];
+  try {
+    const { password } = new URL(proxy);
+    if (password === '') return [];
+    let decoded = password;
+    try {
+      decoded = decodeURIComponent(password);
+    } catch {
+      // not %-encoded text: the raw form is all there is
+    }
+    return [password, decoded];
+  } catch {
+    return [];
+  }
 }
 
 export function createHttpClient(): HttpClient {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { httpGet } from '../../../src/platform/http.ts';
+import { describeFetchError, httpGet } from '../../../src/platform/http.ts';
 import { parseDeb822Sources, parseOneLineSources, releaseDirectory } from '../../../src/hotfix/repository/apt-source.ts';
 import { arMembers, cpioFile, tarFile } from '../../../src/hotfix/repository/archive.ts';
 import { dearmorPublicKeys } from '../../../src/hotfix/repository/armor.ts';
@@ -270,6 +270,17 @@ test('decompress: gzip in-process, zstd/xz through the tools under Node 20, outp
     scratch.remove();
     d.cleanup();
   }
+});
+
+test('a fetch error through an authenticated proxy never carries its password (raw or %-decoded)', () => {
+  const proxy = 'http://fleet:s3cret%21pass@10.0.0.9:3128';
+  const error = new Error('Unable to connect to proxy http://fleet:s3cret%21pass@10.0.0.9:3128', {
+    cause: new Error('ECONNREFUSED while using s3cret!pass'),
+  });
+  const text = describeFetchError(error, proxy);
+  assert.not.match(text, 's3cret');
+  assert.match(text, '10.0.0.9:3128');
+  assert.is(describeFetchError(new Error('plain'), undefined), 'plain');
 });
 
 test.run();
