@@ -117,11 +117,6 @@ async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promi
   if (!fast?.staged) {
     const timed = stageTimer(deps, seen.trace);
     await timed('installMs', () => installHotfix(deps, decision.resolved, deadline, seen.trace));
-    // Staging copies the binary, which cannot be interrupted: it never starts after the deadline.
-    if (deadline.remainingMs() <= 0)
-      throw new AgentError('ANC_HOTFIX', `stage hotfix binary: the ${deadline.seconds}s deadline passed before staging`, {
-        step: 'stageFailed',
-      });
     await timed('verifyMs', () => promoteWithHealthGate(deps, packageBinary, expectedBinaryVersion(decision.resolved), deadline));
   }
   deps.log.info('downloaded ANC hotfix', { target: decision.resolved, path: hotfixBinary });

@@ -33,6 +33,12 @@ export async function promoteWithHealthGate(
   if (!deps.fs.exists(candidatePath)) {
     throw new AgentError('ANC_HOTFIX', `verify hotfix binary: ${candidatePath} does not exist after the install`, { step: 'verifyFailed' });
   }
+  // Staging copies the binary, which cannot be interrupted: it never starts after the deadline.
+  if (deadline.remainingMs() <= 0) {
+    throw new AgentError('ANC_HOTFIX', `stage hotfix binary: the ${deadline.seconds}s deadline passed before staging`, {
+      step: 'stageFailed',
+    });
+  }
   // A private candidate on the same file system (the fast path's scratch copy) is moved, not copied again.
   if (options.moveCandidate) moveAlongside(deps, candidatePath, pending, bakedBinary);
   else copyBinaryAlongside(deps, candidatePath, pending, bakedBinary);
