@@ -157,7 +157,11 @@ test('gate: missing candidate is verifyFailed; an exhausted deadline runs nothin
     const late = promoteWithHealthGate(d, d.paths.packageBinary, '202604.01.1', { seconds: 1, remainingMs: () => 0 });
     await late.then(
       () => assert.unreachable(),
-      (e: AgentError) => assert.match(e.message, 'no time left of the 1s deadline'),
+      (e: AgentError) => {
+        // The copy is never started after the deadline (whichever path produced the candidate).
+        assert.match(e.message, 'the 1s deadline passed before staging');
+        assert.is(e.step, 'stageFailed');
+      },
     );
     assert.is(d.runs.length, 0);
     assertNotPromoted(d);
