@@ -4,6 +4,8 @@
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { InputKind } from '../platform/input.ts';
+import { goLookupField, parseGoJson } from '../platform/json.ts';
+import { decodeProvisionJson } from '../provision/status.ts';
 import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 
@@ -109,22 +111,23 @@ async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
   return loadConfiguration(text).issues.map((i) => `${i.severity}: ${i.path}: ${i.message}`);
 }
 
+/** provision.json through the one decoder provision-wait uses, so status reads what the extension will. */
 function parseProvisionJson(text: string | undefined, complete: boolean, notes: string[]): StatusReport['provision'] {
   if (text === undefined) return null;
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    notes.push('provision.json is not JSON (still being written?)');
+  const decoded = decodeProvisionJson(text);
+  if ('error' in decoded) {
+    notes.push(`provision.json is not JSON provision-wait can read (still being written?): ${decoded.error}`);
     return { exitCode: null, error: '', output: '', execDuration: '', complete };
   }
-  const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
-  const output = str(json.Output);
+  const { ExitCode, Error: error, Output: output } = decoded.result;
+  // ExecDuration is the scripts' own field (not in the reference struct): shown when it is a string.
+  const doc = parseGoJson(text) as Record<string, unknown> | null;
+  const execDuration = doc === null ? undefined : goLookupField(doc, 'ExecDuration');
   return {
-    exitCode: json.ExitCode === undefined ? null : (nameExitCode(str(json.ExitCode)) ?? null),
-    error: str(json.Error),
+    exitCode: ExitCode === '' ? null : (nameExitCode(ExitCode) ?? null),
+    error,
     output: output.length > 2000 ? `...${output.slice(-2000)}` : output,
-    execDuration: str(json.ExecDuration),
+    execDuration: typeof execDuration === 'string' ? execDuration : '',
     complete,
   };
 }
