@@ -52,6 +52,12 @@ export function shouldUpgradeToHotfix(current: string, target: string): Checked<
 /** D5: the only shape of version that may reach a package-manager argument. */
 export const SAFE_HOTFIX_VERSION = /^\d{6}\.\d{2}\.\d+(-\d+)?$/;
 
+/** A stamped agent version, D13: `YYYYMM.DD.PATCH` (what `<binary> version` prints). */
+export const STAMPED_VERSION = /^\d{6}\.\d{2}\.\d+$/;
+
+/** An image base, `YYYYMM.DD` (a key of the pointer's `hotfixes` and `rollout`). */
+export const HOTFIX_BASE = /^\d{6}\.\d{2}$/;
+
 export function isSafeHotfixVersion(version: string): boolean {
   return SAFE_HOTFIX_VERSION.test(version);
 }

@@ -1,6 +1,7 @@
 // `hotfix pointer render` flags -> the signed-pointer payload fields, with every check an operator
 // should hear about before anything is published. Pure.
 import { AgentError } from '../../platform/errors.ts';
+import { HOTFIX_BASE, SAFE_HOTFIX_VERSION } from '../version.ts';
 import { parseRfc3339, SCOPE_KEYS, type PointerFields, type RolloutWave } from './payload.ts';
 
 export interface RenderFlags {
@@ -15,9 +16,6 @@ function usage(message: string, hint = 'Run `aks-node-controller hotfix pointer 
   return new AgentError('ANC_USAGE', message, { hint });
 }
 
-const BASE = /^\d{6}\.\d{2}$/;
-const VERSION = /^\d{6}\.\d{2}\.\d+(-\d+)?$/;
-
 function define<T>(out: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
@@ -26,7 +24,7 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
   const hotfixes: Record<string, string> = {};
   for (const entry of flags.hotfix) {
     const [base, version] = splitOnce(entry, '=');
-    if (!BASE.test(base) || version === undefined || !VERSION.test(version))
+    if (!HOTFIX_BASE.test(base) || version === undefined || !SAFE_HOTFIX_VERSION.test(version))
       throw usage(`--hotfix ${JSON.stringify(entry)}: expected BASE=VERSION, e.g. 202604.01=202604.01.1`);
     if (!version.startsWith(`${base}.`)) throw usage(`--hotfix ${entry}: version ${version} is not a patch of base ${base}`);
     if (Object.hasOwn(hotfixes, base)) throw usage(`--hotfix: base ${base} is given twice`);
@@ -37,7 +35,7 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
     const [base, rest] = splitOnce(entry, '=');
     const [percentText, salt] = rest === undefined ? ['', undefined] : splitOnce(rest, ':');
     const percent = Number(percentText);
-    if (!BASE.test(base) || !/^\d{1,3}(\.\d+)?$/.test(percentText) || percent > 100 || salt === undefined || salt === '') {
+    if (!HOTFIX_BASE.test(base) || !/^\d{1,3}(\.\d+)?$/.test(percentText) || percent > 100 || salt === undefined || salt === '') {
       throw usage(`--rollout ${JSON.stringify(entry)}: expected BASE=PERCENT:SALT with PERCENT 0..100, e.g. 202604.01=10:wave-2026-11`);
     }
     if (!Object.hasOwn(hotfixes, base)) throw usage(`--rollout ${entry}: base ${base} has no --hotfix`);

@@ -10,10 +10,8 @@ import { errorMessage } from '../../platform/errors.ts';
 import { readPointerFile } from '../pointer-file.ts';
 import { decideHotfix } from '../resolve.ts';
 import { VERIFY_TIMEOUT_MS } from '../stage.ts';
-import { expectedBinaryVersion } from '../version.ts';
+import { expectedBinaryVersion, STAMPED_VERSION } from '../version.ts';
 import { recordQuarantine } from './quarantine.ts';
-
-const VERSION_SHAPE = /^\d{6}\.\d{2}\.\d+$/;
 
 export async function fallbackToBaked(deps: Deps, reason: string): Promise<number> {
   const start = deps.clock.now();
@@ -52,7 +50,7 @@ async function failedHotfixVersion(deps: Deps, problems: string[]): Promise<stri
       captureLimit: 4096,
     });
     const printed = run.stdout.trim();
-    if (run.exitCode === 0 && VERSION_SHAPE.test(printed)) return printed;
+    if (run.exitCode === 0 && STAMPED_VERSION.test(printed)) return printed;
     problems.push(`${binary} version did not print a version`);
   } catch (error) {
     problems.push(`${binary} version: ${errorMessage(error)}`);
