@@ -20,6 +20,15 @@ export interface FileStat {
   size: number;
 }
 
+export interface FileIdentity {
+  /** `dev:ino`: the same file, whatever its name. */
+  file: string;
+  /** Size, mode and modification time: equal while the content was not rewritten. */
+  content: string;
+  /** The inode change time too: any change at all (a link, a chmod, a write). */
+  exact: string;
+}
+
 export interface AtomicWriteOptions {
   /** Permission bits of the final file (applied with chmod, so the umask does not change them). */
   mode: number;
@@ -38,6 +47,10 @@ export interface FileSystem {
   writeFile(path: string, data: string | Uint8Array, options: { mode: number; exclusive?: boolean }): void;
   atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void;
   unlink(path: string): void;
+  /** Which file is at path (device, inode) and which version of it (size, mode, times); undefined when absent. Never follows a symlink. */
+  identity(path: string): FileIdentity | undefined;
+  /** link(2): a second name for the same file. */
+  link(existing: string, newPath: string): void;
   /** rename(2): atomic within one file system (promoting a staged file). */
   rename(from: string, to: string): void;
   /** Removes a directory tree (no error when it does not exist). */
@@ -65,6 +78,13 @@ export function statOrUndefined(path: string): FileStat | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+function identityOf(path: string): FileIdentity | undefined {
+  const s = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (!s) return undefined;
+  const content = `${s.size}:${s.mode}:${s.mtimeNs}`;
+  return { file: `${s.dev}:${s.ino}`, content, exact: `${content}:${s.ctimeNs}` };
 }
 
 export function atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void {
@@ -141,6 +161,8 @@ export function createRealFileSystem(): FileSystem {
     },
     atomicWrite,
     unlink: (path) => fs.rmSync(path, { force: true }),
+    identity: identityOf,
+    link: (existing, newPath) => fs.linkSync(existing, newPath),
     rename: (from, to) => fs.renameSync(from, to),
     removeTree: (path) => fs.rmSync(path, { recursive: true, force: true }),
     readdir: (path) => fs.readdirSync(path),

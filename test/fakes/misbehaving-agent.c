@@ -8,7 +8,10 @@
  *   -DERROR_AFTER_SCRIPTS `provision` runs the real provisioning (scripts included), then exits 1
  *   -DCONFIG_ERROR        `provision` (not --dry-run) is handed a configuration file that does not exist,
  *                         so the real agent fails with its own configuration error before the scripts
+ *   -DDELETE_BAKED        `version` deletes the baked binary (<AKS_NODE_ROOT>/opt/azure/containers/
+ *                         aks-node-controller), then answers like the real agent
  */
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,8 +67,15 @@ int main(int argc, char **argv) {
         char *args[] = {REAL, "provision", "--provision-config=/nonexistent/aks-node-controller-config.json", NULL};
         execv(REAL, args);
     }
+#elif defined(DELETE_BAKED)
+    if (strcmp(command, "version") == 0) {
+        char baked[4096];
+        const char *root = getenv("AKS_NODE_ROOT");
+        snprintf(baked, sizeof baked, "%s/opt/azure/containers/aks-node-controller", root ? root : "");
+        unlink(baked);
+    }
 #else
-#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS or CONFIG_ERROR"
+#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS, CONFIG_ERROR or DELETE_BAKED"
 #endif
     execv(REAL, argv);
     perror("execv " REAL);
