@@ -39,10 +39,15 @@ FEATURE_ENV=()
 HOTFIX_FLAG="${ENABLE_PROVISIONING_HOTFIX-}"
 HOTFIX_FLAG_SET="${ENABLE_PROVISIONING_HOTFIX+set}"
 
+# Control characters (C0 including newline, DEL, UTF-8 C1) in a message become '?': a version string a
+# staged binary printed must not retitle, clear or colour the console, nor forge a journal line.
 log() {
-    echo "$*"
+    local LC_ALL=C line="$*"
+    line="${line//[$'\x01'-$'\x1f'$'\x7f']/?}"
+    line="${line//$'\xc2'[$'\x80'-$'\x9f']/?}"
+    echo "$line"
     # logger may be missing (minimal images, test sandboxes): the message is on stdout anyway.
-    "$LOGGER_CMD" -t "$LOG_TAG" -- "$*" >/dev/null 2>&1 || true
+    "$LOGGER_CMD" -t "$LOG_TAG" -- "$line" >/dev/null 2>&1 || true
 }
 
 wait_for_hostname() {

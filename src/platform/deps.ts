@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRealClock, type Clock } from './clock.ts';
 import { createEventSink, type EventSink } from './events.ts';
 import { createRealFileSystem, type FileSystem } from './fs.ts';
+import { escapeControls } from './terminal.ts';
 import { createHttpClient, type HttpClient } from './http.ts';
 import { logToStderr, openLogger, type Logger } from './log.ts';
 import { resolveNodePaths, type NodePaths } from './paths.ts';
@@ -58,8 +59,10 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
   const env = process.env;
   const paths = resolveNodePaths(env.AKS_NODE_ROOT);
   const clock = createRealClock();
-  const stdout = { write: (text: string | Uint8Array) => void process.stdout.write(text) };
-  const stderr = { write: (text: string | Uint8Array) => void process.stderr.write(text) };
+  // The text-output edge: strings are escaped (terminal.ts); bytes (generated files) pass as they are.
+  const edge = (text: string | Uint8Array) => (typeof text === 'string' ? escapeControls(text) : text);
+  const stdout = { write: (text: string | Uint8Array) => void process.stdout.write(edge(text)) };
+  const stderr = { write: (text: string | Uint8Array) => void process.stderr.write(edge(text)) };
   const log = openLogger({
     toFile: !options.readOnly,
     toStderr: logToStderr(env.ANC_LOG_STDERR, process.stderr.isTTY === true, options.readOnly),
