@@ -17,3 +17,16 @@ export function jsonSyntaxProblem(text: string): string | undefined {
     ? `not complete JSON (it ends at byte ${total} inside a value)`
     : `not valid JSON (syntax error at byte offset ${offset} of ${total})`;
 }
+
+/**
+ * JSON.parse for the agent's own state files: its error says where the text stops being valid, never
+ * what the text is (JSON.parse's message quotes the first characters; the file may be a symlink to a
+ * secret).
+ */
+export function parseStateJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(jsonSyntaxProblem(text) ?? 'not valid JSON');
+  }
+}

@@ -105,4 +105,16 @@ for (const kind of ['apt', 'rpm'] as const) {
   });
 }
 
+test('an unparsable repository state is ignored with a warning naming a byte offset, never its content', async () => {
+  const repo = await repoFor('apt');
+  const n = nodeFor('apt', repo);
+  n.sb.write(STATE, 'SECRETTOKEN.abcdef');
+  see(await n.run(), /outcome=staged .*path=repository/);
+  const log = n.sb.read('/var/log/azure/aks-node-controller.log');
+  const warning = log.split('\n').find((l) => l.includes('ignoring unreadable repository state'));
+  assert.ok(warning, log);
+  assert.match(warning!, '"error":"not valid JSON (syntax error at byte offset 0 of 18)"');
+  assert.not.match(log, 'SECRET');
+});
+
 test.run();
