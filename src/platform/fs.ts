@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomInt } from 'node:crypto';
-import { readBoundedFile, type InputKind } from './input.ts';
+import { readBoundedFile, readFileTail, type InputKind } from './input.ts';
 import {
   createHashingWriter,
   openPositionalReader,
@@ -40,6 +40,8 @@ export interface FileSystem {
   /** Every read goes through the input guard (input.ts): regular files only, never blocking, capped per kind. */
   readFile(path: string, kind: InputKind): Buffer;
   readText(path: string, kind: InputKind): string;
+  /** The last `bytes` bytes of a regular file of any size, same guard; `truncated` when it holds more. */
+  readTail(path: string, bytes: number): { data: Buffer; truncated: boolean };
   /** undefined when the path does not exist; other errors are thrown. Follows symlinks. */
   stat(path: string): FileStat | undefined;
   exists(path: string): boolean;
@@ -153,6 +155,7 @@ export function createRealFileSystem(): FileSystem {
   return {
     readFile: readBoundedFile,
     readText: (path, kind) => readBoundedFile(path, kind).toString('utf8'),
+    readTail: readFileTail,
     stat: statOrUndefined,
     exists: (path) => fs.existsSync(path),
     mkdirp: (path, mode = 0o755) => void fs.mkdirSync(path, { recursive: true, mode }),
