@@ -1,7 +1,8 @@
 // Availability of the repository fast path under a key rotation and a future-dated index (issue 25): the
 // compiled baked agent against real signed repositories on loopback and the real gpgv. An index signed by
 // the node's key and a key it lacks stages the hotfix, as apt accepts it; an index dated 400 days ahead is
-// refused and never becomes the replay floor, so the next correctly dated index still stages.
+// refused and never becomes the replay floor, so the next correctly dated index still stages. The state
+// file's parse errors never quote it; an IPv4-mapped loopback literal is loopback to the URL rules.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,16 @@ test('an unparsable repository state is ignored with a warning naming a byte off
   assert.ok(warning, log);
   assert.match(warning!, '"error":"not valid JSON (syntax error at byte offset 0 of 18)"');
   assert.not.match(log, 'SECRET');
+});
+
+test('apt: plain HTTP to the IPv4-mapped loopback literal [::ffff:127.0.0.1] is loopback, not a public host', async () => {
+  const repo = await repoFor('apt');
+  const n = nodeFor('apt', repo);
+  const list = '/etc/apt/sources.list.d/microsoft-prod.list';
+  n.sb.write(list, n.sb.read(list).replace('http://127.0.0.1:', 'http://[::ffff:127.0.0.1]:'));
+  const message = await n.run();
+  see(message, /outcome=staged .*path=repository/);
+  assert.not.match(message, 'public host');
 });
 
 test.run();
