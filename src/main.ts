@@ -3,8 +3,7 @@
 import { COMMANDS } from './commands/index.ts';
 import { isReadOnlyInvocation, run } from './commands/cli.ts';
 import { createRealDeps } from './platform/deps.ts';
-import { errorMessage } from './platform/errors.ts';
-import { escapeControls } from './platform/terminal.ts';
+import { printableError } from './platform/errors.ts';
 
 async function main(): Promise<number> {
   // A reader that goes away early (`| head`) is not an error of ours: stop writing, keep the exit code.
@@ -15,7 +14,7 @@ async function main(): Promise<number> {
     deps = createRealDeps({ readOnly: isReadOnlyInvocation(argv, COMMANDS) });
   } catch (error) {
     // Spec 2: a log that cannot be opened is reported on stdout before anything else runs.
-    process.stdout.write(`${escapeControls(errorMessage(error))}\n`);
+    process.stdout.write(`${printableError(error)}\n`);
     return 1;
   }
   try {
@@ -31,7 +30,7 @@ main().then(
     process.exitCode = code < 0 ? 255 : code;
   },
   (error: unknown) => {
-    process.stderr.write(`aks-node-controller: unexpected error: ${escapeControls(errorMessage(error))}\n`);
+    process.stderr.write(`aks-node-controller: unexpected error: ${printableError(error)}\n`);
     process.exitCode = 1;
   },
 );

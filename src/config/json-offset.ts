@@ -1,6 +1,7 @@
 // Where a JSON text stops being valid, as a byte offset: error messages name the file and the offset and
 // never quote the content (a node config holds the bootstrap token; a pointer may be a symlink to
 // anything). Pure.
+import { AgentError } from '../platform/errors.ts';
 import { scanJson } from './json-scan.ts';
 
 /** `not valid JSON (syntax error at byte offset N of M)`, or `empty (0 bytes)`; undefined when valid. */
@@ -27,6 +28,6 @@ export function parseStateJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new Error(jsonSyntaxProblem(text) ?? 'not valid JSON');
+    throw new AgentError('ANC_IO', jsonSyntaxProblem(text) ?? 'not valid JSON');
   }
 }

@@ -1,5 +1,6 @@
 // One error type for the whole agent (STYLE 8): a stable code, the exit code it maps to, a hint for the
 // operator and the cause. Created where the fault is seen, printed once by main.
+import { escapeControls } from './terminal.ts';
 
 export const ERROR_CODES = {
   ANC_USAGE: { exitCode: 1, hint: 'Run `aks-node-controller --help` to see the commands and their flags.' },
@@ -56,6 +57,11 @@ export function isAgentError(value: unknown): value is AgentError {
 export function errorMessage(value: unknown): string {
   if (value instanceof Error) return value.message;
   return String(value);
+}
+
+/** The error's message as text for a terminal (control characters escaped, terminal.ts). */
+export function printableError(value: unknown): string {
+  return escapeControls(errorMessage(value));
 }
 
 /** Exit code for anything thrown: an AgentError knows its own, everything else is 1 (spec 1.4). */

@@ -80,7 +80,10 @@ export function parseSignedPointer(bytes: Uint8Array): SignedPointer {
   if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial < 1) throw invalid('serial must be an integer >= 1');
   if (typeof doc.expires !== 'string') throw invalid('expires must be an RFC 3339 time');
   const expiresAt = parseRfc3339(doc.expires);
-  if (!expiresAt) throw invalid(`expires ${JSON.stringify(doc.expires)} is not a valid RFC 3339 time (a real calendar date and time with its zone, e.g. 2026-12-01T00:00:00Z)`);
+  if (!expiresAt)
+    throw invalid(
+      `expires ${JSON.stringify(doc.expires)} is not a valid RFC 3339 time (a real calendar date and time with its zone, e.g. 2026-12-01T00:00:00Z)`,
+    );
   return {
     schemaVersion: POINTER_SCHEMA_VERSION,
     serial,
