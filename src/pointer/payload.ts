@@ -3,6 +3,7 @@
 // and a scope. It is ordinary pointer JSON, so agents that predate signing read the same bytes as an
 // unsigned pointer (they ignore the extra keys). Pure: parsing and rendering bytes.
 import { AgentError } from '../platform/errors.ts';
+import { readingAmbiguity } from './payload-shape.ts';
 
 export const POINTER_SCHEMA_VERSION = 1;
 
@@ -71,6 +72,8 @@ export function parseSignedPointer(bytes: Uint8Array): SignedPointer {
     throw invalid('not valid JSON');
   }
   if (!isObject(doc)) throw invalid('not a JSON object');
+  const ambiguity = readingAmbiguity(text);
+  if (ambiguity) throw invalid(ambiguity);
   if (doc.schemaVersion !== POINTER_SCHEMA_VERSION) {
     throw invalid(
       `schemaVersion ${JSON.stringify(doc.schemaVersion ?? null)} is not supported (this agent reads ${POINTER_SCHEMA_VERSION})`,
