@@ -7,7 +7,8 @@ import type { FieldInfo } from './generated/catalog.ts';
 import type { EnumName, MessageName } from './generated/types.ts';
 import { childPath, clip, describeFound, indexPath } from './issues.ts';
 import type { ConfigIssue } from './issues.ts';
-import type { JsonNode, JsonObject } from './json-scan.ts';
+import type { JsonNode, JsonObject } from '../platform/json-scan.ts';
+import { protojsonFloat, protojsonInt, protojsonStringNumber } from '../platform/go/protojson.ts';
 
 export interface DecodeContext {
   issues: ConfigIssue[];
@@ -19,8 +20,6 @@ type Decoded = { ok: true; value: unknown } | { ok: false; expected: string } | 
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
-const NUMERIC = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
-const INT_PARTS = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 
 export const EXPECTED = {
   string: 'a JSON string',
@@ -46,33 +45,29 @@ export function fieldByKey(message: MessageName, key: string): FieldInfo | undef
   return index.get(key);
 }
 
-/** Exact int32 from a JSON number text: integral (exponent/fraction allowed) and in range. */
+/** Exact int32 from a JSON number token: integral (exponent/fraction allowed) and in range. */
 export function parseInt32(raw: string): number | undefined {
-  if (!NUMERIC.test(raw)) return undefined;
-  const m = INT_PARTS.exec(raw);
-  if (!m) return undefined;
-  const intDigits = m[1] ?? '';
-  const digits = intDigits + (m[2] ?? '');
-  const point = intDigits.length + Number(m[3] ?? 0);
-  if (point < digits.length && /[1-9]/.test(digits.slice(Math.max(point, 0)))) return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < INT32_MIN || value > INT32_MAX) return undefined;
+  const value = protojsonInt(raw, 32);
   return value === 0 ? 0 : value;
 }
 
-/** protojson double: numbers, numeric strings, "NaN", "Infinity", "-Infinity"; finite otherwise. */
+/** int32 from a JSON number, or from a numeric string read as protojson does (one token from the start). */
+function int32Of(node: JsonNode): number | undefined {
+  if (node.t === 'number') return parseInt32(node.raw);
+  if (node.t !== 'string') return undefined;
+  const token = protojsonStringNumber(node.value);
+  return token === undefined ? undefined : parseInt32(token);
+}
+
+/** protojson double: numbers, numeric strings (as for int32), "NaN", "Infinity", "-Infinity"; finite otherwise. */
 export function parseDouble(node: JsonNode): number | undefined {
-  if (node.t === 'number') {
-    const v = Number(node.raw);
-    return Number.isFinite(v) ? v : undefined;
-  }
+  if (node.t === 'number') return protojsonFloat(node.raw);
   if (node.t !== 'string') return undefined;
   if (node.value === 'NaN') return NaN;
   if (node.value === 'Infinity') return Infinity;
   if (node.value === '-Infinity') return -Infinity;
-  if (!NUMERIC.test(node.value)) return undefined;
-  const v = Number(node.value);
-  return Number.isFinite(v) ? v : undefined;
+  const token = protojsonStringNumber(node.value);
+  return token === undefined ? undefined : protojsonFloat(token);
 }
 
 function enumExpected(e: EnumName): string {
@@ -103,8 +98,7 @@ export function decodeScalar(node: JsonNode, type: string): Decoded {
     case 'bool':
       return node.t === 'bool' ? { ok: true, value: node.value } : { ok: false, expected: EXPECTED.bool };
     case 'int32': {
-      const raw = node.t === 'number' ? node.raw : node.t === 'string' ? node.value : undefined;
-      const n = raw === undefined ? undefined : parseInt32(raw);
+      const n = int32Of(node);
       return n === undefined ? { ok: false, expected: EXPECTED.int32 } : { ok: true, value: n };
     }
     case 'double': {
@@ -182,6 +176,20 @@ function decodeMap(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: s
       continue;
     }
     seen.add(entry.key);
+    if (!entry.keyWellFormed) {
+      // The reference cannot decode such a key (protojson rejects it); D7: the entry alone is dropped.
+      const expected = EXPECTED.wellFormed;
+      const message = `invalid key in map field ${field.json}: expected ${expected}, found a key with a lone surrogate escape; entry ignored${ctx.where(entry.at)}`;
+      ctx.issues.push({
+        path: entryPath,
+        severity: 'error',
+        kind: 'bad-value',
+        message,
+        expected,
+        found: 'a key with a lone surrogate escape',
+      });
+      continue;
+    }
     const what = `value for map field ${field.json}`;
     let v: unknown;
     if (field.mapValueMessage) {
