@@ -6,7 +6,9 @@ import * as assert from 'uvu/assert';
 import { makeSandbox, runAnc, type Sandbox } from '../harness.ts';
 
 const COMPONENTS = {
-  GPUContainerImages: [{ downloadURL: 'mcr.microsoft.com/aks/aks-gpu-cuda-lts:*', gpuVersion: { latestVersion: '580.159.04-20260629214430' } }],
+  GPUContainerImages: [
+    { downloadURL: 'mcr.microsoft.com/aks/aks-gpu-cuda-lts:*', gpuVersion: { latestVersion: '580.159.04-20260629214430' } },
+  ],
 };
 const BASE = { version: 'v1', kubernetesVersion: '1.30.1', vmSize: 'Standard_D2s_v3' };
 
@@ -78,7 +80,10 @@ test('3. components.json into typed structs: any declared field of the wrong typ
     assert.match(r.stderr, detail);
     r.box.cleanup();
   };
-  await refused('{"GPUContainerImages":[{"gpuVersion":{"renovateTag":5}}]}', 'cannot unmarshal number into Go struct field gpuVersion.GPUContainerImages.gpuVersion.renovateTag of type string');
+  await refused(
+    '{"GPUContainerImages":[{"gpuVersion":{"renovateTag":5}}]}',
+    'cannot unmarshal number into Go struct field gpuVersion.GPUContainerImages.gpuVersion.renovateTag of type string',
+  );
   await refused('{"GPUContainerImages":[{"downloadURL":"a"}],"GPUContainerImages":[{"downloadURL":2}]}', 'cannot unmarshal number');
   await refused(`{"Packages":${'['.repeat(10_001)}${']'.repeat(10_001)}}`, 'exceeded max depth');
   // Duplicates decode INTO the existing value: the repeated array reuses element 0 (its gpuVersion),

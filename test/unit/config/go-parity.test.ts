@@ -51,7 +51,16 @@ test('the walk reaches the numbers and maps the issue names', () => {
   assert.ok(names.includes('cseTimeout'));
   assert.ok(NUMERIC.some((s) => s.field.type === 'double'));
   const maps = MAPS.map((s) => s.field.json);
-  for (const name of ['kubeletFlags', 'kubeletNodeLabels', 'evictionHard', 'systemReserved', 'kubeReserved', 'featureGates', 'vnetDnsOverrides', 'kubeDnsOverrides'])
+  for (const name of [
+    'kubeletFlags',
+    'kubeletNodeLabels',
+    'evictionHard',
+    'systemReserved',
+    'kubeReserved',
+    'featureGates',
+    'vnetDnsOverrides',
+    'kubeDnsOverrides',
+  ])
     assert.ok(maps.includes(name), name);
 });
 
@@ -98,6 +107,15 @@ test('a lone surrogate escape in a map KEY drops that entry alone and reports it
     );
     assert.match(reported[0]!.message, 'lone surrogate');
   }
+});
+
+test('the unconfirmed wire numbers 46-52 (spec 1.2.14): an unknown-field WARN at its path, nothing rendered', () => {
+  const r = loadConfiguration('{"version":"v1","kubeletConfig":{"kubeletConfigFileConfig":{"enableServer":false,"maxPods":3}}}');
+  assert.equal(r.config.kubeletConfig?.kubeletConfigFileConfig, { maxPods: 3 });
+  assert.equal(
+    r.issues.map((i) => [i.path, i.kind, i.severity]),
+    [['$.kubeletConfig.kubeletConfigFileConfig.enableServer', 'unknown-field', 'warning']],
+  );
 });
 
 test.run();

@@ -100,7 +100,11 @@ const img = (downloadURL: string, latestVersion = '', renovateTag = '') => ({ do
 
 test('encoding/json: duplicate keys decode into the value already there', () => {
   const table: Array<[string, string, unknown]> = [
-    ['objects merge', '{"GPUContainerImages":[{"downloadURL":"a","gpuVersion":{"latestVersion":"1-x"},"gpuVersion":{"renovateTag":"t"}}]}', [img('a', '1-x', 't')]],
+    [
+      'objects merge',
+      '{"GPUContainerImages":[{"downloadURL":"a","gpuVersion":{"latestVersion":"1-x"},"gpuVersion":{"renovateTag":"t"}}]}',
+      [img('a', '1-x', 't')],
+    ],
     ['null keeps a string', '{"GPUContainerImages":[{"downloadURL":"a","downloadURL":null}]}', [img('a')]],
     ['null keeps a struct', '{"GPUContainerImages":[{"gpuVersion":{"latestVersion":"1-x"},"gpuVersion":null}]}', [img('', '1-x')]],
     ['a null element keeps the element', '{"GPUContainerImages":[{"downloadURL":"a"}],"GPUContainerImages":[null]}', [img('a')]],
@@ -114,10 +118,18 @@ test('encoding/json: duplicate keys decode into the value already there', () => 
       '{"GPUContainerImages":[{"downloadURL":"a"},{"downloadURL":"b","gpuVersion":{"latestVersion":"2-y"}}],"GPUContainerImages":[{}],"GPUContainerImages":[{},{}]}',
       [img('a'), img('b', '2-y')],
     ],
-    ['an empty array empties the slice', '{"GPUContainerImages":[{"downloadURL":"a"}],"GPUContainerImages":[],"GPUContainerImages":[{}]}', [img('')]],
+    [
+      'an empty array empties the slice',
+      '{"GPUContainerImages":[{"downloadURL":"a"}],"GPUContainerImages":[],"GPUContainerImages":[{}]}',
+      [img('')],
+    ],
     ['null empties a slice', '{"GPUContainerImages":[{"downloadURL":"a"}],"GPUContainerImages":null}', null],
     ['keys match case-insensitively, the last one wins', '{"gpucontainerimages":[{"DOWNLOADURL":"a","downloadUrl":"b"}]}', [img('b')]],
-    ['every matching key decodes, in document order', '{"GPUContainerImages":[{"downloadurl":"a","downloadURL":"b","DownloadUrl":"c"}]}', [img('c')]],
+    [
+      'every matching key decodes, in document order',
+      '{"GPUContainerImages":[{"downloadurl":"a","downloadURL":"b","DownloadUrl":"c"}]}',
+      [img('c')],
+    ],
     ['unknown keys are skipped, any type', '{"GPUContainerImages":[{"x":[1,{"y":null}]}],"Packages":{"a":1}}', [img('')]],
     ['a lone surrogate escape is U+FFFD', '{"GPUContainerImages":[{"downloadURL":"a\\ud800"}]}', [img('a\uFFFD')]],
     ['top-level null is a no-op', 'null', null],
@@ -127,10 +139,22 @@ test('encoding/json: duplicate keys decode into the value already there', () => 
 
 test('encoding/json: a wrong type in any declared field fails the call (after decoding the rest)', () => {
   const table: Array<[string, string]> = [
-    ['{"GPUContainerImages":[{"gpuVersion":{"renovateTag":5}}]}', 'json: cannot unmarshal number into Go struct field gpuVersion.GPUContainerImages.gpuVersion.renovateTag of type string'],
-    ['{"GPUContainerImages":{}}', 'json: cannot unmarshal object into Go struct field componentsConfig.GPUContainerImages of type []gpuContainerImage'],
-    ['{"GPUContainerImages":[{"downloadURL":true}]}', 'json: cannot unmarshal bool into Go struct field gpuContainerImage.GPUContainerImages.downloadURL of type string'],
-    ['{"GPUContainerImages":["x"]}', 'json: cannot unmarshal string into Go struct field componentsConfig.GPUContainerImages of type gpuContainerImage'],
+    [
+      '{"GPUContainerImages":[{"gpuVersion":{"renovateTag":5}}]}',
+      'json: cannot unmarshal number into Go struct field gpuVersion.GPUContainerImages.gpuVersion.renovateTag of type string',
+    ],
+    [
+      '{"GPUContainerImages":{}}',
+      'json: cannot unmarshal object into Go struct field componentsConfig.GPUContainerImages of type []gpuContainerImage',
+    ],
+    [
+      '{"GPUContainerImages":[{"downloadURL":true}]}',
+      'json: cannot unmarshal bool into Go struct field gpuContainerImage.GPUContainerImages.downloadURL of type string',
+    ],
+    [
+      '{"GPUContainerImages":["x"]}',
+      'json: cannot unmarshal string into Go struct field componentsConfig.GPUContainerImages of type gpuContainerImage',
+    ],
     ['[]', 'json: cannot unmarshal array into Go value of type componentsConfig'],
   ];
   for (const [text, message] of table) {
