@@ -7,7 +7,7 @@ import type { FieldInfo } from './generated/catalog.ts';
 import type { EnumName, MessageName } from './generated/types.ts';
 import { childPath, clip, describeFound, indexPath } from './issues.ts';
 import type { ConfigIssue } from './issues.ts';
-import type { JsonNode, JsonObject } from '../platform/json-scan.ts';
+import type { JsonNode, JsonObject, JsonString } from '../platform/json-scan.ts';
 import { protojsonFloat, protojsonInt, protojsonStringNumber } from '../platform/go/protojson.ts';
 
 export interface DecodeContext {
@@ -16,7 +16,11 @@ export interface DecodeContext {
   where(at: number): string;
 }
 
-type Decoded = { ok: true; value: unknown } | { ok: false; expected: string } | { ok: 'drop'; warning: string };
+type Decoded =
+  | { ok: true; value: unknown }
+  | { ok: false; expected: string }
+  | { ok: 'drop'; warning: string }
+  | { ok: 'kept'; value: unknown; warning: string; expected: string };
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
@@ -51,12 +55,14 @@ export function parseInt32(raw: string): number | undefined {
   return value === 0 ? 0 : value;
 }
 
-/** int32 from a JSON number, or from a numeric string read as protojson does (one token from the start). */
-function int32Of(node: JsonNode): number | undefined {
-  if (node.t === 'number') return parseInt32(node.raw);
-  if (node.t !== 'string') return undefined;
+/**
+ * The number token of a numeric string (protojson: one token read from the start), and whether text
+ * follows it ("600 seconds"), which the reference ignores and we keep the value but warn about.
+ */
+function stringToken(node: JsonNode): { token: string | undefined; trailing: boolean } {
+  if (node.t !== 'string') return { token: undefined, trailing: false };
   const token = protojsonStringNumber(node.value);
-  return token === undefined ? undefined : parseInt32(token);
+  return { token, trailing: token !== undefined && token.length < node.value.length };
 }
 
 /** protojson double: numbers, numeric strings (as for int32), "NaN", "Infinity", "-Infinity"; finite otherwise. */
@@ -66,8 +72,27 @@ export function parseDouble(node: JsonNode): number | undefined {
   if (node.value === 'NaN') return NaN;
   if (node.value === 'Infinity') return Infinity;
   if (node.value === '-Infinity') return -Infinity;
-  const token = protojsonStringNumber(node.value);
+  const { token } = stringToken(node);
   return token === undefined ? undefined : protojsonFloat(token);
+}
+
+/** int32 or double (JSON number or numeric string); a string with text after its number is kept with a warning. */
+function decodeNumber(node: JsonNode, type: 'int32' | 'double'): Decoded {
+  const token = stringToken(node);
+  const n =
+    type === 'double'
+      ? parseDouble(node)
+      : node.t === 'number'
+        ? parseInt32(node.raw)
+        : token.token === undefined
+          ? undefined
+          : parseInt32(token.token);
+  const expected = EXPECTED[type];
+  if (n === undefined) return { ok: false, expected };
+  if (!token.trailing) return { ok: true, value: n };
+  const text = clip(JSON.stringify((node as JsonString).value));
+  const warning = `numeric string ${text} read as ${n}, as the reference reads it: the text after the number is ignored`;
+  return { ok: 'kept', value: n, warning, expected };
 }
 
 function enumExpected(e: EnumName): string {
@@ -97,14 +122,9 @@ export function decodeScalar(node: JsonNode, type: string): Decoded {
       return node.wellFormed ? { ok: true, value: node.value } : { ok: false, expected: EXPECTED.wellFormed };
     case 'bool':
       return node.t === 'bool' ? { ok: true, value: node.value } : { ok: false, expected: EXPECTED.bool };
-    case 'int32': {
-      const n = int32Of(node);
-      return n === undefined ? { ok: false, expected: EXPECTED.int32 } : { ok: true, value: n };
-    }
-    case 'double': {
-      const n = parseDouble(node);
-      return n === undefined ? { ok: false, expected: EXPECTED.double } : { ok: true, value: n };
-    }
+    case 'int32':
+    case 'double':
+      return decodeNumber(node, type);
     default:
       if (Object.hasOwn(ENUMS, type)) return decodeEnum(node, type as EnumName);
       return { ok: false, expected: `a value of type ${type}` };
@@ -133,9 +153,9 @@ function settle(ctx: DecodeContext, path: string, node: JsonNode, field: FieldIn
       severity: 'warning',
       kind: 'bad-value',
       message: `${d.warning}${ctx.where(node.at)}`,
-      expected: enumExpected(field.enum as EnumName),
+      expected: d.ok === 'kept' ? d.expected : enumExpected(field.enum as EnumName),
     });
-  return undefined;
+  return d.ok === 'kept' ? d.value : undefined;
 }
 
 function decodeRepeated(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: string): unknown {

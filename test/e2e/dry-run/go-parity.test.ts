@@ -28,7 +28,7 @@ async function dryRun(configText: string, componentsText = JSON.stringify(COMPON
     env: { PATH: '/usr/bin:/bin', ANC_LOG_STDERR: '1' },
   });
   const env = run.exitCode === 0 ? (JSON.parse(run.stdout) as { env: Record<string, string> }).env : {};
-  return { exitCode: run.exitCode, env, stderr: run.stderr, box };
+  return { exitCode: run.exitCode ?? -1, env, stderr: run.stderr, box };
 }
 
 const b64 = (text: string | undefined) => Buffer.from(text ?? '', 'base64').toString();
