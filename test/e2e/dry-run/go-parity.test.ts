@@ -1,6 +1,7 @@
 // Issue 24 through `provision --dry-run` on the compiled binary: the four Go decoding classes as the
 // reference decodes them (protojson numeric strings, customEnvJsonContent and components.json by
 // encoding/json, lone surrogate escapes in map keys).
+import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeSandbox, runAnc, type Sandbox } from '../harness.ts';
@@ -113,6 +114,37 @@ test('4. a lone surrogate escape in a map key drops that entry and reports it (f
   assert.ok(reports.length > 0, r.stderr);
   for (const name of ['kubeletFlags', 'kubeletNodeLabels', 'featureGates', 'vnetDnsOverrides']) assert.match(reports.join('\n'), name);
   r.box.cleanup();
+});
+
+test('config validate reports both: the surrogate key as an error, text after a number as a warning (--strict fails)', async () => {
+  const box = makeSandbox('anc-parity-');
+  // The sample configuration validates cleanly even with --strict; each case adds to it.
+  const sample = JSON.parse(readFileSync('test/fixtures/sample-config.json', 'utf8'));
+  const numberOnly = box.write('/n.json', JSON.stringify({ ...sample, cseTimeout: '600 seconds' }));
+  const kubeletConfig = { ...sample.kubeletConfig, kubeletNodeLabels: { ...sample.kubeletConfig?.kubeletNodeLabels, LONE: 'x' } };
+  const file = box.write(
+    '/c.json',
+    JSON.stringify({ ...sample, cseTimeout: '600 seconds', kubeletConfig }).replace('"LONE"', '"a\\ud800"'),
+  );
+  const run = await runAnc(['config', 'validate', '-o', 'json', file], { root: box.root });
+  const report = JSON.parse(run.stdout) as {
+    valid: boolean;
+    errors: Array<{ path: string }>;
+    warnings: Array<{ path: string; message: string }>;
+  };
+  assert.is(report.valid, false);
+  assert.equal(
+    report.errors.map((e) => e.path),
+    ['$.kubeletConfig.kubeletNodeLabels["a\\ud800"]'],
+  );
+  assert.equal(
+    report.warnings.map((w) => w.path),
+    ['$.cseTimeout'],
+  );
+  assert.match(report.warnings[0]!.message, 'read as 600');
+  assert.is((await runAnc(['config', 'validate', numberOnly], { root: box.root })).exitCode, 0);
+  assert.is.not((await runAnc(['config', 'validate', '--strict', numberOnly], { root: box.root })).exitCode, 0);
+  box.cleanup();
 });
 
 test.run();
