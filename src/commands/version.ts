@@ -2,7 +2,7 @@
 // packaging and the hotfix self-test read); `--version` alone prints the reference's
 // `aks-node-controller version <v>` line instead (commands/cli.ts).
 import { BUILD_COMMIT, BUILD_TIME, binaryKind, buildTarget, runtimeVersion } from '../platform/build-info.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 
 export const versionCommand = {
@@ -17,7 +17,7 @@ export const versionCommand = {
   ],
   async run({ options }, deps) {
     if (options.output === 'text') return { exitCode: 0, stdout: `${deps.version}\n` };
-    const { bakedKeys } = await import('../hotfix/pointer/keys.ts');
+    const { bakedKeys } = await import('../pointer/keys.ts');
     const info = {
       version: deps.version,
       commit: BUILD_COMMIT,
