@@ -3,7 +3,7 @@
 // a repeated map key merges, a lone surrogate becomes U+FFFD — while the signed schema is read exactly.
 // A signed payload is accepted only when both readings agree by construction: exactly the schema's keys
 // at the top and in each wave, no key twice in any object, no lone surrogate. Pure.
-import { type JsonNode, scanJson } from '../config/json-scan.ts';
+import { type JsonNode, scanJson } from '../platform/json-scan.ts';
 
 const TOP_KEYS = ['schemaVersion', 'serial', 'expires', 'scope', 'hotfixes', 'rollout'];
 const WAVE_KEYS = ['percent', 'salt'];
