@@ -54,13 +54,27 @@ export interface RealDepsOptions {
   readOnly: boolean;
 }
 
+/**
+ * Whether stderr is a terminal. A pipe, socket or file (the journal, the launcher) is never one, and
+ * fstat says so without loading node:tty (which loads the runtime's whole net stack, ~2 ms of a boot
+ * command); only a character device is asked the real question.
+ */
+function stderrIsTerminal(): boolean {
+  try {
+    if (!fs.fstatSync(2).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(2);
+}
+
 export function createRealDeps(options: RealDepsOptions = { readOnly: false }): Deps {
   const env = process.env;
   const paths = resolveNodePaths(env.AKS_NODE_ROOT);
   const clock = createRealClock();
   const log = openLogger({
     toFile: !options.readOnly,
-    toStderr: logToStderr(env.ANC_LOG_STDERR, () => process.getBuiltinModule('node:tty').isatty(2), options.readOnly),
+    toStderr: logToStderr(env.ANC_LOG_STDERR, stderrIsTerminal, options.readOnly),
     logDir: paths.logDir,
     logFile: paths.logFile,
     cwd: process.cwd(),

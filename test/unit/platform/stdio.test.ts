@@ -14,6 +14,7 @@ function fakeIo(accept: Array<number | string>) {
   const queued: string[] = [];
   let streams = 0;
   const io: FdOutputIo = {
+    printLine: (text) => void written.push(`${text}\n`),
     writeSync(_fd, bytes) {
       const next = accept.length > 0 ? accept.shift()! : bytes.length;
       if (typeof next === 'string') throw errno(next);
@@ -29,10 +30,19 @@ function fakeIo(accept: Array<number | string>) {
   return { io, written, queued, streams: () => streams };
 }
 
+test('whole lines go to the line printer; other text and bytes by write(2), in order', () => {
+  const fake = fakeIo([]);
+  const out = fdOutput(1, fake.io);
+  out.write('line one\nline two\n');
+  out.write('no newline');
+  out.write(Buffer.from(' bytes\n'));
+  assert.equal(fake.written, ['line one\nline two\n', 'no newline', ' bytes\n']);
+});
+
 test('short writes and EINTR: every byte goes out, in order, without the stream', () => {
   const fake = fakeIo([3, 'EINTR', 2]);
   const out = fdOutput(1, fake.io);
-  out.write('hello world\n');
+  out.write(Buffer.from('hello world\n'));
   out.write(Buffer.from('bytes\n'));
   assert.is(fake.written.join(''), 'hello world\nbytes\n');
   assert.is(fake.streams(), 0);
@@ -41,7 +51,7 @@ test('short writes and EINTR: every byte goes out, in order, without the stream'
 test('EAGAIN hands the rest and every later write to the queueing stream, in order', () => {
   const fake = fakeIo([4, 'EAGAIN']);
   const out = fdOutput(2, fake.io);
-  out.write('first line\n');
+  out.write(Buffer.from('first line\n'));
   out.write('second\n');
   assert.is(fake.written.join(''), 'firs');
   assert.equal(fake.queued, ['t line\n', 'second\n']);
@@ -51,7 +61,7 @@ test('EAGAIN hands the rest and every later write to the queueing stream, in ord
 test('writeQueued (a child copied while its timeout runs) moves everything after it to the stream', () => {
   const fake = fakeIo([]);
   const out = fdOutput(1, fake.io);
-  out.write('before\n');
+  out.write(Buffer.from('before\n'));
   out.writeQueued(Buffer.from('child\n'));
   out.write('after\n');
   assert.equal(fake.written, ['before\n']);
@@ -61,8 +71,8 @@ test('writeQueued (a child copied while its timeout runs) moves everything after
 test('EPIPE (the reader went away) ends the writing quietly; nothing is thrown', () => {
   const fake = fakeIo(['EPIPE']);
   const out = fdOutput(1, fake.io);
-  out.write('lost\n');
-  out.write('also lost\n');
+  out.write(Buffer.from('lost\n'));
+  out.write(Buffer.from('also lost\n'));
   assert.equal(fake.written, []);
   assert.is(fake.streams(), 0);
 });
