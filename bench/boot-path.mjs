@@ -6,7 +6,8 @@
 // floor (three start-ups of a trivial program compiled with the same runtime and flags, printing with
 // console.log) and the ratio; medians over interleaved runs, and each command's peak RSS. Prints only.
 //
-//   npm run bench:boot-path [-- --runs N]      (ANC_BIN=<binary> to measure another build)
+//   npm run bench:boot-path [-- --runs N] [-- --baseline <binary>]      (ANC_BIN=<binary> to measure another build)
+// --baseline runs another build (e.g. main's) interleaved with this one, for a before/after in one run.
 // Needs tsm (the apiserver stand-in is TypeScript): the npm script passes `--loader tsm`.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { median, trivialPrograms } from './floor.mjs';
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 20;
+const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : undefined;
 if (!process.env.ANC_BIN) {
   const built = join(process.cwd(), 'dist', 'aks-node-controller');
   if (!existsSync(built)) execFileSync(process.execPath, ['build.mjs', '--quiet'], { stdio: 'inherit' });
@@ -60,7 +62,7 @@ function timed(command, commandArgs, env, options = {}) {
 // The node: a pointer ConfigMap that maps other versions only (nothing for this one), a node config that
 // both check-hotfix (apiserver, token) and provision read, the image's components.json and start script.
 const api = await startFakeApiServer({
-  configMaps: { [node.CM_KEY]: { 'hotfixes.json': JSON.stringify({ hotfixes: { 202401.01: '202401.01.2' } }) } },
+  configMaps: { [node.CM_KEY]: { 'hotfixes.json': '{"hotfixes":{"202401.01":"202401.01.2"}}' } },
 });
 const sb = node.nodeFor(api, { pointer: null });
 const config = configWithSecrets({
@@ -81,14 +83,14 @@ const PARTS = {
   provision: ['provision', `--provision-config=${configPath}`],
 };
 
-async function bootOnce(rss = false) {
+async function bootOnce(agent, rss = false) {
   resetStatus();
-  const check = await timed(bin, PARTS['check-hotfix'], env, { rss });
+  const check = await timed(agent, PARTS['check-hotfix'], env, { rss });
   const outcome = /outcome=(\w+)/.exec(sb.events().at(-1)?.Message ?? '')?.[1];
   // The map was read; it names no hotfix for this version (configMapRead when it names one).
   if (outcome !== 'noHotfixForBase') throw new Error(`check-hotfix outcome ${outcome}, not noHotfixForBase`);
-  const download = await timed(bin, PARTS['download-hotfix'], env, { rss });
-  const provision = await timed(bin, PARTS.provision, env, { rss });
+  const download = await timed(agent, PARTS['download-hotfix'], env, { rss });
+  const provision = await timed(agent, PARTS.provision, env, { rss });
   const scriptsAt = Number(readFileSync(sb.path(SCRIPTS_STARTED), 'utf8')) * 1000;
   return {
     'check-hotfix': check.ms,
@@ -101,35 +103,40 @@ async function bootOnce(rss = false) {
 
 const scratch = mkdtempSync(join(tmpdir(), 'anc-bench-boot-'));
 const trivial = (await trivialPrograms(scratch))['console.log'];
-const samples = [];
+const agents = baseline ? [bin, baseline] : [bin];
+const samples = agents.map(() => []);
+const rss = agents.map(() => []);
 const floors = [];
+const total = (s) => s['check-hotfix'] + s['download-hotfix'] + s['provision to the scripts'];
 try {
   for (let i = 0; i < runs + 2; i++) {
-    const boot = await bootOnce();
+    for (const [a, agent] of agents.entries()) {
+      const boot = await bootOnce(agent);
+      if (i >= 2) samples[a].push(boot);
+    }
     let floor = 0;
     for (let k = 0; k < 3; k++) floor += (await timed(trivial, [], env)).ms;
-    if (i >= 2) {
-      samples.push(boot);
-      floors.push(floor);
-    }
+    if (i >= 2) floors.push(floor);
   }
-  const rss = [];
-  for (let i = 0; i < 5; i++) rss.push((await bootOnce(true)).rss);
-  const part = (name) => median(samples.map((s) => s[name]));
-  const total = median(samples.map((s) => s['check-hotfix'] + s['download-hotfix'] + s['provision to the scripts']));
+  for (let i = 0; i < 5; i++) for (const [a, agent] of agents.entries()) rss[a].push((await bootOnce(agent, true)).rss);
   const floor = median(floors);
-  const rssOf = (name) => median(rss.map((r) => r[name])).toFixed(1);
+  const cells = (fn) => agents.map((_, a) => fn(a)).join(' | ');
+  const part = (name) => cells((a) => median(samples[a].map((s) => s[name])).toFixed(1));
+  const rssOf = (name) => cells((a) => median(rss[a].map((r) => r[name])).toFixed(1));
+  const totals = agents.map((_, a) => median(samples[a].map(total)));
+  const heads = agents.map((agent, a) => (a === 0 ? 'this build' : `baseline ${agent}`));
   process.stdout.write(`boot-path overhead, no hotfix waiting (${bin}; medians of ${runs} interleaved runs)\n\n`);
-  process.stdout.write('| part | median ms | peak RSS MiB |\n|---|---:|---:|\n');
-  process.stdout.write(`| check-hotfix (ConfigMap read, loopback TLS) | ${part('check-hotfix').toFixed(1)} | ${rssOf('check-hotfix')} |\n`);
-  process.stdout.write(`| download-hotfix (nothing to do) | ${part('download-hotfix').toFixed(1)} | ${rssOf('download-hotfix')} |\n`);
   process.stdout.write(
-    `| provision, up to the scripts' start | ${part('provision to the scripts').toFixed(1)} | ${rssOf('provision')} |\n`,
+    `| part | ${heads.map((h) => `${h}, median ms`).join(' | ')} | ${heads.map((h) => `${h}, peak RSS MiB`).join(' | ')} |\n`,
   );
-  process.stdout.write(`| **total** (median of per-run sums; target <= 40 ms) | **${total.toFixed(1)}** | |\n`);
+  process.stdout.write(`|---|${agents.map(() => '---:|---:|').join('')}\n`);
+  process.stdout.write(`| check-hotfix (ConfigMap read, loopback TLS) | ${part('check-hotfix')} | ${rssOf('check-hotfix')} |\n`);
+  process.stdout.write(`| download-hotfix (nothing to do) | ${part('download-hotfix')} | ${rssOf('download-hotfix')} |\n`);
+  process.stdout.write(`| provision, up to the scripts' start | ${part('provision to the scripts')} | ${rssOf('provision')} |\n`);
+  process.stdout.write(`| **total** (median of per-run sums; target <= 40 ms) | ${cells((a) => `**${totals[a].toFixed(1)}**`)} | |\n`);
   process.stdout.write(`| floor: 3 start-ups of a console.log program, same runtime and flags | ${floor.toFixed(1)} | |\n`);
-  process.stdout.write(`| ratio total/floor | ${(total / floor).toFixed(2)}x | |\n`);
-  process.stdout.write(`| (provision whole, scripts included, for reference) | ${part('provision, whole (reference)').toFixed(1)} | |\n`);
+  process.stdout.write(`| ratio total/floor | ${cells((a) => `${(totals[a] / floor).toFixed(2)}x`)} | |\n`);
+  process.stdout.write(`| (provision whole, scripts included, for reference) | ${part('provision, whole (reference)')} | |\n`);
 } finally {
   await api.close();
   sb.cleanup();

@@ -5,7 +5,7 @@
 // xz-compressed). Prints only. Two floors (bench/floor.mjs): the cheapest print (console.log, the target is
 // at most 1.5x that) and process.stdout.write, whose Node stream costs more than the rest of a start.
 //
-//   node bench/startup.mjs [--runs N] [--no-sizes]
+//   node bench/startup.mjs [--runs N] [--no-sizes] [--baseline <binary>]   (--baseline: another build, side by side)
 // Needs `node build.mjs --all` output in dist/ for the size table (built here if missing).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { median, trivialPrograms } from './floor.mjs';
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 40;
+const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : undefined;
 const dist = join(process.cwd(), 'dist');
 const bin = join(dist, 'aks-node-controller');
 const bundle = join(dist, '.build', 'bundle.cjs');
@@ -58,11 +59,12 @@ function side(commands) {
 }
 
 const trivial = await trivialPrograms(root);
-const [compiled, floor, streamFloor, node] = side([
+const [compiled, floor, streamFloor, node, before] = side([
   [bin, ['version']],
   [trivial['console.log'], []],
   [trivial['process.stdout.write'], []],
   [process.execPath, [bundle, 'version']],
+  ...(baseline ? [[baseline, ['version']]] : []),
 ]);
 const rss = (command, commandArgs) => `peak RSS ${peakRssMiB(command, commandArgs).toFixed(1)} MiB`;
 console.log(`start-up of \`version\` (median of ${runs} runs, side by side)`);
@@ -73,6 +75,12 @@ console.log(`  node <bundle>                              ${node.toFixed(1)} ms 
 console.log(`  ratio agent/console.log floor              ${(compiled / floor).toFixed(2)}x (target <= 1.5x)`);
 console.log(`  ratio agent/process.stdout.write program   ${(compiled / streamFloor).toFixed(2)}x`);
 console.log(`  ratio node/compiled                        ${(node / compiled).toFixed(2)}x`);
+if (baseline) {
+  console.log(`  baseline ${baseline}: ${before.toFixed(1)} ms   ${rss(baseline, ['version'])}`);
+  console.log(
+    `  baseline ratios: /console.log floor ${(before / floor).toFixed(2)}x, /stdout.write program ${(before / streamFloor).toFixed(2)}x`,
+  );
+}
 
 if (!args.includes('--no-sizes')) {
   const targets = ['linux-amd64', 'linux-arm64', 'darwin-arm64'];
