@@ -10,7 +10,7 @@
 // --baseline runs another build (e.g. main's) interleaved with this one, for a before/after in one run.
 // Needs tsm (the apiserver stand-in is TypeScript): the npm script passes `--loader tsm`.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, trivialPrograms } from './floor.mjs';
@@ -40,6 +40,27 @@ touch "$AKS_NODE_ROOT${PROVISION_COMPLETE}"
 `;
 
 const nowMs = () => performance.timeOrigin + performance.now();
+
+// Durable writes the agent makes before the scripts start, each a temp file, fsync, rename and fsync of the
+// directory (platform/fs.ts atomicWrite): check-hotfix the pointer file and its event, download-hotfix its
+// event, provision its Starting event and the scripts-started marker.
+const DURABLE_WRITES = 5;
+
+/** One durable write of a small file, done here the way the agent does it, in the node's own directory. */
+function durableWriteMs(dir, i) {
+  const started = performance.now();
+  const temp = join(dir, `.bench-durable-${i}`);
+  const fd = openSync(temp, 'wx', 0o644);
+  writeSync(fd, 'x'.repeat(300));
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(temp, join(dir, `bench-durable-${i}`));
+  const dirFd = openSync(dir, 'r');
+  fsyncSync(dirFd);
+  closeSync(dirFd);
+  rmSync(join(dir, `bench-durable-${i}`));
+  return performance.now() - started;
+}
 
 /** Runs a command; resolves with its wall time, exit code and (under /usr/bin/time) peak RSS in MiB. */
 function timed(command, commandArgs, env, options = {}) {
@@ -107,6 +128,7 @@ const agents = baseline ? [bin, baseline] : [bin];
 const samples = agents.map(() => []);
 const rss = agents.map(() => []);
 const floors = [];
+const durable = [];
 const total = (s) => s['check-hotfix'] + s['download-hotfix'] + s['provision to the scripts'];
 try {
   for (let i = 0; i < runs + 2; i++) {
@@ -117,6 +139,7 @@ try {
     let floor = 0;
     for (let k = 0; k < 3; k++) floor += (await timed(trivial, [], env)).ms;
     if (i >= 2) floors.push(floor);
+    for (let k = 0; k < DURABLE_WRITES; k++) if (i >= 2) durable.push(durableWriteMs(sb.path('/var/log/azure'), k));
   }
   for (let i = 0; i < 5; i++) for (const [a, agent] of agents.entries()) rss[a].push((await bootOnce(agent, true)).rss);
   const floor = median(floors);
@@ -136,6 +159,14 @@ try {
   process.stdout.write(`| **total** (median of per-run sums; target <= 40 ms) | ${cells((a) => `**${totals[a].toFixed(1)}**`)} | |\n`);
   process.stdout.write(`| floor: 3 start-ups of a console.log program, same runtime and flags | ${floor.toFixed(1)} | |\n`);
   process.stdout.write(`| ratio total/floor | ${cells((a) => `${(totals[a] / floor).toFixed(2)}x`)} | |\n`);
+  const write = median(durable);
+  process.stdout.write(`| one durable write here (temp, fsync, rename, fsync dir), median | ${write.toFixed(1)} | |\n`);
+  process.stdout.write(
+    `| floor with the ${DURABLE_WRITES} durable writes before the scripts | ${(floor + DURABLE_WRITES * write).toFixed(1)} | |\n`,
+  );
+  process.stdout.write(
+    `| ratio total/(floor + durable writes) | ${cells((a) => `${(totals[a] / (floor + DURABLE_WRITES * write)).toFixed(2)}x`)} | |\n`,
+  );
   process.stdout.write(`| (provision whole, scripts included, for reference) | ${part('provision, whole (reference)')} | |\n`);
 } finally {
   await api.close();
