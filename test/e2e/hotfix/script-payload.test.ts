@@ -173,4 +173,52 @@ test('provision --dry-run shows the plan and writes nothing', async () => {
   box.cleanup();
 });
 
+test('provision applies the payload; status, hotfix scripts and explain say so; hotfix fallback restores', async () => {
+  const box = node();
+  const config = `--provision-config=${box.path('/config.json')}`;
+  // Operators first ask what the candidate would replace here, from the baked binary.
+  const explain = await runAnc(['hotfix', 'explain', '-o', 'json', '--candidate', withScripts], { root: box.root });
+  assert.is(explain.exitCode, 0, explain.stderr);
+  const asked = JSON.parse(explain.stdout).scripts;
+  assert.equal(
+    asked.plan.entries.map((e: { action: string }) => e.action),
+    ['replace', 'replace', 'missing'],
+  );
+  const text = await runAnc(['hotfix', 'scripts', '--binary', withScripts], { root: box.root });
+  assert.match(text.stdout, `script payload ${SCRIPT_LABEL} (4 entries for ubuntu, mariner; sha256:`);
+  assert.match(text.stdout, `  replace   ${C}/provision_start.sh`);
+  const run = await runAnc(['provision', config], { root: box.root, bin: withScripts });
+  assert.is(run.exitCode, 0, run.stderr);
+  assert.is(box.read(`${C}/provision_start.sh`), FIXED_START);
+  const status = JSON.parse((await runAnc(['status', '-o', 'json'], { root: box.root })).stdout);
+  assert.equal(status.scripts, {
+    ran: 'hotfix',
+    label: SCRIPT_LABEL,
+    replaced: [`${C}/provision_start.sh`, `${C}/provision_source.sh`],
+    state: 'applied',
+    lastRestore: null,
+  });
+  const screen = (await runAnc(['status'], { root: box.root })).stdout;
+  assert.match(screen, `scripts:\n  ran        hotfix ${SCRIPT_LABEL}, 2 replaced\n             ${C}/provision_start.sh\n`);
+  // The baked agent's fallback puts the originals back (one event with the counts).
+  const fallback = await runAnc(['hotfix', 'fallback', '--reason', 'test'], { root: box.root });
+  assert.is(fallback.exitCode, 0, fallback.stderr);
+  assert.is(box.read(`${C}/provision_start.sh`), '#!/bin/bash\nexit 34\n');
+  assert.is(box.read(`${C}/provision_source.sh`), '# baked helper\n');
+  const restore = box
+    .events()
+    .filter((e) => e.TaskName === 'AKS.AKSNodeController.ScriptHotfix')
+    .map((e) => e.Message!.split(' | ')[0]);
+  assert.equal(restore, [
+    `apply label=${SCRIPT_LABEL} platform=ubuntu replaced=2 unchanged=0 missing=1`,
+    `restore label=${SCRIPT_LABEL} reason=fallback restored=2 unchanged=0 problems=0`,
+  ]);
+  const after = (await runAnc(['status'], { root: box.root })).stdout;
+  assert.match(
+    after,
+    /scripts:\n  ran        baked \(the image's own provisioning scripts\)\n  restored   2 baked scripts of hotfix cse-fix-2026\.11 at \S+ \(fallback\)\n/,
+  );
+  box.cleanup();
+});
+
 test.run();
