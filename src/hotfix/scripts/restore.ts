@@ -14,12 +14,12 @@ type RestoreDeps = Pick<Deps, 'fs' | 'paths' | 'clock' | 'log' | 'events'>;
 function restoreEntry(deps: RestoreDeps, e: RecordEntry): 'restored' | 'unchanged' | string {
   const state = inspectDestination(deps, e.destination);
   if (state.kind === 'refused') return `${e.destination}: ${state.reason}`;
-  if (state.kind === 'file' && state.sha256 === e.oldSha256) return 'unchanged';
-  if (state.kind === 'file' && state.sha256 !== e.newSha256) {
+  const mode = parseMode(e.oldMode);
+  if (state.kind === 'file' && state.sha256 === e.oldSha256 && state.mode === mode) return 'unchanged';
+  if (state.kind === 'file' && state.sha256 !== e.newSha256 && state.sha256 !== e.oldSha256) {
     return `${e.destination} changed since the payload was applied (sha256 ${state.sha256.slice(0, 12)}); left as it is`;
   }
   const data = readBackup(deps, e.backup);
-  const mode = parseMode(e.oldMode);
   replaceFile(deps, deps.paths.under(e.destination), data, typeof mode === 'number' ? mode : 0o644, { uid: e.uid, gid: e.gid });
   return 'restored';
 }
