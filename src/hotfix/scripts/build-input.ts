@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorMessage } from '../../platform/errors.ts';
+import { AgentError, errorMessage } from '../../platform/errors.ts';
 import { parseWriteFiles } from '../../provision/cloud-config.ts';
 import { toWriteFile } from '../../provision/node-custom-data.ts';
 import {
@@ -57,12 +57,13 @@ function readInside(dir: string, rel: string): Uint8Array {
   for (const part of rel.split('/')) {
     at = join(at, part);
     const s = lstatSync(at, { throwIfNoEntry: false });
-    if (!s) throw new Error(`${rel} does not exist in ${dir}`);
-    if (s.isSymbolicLink()) throw new Error(`${rel}: ${at} is a symlink (payload files must be regular files inside DIR)`);
+    if (!s) throw new AgentError('ANC_SCRIPT_HOTFIX', `${rel} does not exist in ${dir}`);
+    if (s.isSymbolicLink())
+      throw new AgentError('ANC_SCRIPT_HOTFIX', `${rel}: ${at} is a symlink (payload files must be regular files inside DIR)`);
   }
   const s = lstatSync(path);
-  if (!s.isFile()) throw new Error(`${rel} is not a regular file`);
-  if (s.size > MAX_FILE) throw new Error(`${rel} is ${s.size} bytes, over the ${MAX_FILE}-byte limit`);
+  if (!s.isFile()) throw new AgentError('ANC_SCRIPT_HOTFIX', `${rel} is not a regular file`);
+  if (s.size > MAX_FILE) throw new AgentError('ANC_SCRIPT_HOTFIX', `${rel} is ${s.size} bytes, over the ${MAX_FILE}-byte limit`);
   return new Uint8Array(readFileSync(path));
 }
 
@@ -122,7 +123,7 @@ function fromCloudConfig(dir: string, problems: string[]): ScriptEntry[] {
     }
     try {
       const text = Buffer.from(readInside(dir, `cloud-config/${file}`)).toString('utf8');
-      if (!/^#cloud-config\s*\n/.test(text)) throw new Error('does not start with #cloud-config');
+      if (!/^#cloud-config\s*\n/.test(text)) throw new AgentError('ANC_SCRIPT_HOTFIX', 'does not start with #cloud-config');
       parseWriteFiles(text).forEach((raw, i) => {
         const at = (p: string) => problems.push(`cloud-config/${file} write_files[${i}]: ${p}`);
         try {
