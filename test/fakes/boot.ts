@@ -82,6 +82,8 @@ export interface BootOptions {
   pointer?: Record<string, unknown>;
   /** The VM's SMBIOS product UUID, written to <root>/sys/class/dmi/id/product_uuid. */
   productUuid?: string;
+  /** More build.mjs arguments for the default hotfix build (--scripts DIR: a script fix). */
+  hotfixBuildArgs?: string[];
   /** The image's stand-in provisioning script (a buggy one for the script-hotfix demo). */
   standIn?: StandInOptions;
   /** Changes the image root after its set-up, before the boot (a symlinked script, an immutable file). */
@@ -114,7 +116,7 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
       () =>
         options.hotfixPackages ??
         buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), {
-          bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix')),
+          bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix'), options.hotfixBuildArgs),
           deltaFrom: [baked],
         }),
       (p) =>
