@@ -3,7 +3,7 @@
 // (ERR_KUBELET_START_FAIL), with a hotfix package whose agent carries the fixed script (build.mjs
 // --scripts). Each test changes one thing: the apply fails halfway, the hotfix crashes after applying,
 // a second boot, an OS with no matching platform, a destination that is a symlink.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -90,6 +90,35 @@ function assertFailedWithTheBug(b: BootResult): void {
   assert.is(b.launcher.exitCode, BUG.exitCode, b.launcher.stdout);
   assert.is(JSON.parse(b.provisionWait.stdout).ExitCode, String(BUG.exitCode));
 }
+
+test('npm run package -- --scripts DIR packages an executable that carries exactly that payload', () => {
+  const r = spawnSync(
+    process.execPath,
+    [
+      'vhd/packaging/build-packages.mjs',
+      '--bin',
+      fixBin,
+      '--arch',
+      'amd64',
+      '--formats',
+      'deb',
+      '--fast',
+      '--out-dir',
+      join(work, 'pkg-check'),
+      '--scripts',
+      join(work, 'fix', 'payload'),
+      '--scripts-label',
+      SCRIPT_LABEL,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.is(r.status, 0, r.stderr);
+  assert.match(
+    r.stdout,
+    new RegExp(`script payload ${SCRIPT_LABEL.replaceAll('.', '\\.')} \\(4 entries, sha256:[0-9a-f]{64}\\) in every executable`),
+  );
+  assert.ok(existsSync(join(work, 'pkg-check', `aks-node-controller_${HOTFIX_VERSION}_amd64.deb`)));
+});
 
 test('the fix applied: the hotfix replaces the buggy script before the scripts start; provisioning succeeds', async () => {
   const b = await boot();

@@ -154,6 +154,36 @@ function tree(root: string): string[] {
   return out.sort();
 }
 
+test('npm run package -- --scripts DIR refuses an executable that does not carry exactly that payload', () => {
+  const other = writePayloadDir(join(work, 'other'), fixEntries().slice(0, 1));
+  const pkg = (dir: string, label = SCRIPT_LABEL) =>
+    spawnSync(
+      process.execPath,
+      [
+        'vhd/packaging/build-packages.mjs',
+        '--bin',
+        withScripts,
+        '--arch',
+        'amd64',
+        '--formats',
+        'deb',
+        '--fast',
+        '--out-dir',
+        join(work, 'pkgs'),
+        '--scripts',
+        dir,
+        '--scripts-label',
+        label,
+      ],
+      { encoding: 'utf8' },
+    );
+  const wrong = pkg(other);
+  assert.is(wrong.status, 1);
+  assert.match(wrong.stderr, /carries script payload sha256:[0-9a-f]{64}, not sha256:[0-9a-f]{64}; build with: node build.mjs --scripts /);
+  assert.match(pkg(join(work, 'payload'), 'another-label').stderr, /carries script payload/);
+  assert.not.ok(existsSync(join(work, 'pkgs')), 'nothing packaged');
+});
+
 test('provision --dry-run shows the plan and writes nothing', async () => {
   const box = node();
   box.write(`${C}/provision_source.sh`, FIXED_HELPER, 0o644);
