@@ -8,7 +8,7 @@
 import type { Deps } from '../../platform/deps.ts';
 import { AgentError, errorMessage } from '../../platform/errors.ts';
 import { type ScriptRecord, readRecord, type RecordEntry, saveBackup, writeRecord } from './backup.ts';
-import { commitStaged, stageBeside } from './destination.ts';
+import { commitStaged, STAGE_PREFIX, stageBeside } from './destination.ts';
 import type { EmbeddedPayload } from './embedded.ts';
 import { entryBytes, formatMode, parseMode } from './format.ts';
 import { countOf, type PlanItem, planPayload, type ScriptPlan } from './plan.ts';
@@ -105,8 +105,22 @@ function commitAll(deps: ApplyDeps, plan: ScriptPlan, items: PlanItem[], start: 
   }
 }
 
+/** Staged files a killed earlier apply left beside the destinations (older than this run). */
+function removeStaleStaged(deps: ApplyDeps, embedded: EmbeddedPayload, start: Date): void {
+  const dirs = new Set(embedded.payload.entries.map((e) => deps.paths.under(e.destination.slice(0, e.destination.lastIndexOf('/')))));
+  for (const dir of dirs) {
+    try {
+      const removed = deps.fs.removeStaleFiles(dir, STAGE_PREFIX, start);
+      if (removed.length > 0) deps.log.info('removed files staged by an interrupted script hotfix', { dir, files: removed });
+    } catch (error) {
+      deps.log.warn('could not remove files staged by an earlier script hotfix', { dir, error: errorMessage(error) });
+    }
+  }
+}
+
 export function applyScriptHotfix(deps: ApplyDeps, embedded: EmbeddedPayload | undefined): ApplyReport {
   const start = deps.clock.now();
+  if (embedded) removeStaleStaged(deps, embedded, start);
   let record = readRecord(deps);
   if (record && (!embedded || record.digest !== embedded.digest || record.state !== 'applied')) {
     restoreForeign(deps, record, embedded);

@@ -1,6 +1,6 @@
 // The script payload's rules and its apply / rollback / restore, in-process on a temp node root.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -135,6 +135,16 @@ test('restore leaves a file someone else changed since, and keeps the record for
   assert.match(r.problems[0]!, 'b.sh changed since the payload was applied');
   assert.is(read(d, 'b.sh'), 'edited by hand\n');
   assert.ok(readRecord(d), 'record kept');
+  d.cleanup();
+});
+
+test('files staged by a killed earlier apply are removed at the next one', () => {
+  const d = node();
+  const stale = d.paths.under(`${C}/.anc-script-hotfix-a.sh.1234567890`);
+  writeFileSync(stale, 'half');
+  utimesSync(stale, new Date(2020, 0, 1), new Date(2020, 0, 1));
+  applyScriptHotfix(d, payload({ 'a.sh': 'fixed a\n' }));
+  assert.not.ok(existsSync(stale));
   d.cleanup();
 });
 
