@@ -119,13 +119,13 @@ export function runtimeFor(target) {
 }
 
 /**
- * Reads and checks a script payload directory with the agent's own code (src/hotfix/scripts/build-input.ts,
+ * Reads and checks a script payload directory with the agent's own code (scripts/script-payload-input.ts,
  * bundled on the fly), so the build refuses exactly what a node would refuse.
  */
 export async function loadScripts(dir, label, scratchDir) {
   const loader = join(scratchDir, 'scripts-input.mjs');
   await build({
-    entryPoints: [join(here, 'src', 'hotfix', 'scripts', 'build-input.ts')],
+    entryPoints: [join(here, 'scripts', 'script-payload-input.ts')],
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -1,6 +1,6 @@
 // `hotfix scripts [-o text|json|yaml] [--binary FILE]`: the script payload a binary carries and what it
 // would replace on this node (docs/hotfix.md "script payload"). Reads only.
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 
 export const hotfixScriptsCommand = {
@@ -14,7 +14,7 @@ export const hotfixScriptsCommand = {
     ['hotfix scripts --binary ./aks-node-controller -o json', 'what a candidate hotfix would replace here'],
   ],
   async run({ options }, deps) {
-    const { candidateScripts, ownScripts, renderScriptsText } = await import('../hotfix/scripts/explain.ts');
+    const { candidateScripts, ownScripts, renderScriptsText } = await import('../hotfix/scripts/inspect.ts');
     const given = options.binary === undefined ? undefined : String(options.binary);
     const binary = given === undefined ? undefined : given.startsWith('/') ? given : `${deps.cwd}/${given}`;
     const answer = binary === undefined ? ownScripts(deps) : await candidateScripts(deps, binary);

@@ -1,6 +1,6 @@
 // The script payload (issue 21; docs/hotfix.md "script payload"): fixed provisioning scripts a hotfix
 // build carries inside the executable. The build input is the reference generator's layout (manifest.json
-// schema_version 1 + payloads/) or one rendered cloud-config per platform (build-input.ts); both become
+// schema_version 1 + payloads/) or one rendered cloud-config per platform (scripts/script-payload-input.ts, build time only); both become
 // one normalized form, embedded as a JSON string. Everything here is pure: the build and the node run the
 // same checks, so a payload the node would refuse never gets built.
 import { posix } from 'node:path';
