@@ -1,6 +1,5 @@
 // One error type for the whole agent (STYLE 8): a stable code, the exit code it maps to, a hint for the
 // operator and the cause. Created where the fault is seen, printed once by main.
-import { escapeControls } from './terminal.ts';
 
 export const ERROR_CODES = {
   ANC_USAGE: { exitCode: 1, hint: 'Run `aks-node-controller --help` to see the commands and their flags.' },
@@ -14,6 +13,10 @@ export const ERROR_CODES = {
   ANC_PROVISION_WAIT: { exitCode: 1, hint: 'Read provision.json and the provisioning log for the failing step.' },
   ANC_TIMEOUT: { exitCode: 1, hint: 'Raise the timeout or look at why the step is slow.' },
   ANC_HOTFIX: { exitCode: 1, hint: 'The baked binary stays in charge; see the log for the failing step.' },
+  ANC_SCRIPT_HOTFIX: {
+    exitCode: 1,
+    hint: 'The script payload was not applied (nothing half-applied stays); the launcher falls back to the baked agent and its scripts. See docs/hotfix.md "script payload".',
+  },
   ANC_KUBE: { exitCode: 1, hint: 'Check the apiserver address, the cluster CA and the credentials.' },
   ANC_IO: { exitCode: 1, hint: 'Check permissions and free space under the node root.' },
   ANC_CUSTOM_DATA: {
@@ -57,11 +60,6 @@ export function isAgentError(value: unknown): value is AgentError {
 export function errorMessage(value: unknown): string {
   if (value instanceof Error) return value.message;
   return String(value);
-}
-
-/** The error's message as text for a terminal (control characters escaped, terminal.ts). */
-export function printableError(value: unknown): string {
-  return escapeControls(errorMessage(value));
 }
 
 /** Exit code for anything thrown: an AgentError knows its own, everything else is 1 (spec 1.4). */
