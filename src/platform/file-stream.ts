@@ -3,6 +3,7 @@
 // writes and fsyncs on close, and a streaming sha256 of a file.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { Readable } from 'node:stream';
 
 const HASH_CHUNK = 4 * 1024 * 1024;
 
@@ -79,4 +80,10 @@ export function sha256OfFile(path: string): WrittenFile {
   } finally {
     reader.close();
   }
+}
+
+/** `length` bytes of `path` from `start`, as a stream (an archive member read in place). */
+export function readRange(path: string, start: number, length: number): Readable {
+  if (length === 0) return Readable.from([]);
+  return fs.createReadStream(path, { start, end: start + length - 1, highWaterMark: 256 * 1024 });
 }

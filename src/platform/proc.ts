@@ -3,6 +3,8 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { type Readable, Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export interface RunSpec {
   program: string;
@@ -17,6 +19,14 @@ export interface RunSpec {
   /** Bytes kept per stream (the tail is kept); default 16 MiB. */
   captureLimit?: number;
   signal?: AbortSignal;
+  /** Piped into the child's stdin (a decoder tool's input); otherwise stdin is /dev/null. */
+  stdin?: Readable;
+  /**
+   * Receives the child's stdout instead of the capture, counted: past `maxStdoutBytes` the whole group is
+   * killed at once and `outputCapped` is set, so a tool never produces more than the cap.
+   */
+  stdoutSink?: Writable;
+  maxStdoutBytes?: number;
 }
 
 export interface RunResult {
@@ -28,6 +38,10 @@ export interface RunResult {
   timedOut: boolean;
   /** Set when the program could not be started at all. */
   spawnError?: Error;
+  /** stdoutSink only: the child wrote more than maxStdoutBytes and was killed. */
+  outputCapped?: boolean;
+  /** stdoutSink only: the sink (or the stdin source) failed; the child was killed. */
+  streamError?: Error;
 }
 
 export interface ProcessRunner {
@@ -71,7 +85,7 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     const child = spawn(spec.program, spec.args, {
       env: spec.env,
       cwd: spec.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       detached: true,
     });
     const killGroup = (signal: NodeJS.Signals) => {
@@ -93,10 +107,14 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       : undefined;
     const onAbort = () => stop(ABORT_KILL_GRACE_MS);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out.push(chunk);
-      if (spec.passthrough) process.stdout.write(chunk);
-    });
+    const streamed = spec.stdoutSink ? streamStdout(child.stdout!, spec, () => killGroup('SIGKILL')) : undefined;
+    if (spec.stdin) feedStdin(spec.stdin, child.stdin!, streamed, () => killGroup('SIGKILL'));
+    if (!streamed) {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out.push(chunk);
+        if (spec.passthrough) process.stdout.write(chunk);
+      });
+    }
     child.stderr!.on('data', (chunk: Buffer) => {
       err.push(chunk);
       if (spec.passthrough) process.stderr.write(chunk);
@@ -106,7 +124,9 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       settled = true;
       if (timer) clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
-      resolve({ ...result, stdout: out.text(), stderr: err.text(), timedOut });
+      const done = () => resolve({ ...result, ...streamed?.state, stdout: out.text(), stderr: err.text(), timedOut });
+      if (streamed) void streamed.done.then(done);
+      else done();
     };
     child.on('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));
     child.on('exit', (code, signal) => {
@@ -121,6 +141,42 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     });
     child.on('close', (code, signal) => finish({ exitCode: code, signal }));
   });
+}
+
+interface StreamedStdout {
+  done: Promise<void>;
+  state: { outputCapped?: boolean; streamError?: Error };
+}
+
+/** stdout -> byte counter -> sink; past the cap (or on a sink error) the group is killed. */
+function streamStdout(stdout: Readable, spec: RunSpec, kill: () => void): StreamedStdout {
+  const state: StreamedStdout['state'] = {};
+  const max = spec.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes <= max) return callback(null, chunk);
+      state.outputCapped = true;
+      kill();
+      callback(new RangeError(`${spec.program} wrote more than ${max} bytes`));
+    },
+  });
+  const done = pipeline(stdout, counter, spec.stdoutSink!).catch((error: Error) => {
+    kill();
+    if (!state.outputCapped && !state.streamError) state.streamError = error;
+  });
+  return { done, state };
+}
+
+function feedStdin(source: Readable, stdin: Writable, streamed: StreamedStdout | undefined, kill: () => void): void {
+  // A child that stops reading (it failed, or was killed at the cap) closes the pipe: not our fault.
+  stdin.on('error', () => undefined);
+  source.on('error', (error: Error) => {
+    if (streamed && !streamed.state.streamError) streamed.state.streamError = error;
+    kill();
+  });
+  source.pipe(stdin);
 }
 
 export function which(name: string, pathEnv: string | undefined): string | undefined {

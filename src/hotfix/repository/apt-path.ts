@@ -2,22 +2,24 @@
 // gpgv against its signed-by keyring (else apt's trusted keyrings), fresh -> the Packages index it signs
 // -> exactly our version and architecture -> the .deb, size and SHA-256 as signed -> the executable.
 import { errorMessage } from '../../platform/errors.ts';
+import { readRange } from '../../platform/file-stream.ts';
 import { tryDelta } from '../delta/delta-path.ts';
 import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
 import { openDebDelta } from '../delta/package-files.ts';
 import { chooseAptSource } from '../install.ts';
 import { type AptSource, parseDeb822Sources, parseOneLineSources, releaseDirectory } from './apt-source.ts';
 import { writeCandidate } from './candidate.ts';
-import { type FastPathContext, timed } from './context.ts';
+import { type FastPathContext, timed, timeLeft } from './context.ts';
 import { debBinary } from './deb-package.ts';
-import { decompress, HAS_IN_PROCESS_ZSTD } from './decompress.ts';
+import { decode, HAS_IN_PROCESS_ZSTD } from './decompress.ts';
 import { integrityError, unavailableError } from './errors.ts';
-import { createFetcher, SIZE_CAPS } from './fetcher.ts';
+import { createFetcher, type Expected, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 import { checkFreshness, recordFreshness } from './freshness.ts';
 import { type Keyring, readKeyrings, verifyClearsigned } from './gpg.ts';
-import { findDebEntry } from './packages-index.ts';
+import { scanIndex } from './index-scan.ts';
+import { findDebEntry, PACKAGE_NAME } from './packages-index.ts';
 import { aptProxy } from './proxy.ts';
-import { choosePackagesIndex, parseRelease } from './release.ts';
+import { choosePackagesIndex, type Compression, parseRelease } from './release.ts';
 import { repositoryBase, resolveUnder } from './url-rules.ts';
 
 function readSource(ctx: FastPathContext): AptSource {
@@ -79,7 +81,7 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
   const dir = new URL(releaseDirectory(source));
   const release = await timed(ctx, 'releaseMs', async () => {
     const signed = await fetcher.get(new URL('InRelease', dir), SIZE_CAPS.signedMetadata);
-    const text = await verifyClearsigned(deps, ctx.scratch, signed, keyrings, `${dir}InRelease`);
+    const text = await verifyClearsigned(deps, ctx.scratch, signed, keyrings, `${dir}InRelease`, () => timeLeft(ctx));
     const parsed = parseRelease(text);
     if (typeof parsed === 'string') throw integrityError(`${dir}InRelease: ${parsed}`);
     const repository = `${source.uri} ${source.suite}`;
@@ -98,8 +100,7 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
       }
       const url = resolveUnder(dir, index.path);
       if (typeof url === 'string') throw integrityError(`index path ${url}`);
-      const packed = await fetcher.get(url, SIZE_CAPS.index, release.sha256.get(index.path));
-      const text = (await decompress(deps, ctx.scratch, index.compression, packed, SIZE_CAPS.index, index.path)).toString('utf8');
+      const text = await readIndex(ctx, fetcher, url, index, release.sha256.get(index.path));
       const found = findDebEntry(text, ctx.version, ctx.arch.deb);
       if (typeof found !== 'string') return { found, delta: findDebEntry(text, ctx.version, ctx.arch.deb, DELTA_PACKAGE_NAME) };
       misses.push(found);
@@ -116,10 +117,37 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
     const url = resolveUnder(poolBase, entry.found.filename);
     if (typeof url === 'string') throw integrityError(`package Filename ${url}`);
     ctx.trace.packageBytes = entry.found.size;
-    return fetcher.get(url, SIZE_CAPS.package, { size: entry.found.size, sha256: entry.found.sha256 });
+    const file = ctx.scratch.file('package.deb');
+    await fetcher.download(url, SIZE_CAPS.package, { size: entry.found.size, sha256: entry.found.sha256 }, file);
+    return file;
   });
-  return timed(ctx, 'extractMs', async () => {
-    const binary = await debBinary(deps, ctx.scratch, deb, { name: 'aks-node-controller', version: ctx.version, arch: ctx.arch.deb });
-    return writeCandidate(deps, ctx.scratch, binary);
+  const identity = { name: PACKAGE_NAME, version: ctx.version, arch: ctx.arch.deb };
+  return timed(ctx, 'extractMs', () => writeCandidate(deps, ctx.scratch, (out) => debBinary(deps, deb, identity, out, timeLeft(ctx))));
+}
+
+/**
+ * The stanzas of our packages in a Packages index: fetched into the scratch directory and checked
+ * against the signed size and SHA-256 before a byte of it is decompressed, then scanned as a stream.
+ */
+async function readIndex(
+  ctx: FastPathContext,
+  fetcher: Fetcher,
+  url: URL,
+  index: { path: string; compression: Compression },
+  expected: Expected | undefined,
+): Promise<string> {
+  if (!expected) throw integrityError(`${index.path}: no size and SHA-256 in the signed Release`);
+  const file = ctx.scratch.file(`index-${index.path.replace(/[^\w.-]+/g, '_')}`);
+  const size = await fetcher.download(url, SIZE_CAPS.index, expected, file);
+  const scan = scanIndex(index.path, '\n\n', (record) => record.includes(`Package: ${PACKAGE_NAME}`));
+  await decode(ctx.deps, {
+    compression: index.compression,
+    input: () => readRange(file, 0, size),
+    sink: scan.sink,
+    maxBytes: SIZE_CAPS.index,
+    what: index.path,
+    timeoutMs: timeLeft(ctx),
   });
+  ctx.deps.fs.unlink(file);
+  return scan.kept();
 }

@@ -33,3 +33,13 @@ export async function timed<T>(ctx: FastPathContext, stage: string, step: () => 
     ctx.trace.stages[stage] = (ctx.trace.stages[stage] ?? 0) + (ctx.deps.clock.now().getTime() - started);
   }
 }
+
+/** What a step may still take: the fast path's budget and the whole command's deadline, whichever ends first. */
+export function timeLeft(ctx: FastPathContext): number {
+  return Math.min(ctx.budgetEnd - ctx.deps.clock.now().getTime(), ctx.deadline.remainingMs());
+}
+
+/** A child's bound: min(its own bound, what is left); nothing starts once no time is left. */
+export function childBound(ctx: FastPathContext, ownMs: number): number {
+  return Math.max(0, Math.min(ownMs, timeLeft(ctx)));
+}
