@@ -22,6 +22,8 @@ export interface WrittenFile {
 
 export interface HashingWriter {
   write(chunk: Uint8Array): void;
+  /** Bytes written so far. */
+  size(): number;
   /** fsync + close; returns the size and sha256 of everything written. */
   close(): WrittenFile;
   /** Closes (if open) and removes the file: nothing partial stays behind. */
@@ -57,6 +59,7 @@ export function createHashingWriter(path: string, mode: number): HashingWriter {
       hash.update(chunk);
       size += chunk.length;
     },
+    size: () => size,
     close() {
       fs.fsyncSync(fd!);
       fs.closeSync(fd!);

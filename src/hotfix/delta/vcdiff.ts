@@ -1,7 +1,8 @@
 // A VCDIFF decoder (RFC 3284) for delta hotfixes: the default code table, the near/same address cache,
-// source-segment windows. Pure: the base executable comes in through a positional reader and each
-// reconstructed target window goes out through a sink, so only one window (xdelta3 writes 8 MiB) and its
-// source segment are in memory at a time. Also accepted, because the stock encoder (xdelta3) can emit
+// source-segment windows. Pure: the base executable comes in through a positional reader, read only where
+// a COPY takes bytes from it (a window naming the whole base as its segment costs nothing by itself), and
+// each reconstructed target window goes out through a sink, so only one window (xdelta3 writes 8 MiB) is
+// in memory at a time. `checkpoint` runs before every window (the caller's deadline). Also accepted, because the stock encoder (xdelta3) can emit
 // them: its application header (skipped) and its per-window Adler-32 (checked). Secondary compression,
 // application-defined code tables and VCD_TARGET windows are refused as unsupported.
 import { AgentError } from '../../platform/errors.ts';
@@ -22,6 +23,8 @@ export interface VcdiffLimits {
   maxWindow: number;
   /** The reconstruction is refused as soon as it would exceed this many bytes. */
   maxTarget: number;
+  /** Called before each window; throws to stop (a deadline). */
+  checkpoint?: () => void;
 }
 
 export interface VcdiffSource {
@@ -83,6 +86,7 @@ export function decodeVcdiff(delta: Uint8Array, source: VcdiffSource, sink: (win
   readHeader(file);
   let written = 0;
   while (!file.done()) {
+    limits.checkpoint?.();
     const window = decodeWindow(file, source, limits);
     written += window.length;
     if (written > limits.maxTarget) throw new VcdiffError('too-large', `reconstruction exceeds ${limits.maxTarget} bytes`);
@@ -108,14 +112,13 @@ function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits):
   if (indicator & WIN_TARGET) throw new VcdiffError('unsupported', 'VCD_TARGET windows');
   if (indicator & ~(WIN_SOURCE | WIN_ADLER32))
     throw new VcdiffError('malformed', `unknown window indicator bits 0x${indicator.toString(16)}`);
-  let segment: Uint8Array = new Uint8Array(0);
+  const segment: Segment = { source, position: 0, length: 0 };
   if (indicator & WIN_SOURCE) {
-    const length = file.int();
-    const position = file.int();
-    if (position + length > source.size) {
-      throw new VcdiffError('malformed', `source segment [${position}, +${length}) outside the ${source.size}-byte base`);
+    segment.length = file.int();
+    segment.position = file.int();
+    if (segment.position + segment.length > source.size) {
+      throw new VcdiffError('malformed', `source segment [${segment.position}, +${segment.length}) outside the ${source.size}-byte base`);
     }
-    segment = source.read(position, length);
   }
   const encodingBytes = file.take(file.int());
   const encoding = new Reader(encodingBytes, 0, encodingBytes.length, 'window');
@@ -125,6 +128,13 @@ function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits):
   const target = runInstructions(body, segment);
   if (body.adler32 !== undefined && adler32(target) !== body.adler32) throw new VcdiffError('malformed', 'window Adler-32 mismatch');
   return target;
+}
+
+/** The window's source segment: read lazily, only what COPY instructions take from it. */
+interface Segment {
+  source: VcdiffSource;
+  position: number;
+  length: number;
 }
 
 interface WindowBody {
@@ -151,7 +161,7 @@ function decodeEncoding(r: Reader, windowIndicator: number): WindowBody {
   return { targetLength, data, inst, addr, adler32: adler };
 }
 
-function runInstructions(body: WindowBody, segment: Uint8Array): Uint8Array {
+function runInstructions(body: WindowBody, segment: Segment): Uint8Array {
   const table = defaultCodeTable();
   const target = new Uint8Array(body.targetLength);
   const cache = { near: new Array<number>(NEAR_SLOTS).fill(0), nextSlot: 0, same: new Array<number>(SAME_SLOTS * 256).fill(0) };
@@ -200,17 +210,19 @@ function decodeAddress(addr: Reader, mode: number, here: number, cache: AddressC
 }
 
 /** COPY from the combined space (source segment, then the target window so far); overlaps repeat. */
-function copy(target: Uint8Array, t: number, segment: Uint8Array, address: number, size: number): void {
+function copy(target: Uint8Array, t: number, segment: Segment, address: number, size: number): void {
   const s = segment.length;
   if (address + size <= s) {
-    target.set(segment.subarray(address, address + size), t);
+    target.set(segment.source.read(segment.position + address, size), t);
   } else if (address >= s && address - s + size <= t) {
     target.copyWithin(t, address - s, address - s + size);
   } else {
-    for (let i = 0; i < size; i++) {
-      const from = address + i;
-      target[t + i] = from < s ? segment[from]! : target[from - s]!;
+    let i = 0;
+    if (address < s) {
+      target.set(segment.source.read(segment.position + address, s - address), t);
+      i = s - address;
     }
+    for (; i < size; i++) target[t + i] = target[address + i - s]!;
   }
 }
 
