@@ -33,10 +33,14 @@ const median = (values) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/** Peak RSS (KiB) of the whole command: /usr/bin/time's %M, the largest of the agent and every child it waited for. */
+const TIME = '/usr/bin/time';
+
 function runAgent(bin, root, extra) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(bin, ['download-hotfix', ...extra], {
+    const rssFile = join(root, 'peak-rss');
+    const child = spawn(TIME, ['-f', '%M', '-o', rssFile, bin, 'download-hotfix', ...extra], {
       env: { PATH: process.env.PATH, AKS_NODE_ROOT: root },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -46,7 +50,8 @@ function runAgent(bin, root, extra) {
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const finished = stderr.trim().split('\n').pop() ?? '';
-      code === 0 ? resolve({ ms, finished }) : reject(new Error(`download-hotfix exited ${code}: ${stderr.slice(-2000)}`));
+      const rssKiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
+      code === 0 ? resolve({ ms, finished, rssKiB }) : reject(new Error(`download-hotfix exited ${code}: ${stderr.slice(-2000)}`));
     });
   });
 }
@@ -74,10 +79,11 @@ async function sample(path, i, baked, repo, prepare, extra) {
   );
   writeFileSync(join(root, 'opt/azure/components.json'), '{}\n');
   const before = repo.bytesServed.count;
-  const { ms, finished } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
+  const { ms, finished, rssKiB } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
   const expected = path.expect ?? (extra.length ? path.name.split(' ')[0] : 'repository');
   if (!finished.includes(`"path":"${expected}"`)) throw new Error(`${path.name}: expected path ${expected}, got ${finished}`);
   path.samples.push(ms);
+  path.rss.push(rssKiB / 1024);
   path.bytes = repo.bytesServed.count - before;
   path.stages = finished;
   path.gate.push(gateMs(root));
@@ -85,6 +91,38 @@ async function sample(path, i, baked, repo, prepare, extra) {
 }
 
 const mb = (n) => (n / 1e6).toFixed(1).padStart(6) + ' MB';
+const fetched = (n) => (n < 1e6 ? `${(n / 1e3).toFixed(1).padStart(6)} KB` : mb(n));
+
+/**
+ * The physical floor of staging a hotfix: write the executable (fsync), one sha256 over it, two
+ * start-ups of it (the health gate's `version` and dry-run). Medians of `runs` tries.
+ */
+async function physicalFloor(bin, runs) {
+  const { createHash } = await import('node:crypto');
+  const { execFileSync } = await import('node:child_process');
+  const { openSync, writeSync, fsyncSync, closeSync } = await import('node:fs');
+  const data = readFileSync(bin);
+  const write = [];
+  const hash = [];
+  const start = [];
+  for (let i = 0; i < runs; i++) {
+    const out = join(work, `floor-${i}`);
+    let t = process.hrtime.bigint();
+    const fd = openSync(out, 'w', 0o700);
+    writeSync(fd, data);
+    fsyncSync(fd);
+    closeSync(fd);
+    write.push(Number(process.hrtime.bigint() - t) / 1e6);
+    t = process.hrtime.bigint();
+    createHash('sha256').update(data).digest('hex');
+    hash.push(Number(process.hrtime.bigint() - t) / 1e6);
+    t = process.hrtime.bigint();
+    execFileSync(out, ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } });
+    start.push(Number(process.hrtime.bigint() - t) / 1e6);
+    rmSync(out);
+  }
+  return { write: median(write), hash: median(hash), start: median(start), total: median(write) + median(hash) + 2 * median(start) };
+}
 
 try {
   const baked = buildAgent('202604.01.0', join(work, 'baked'));
@@ -108,7 +146,7 @@ try {
     { name: 'apt-get update+install', repo: apt, prepare: aptRoot(apt), extra: pm },
     { name: 'repository (rpm repo)', repo: rpm, prepare: rpmRoot(rpm), extra: [] },
     { name: 'dnf install --refresh', repo: rpm, prepare: rpmRoot(rpm), extra: pm },
-  ].map((p) => ({ ...p, samples: [], gate: [], bytes: 0, stages: '' }));
+  ].map((p) => ({ ...p, samples: [], gate: [], rss: [], bytes: 0, stages: '' }));
   // Interleaved, so machine load drifts over all paths alike.
   for (let i = 0; i < runs; i++) for (const p of paths) await sample(p, i, baked, p.repo, p.prepare, p.extra);
   for (const repo of [apt, rpm, aptDelta, rpmDelta]) await repo.close();
@@ -118,7 +156,7 @@ try {
   );
   for (const p of paths) {
     console.log(
-      `  ${p.name.padEnd(24)} median ${m[p.name].toFixed(0).padStart(6)} ms (min ${Math.min(...p.samples).toFixed(0)}, max ${Math.max(...p.samples).toFixed(0)})  fetched ${mb(p.bytes)}`,
+      `  ${p.name.padEnd(24)} median ${m[p.name].toFixed(0).padStart(6)} ms (min ${Math.min(...p.samples).toFixed(0)}, max ${Math.max(...p.samples).toFixed(0)})  fetched ${fetched(p.bytes)}  peak RSS ${median(p.rss).toFixed(0).padStart(4)} MiB (max ${Math.max(...p.rss).toFixed(0)}, children counted)`,
     );
   }
   const ratio = (a, b) => `${((m[a] / m[b]) * 100).toFixed(0)}%`;
@@ -126,7 +164,11 @@ try {
   console.log(`  fast path / dnf path: ${ratio('repository (rpm repo)', 'dnf install --refresh')}`);
   console.log(`  health gate (version + dry-run self-test) median: ${paths.map((p) => `${p.name} ${median(p.gate)} ms`).join(', ')}`);
   console.log(
-    `  delta / full fast path: ${ratio('delta (apt repo)', 'repository (apt repo)')} (apt repo), ${ratio('delta (rpm repo)', 'repository (rpm repo)')} (rpm repo); delta / apt path: ${ratio('delta (apt repo)', 'apt-get update+install')}`,
+    `  delta / full fast path: ${ratio('delta (apt repo)', 'repository (apt repo)')} (apt repo), ${ratio('delta (rpm repo)', 'repository (rpm repo)')} (rpm repo); delta / apt path: ${ratio('delta (apt repo)', 'apt-get update+install')} (target <= 25%)`,
+  );
+  const floor = await physicalFloor(bin, Math.max(3, runs));
+  console.log(
+    `  physical floor: write ${mb(statSync(bin).size)} + fsync ${floor.write.toFixed(0)} ms, one sha256 ${floor.hash.toFixed(0)} ms, two start-ups 2 x ${floor.start.toFixed(0)} ms = ${floor.total.toFixed(0)} ms; full fast path (apt repo) at ${(m['repository (apt repo)'] / floor.total).toFixed(1)}x it, delta (apt repo) at ${(m['delta (apt repo)'] / floor.total).toFixed(1)}x`,
   );
   const stages = (name) => /"sourceMs".*?"verifyMs":\d+(,"packageBytes":\d+)?/.exec(paths.find((p) => p.name === name).stages)?.[0];
   console.log(`  last fast-path stages (apt repo): ${stages('repository (apt repo)')}`);

@@ -4,13 +4,16 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { Readable } from 'node:stream';
+import { collectGarbage, GARBAGE_STRIDE } from './memory.ts';
 
-const HASH_CHUNK = 4 * 1024 * 1024;
+const HASH_CHUNK = 1024 * 1024;
 
 export interface PositionalReader {
   readonly size: number;
   /** Exactly `length` bytes from `position` (throws when the file is shorter). */
   read(position: number, length: number): Buffer;
+  /** The same, into `target` at `offset` (no allocation). */
+  readInto(target: Uint8Array, offset: number, position: number, length: number): void;
   close(): void;
 }
 
@@ -37,12 +40,15 @@ export function openPositionalReader(path: string): PositionalReader {
     size,
     read(position, length) {
       const buffer = Buffer.allocUnsafe(length);
+      this.readInto(buffer, 0, position, length);
+      return buffer;
+    },
+    readInto(target, offset, position, length) {
       for (let done = 0; done < length; ) {
-        const n = fs.readSync(fd, buffer, done, length - done, position + done);
+        const n = fs.readSync(fd, target, offset + done, length - done, position + done);
         if (n === 0) throw Object.assign(new RangeError(`${path}: short read at ${position + done}`), { code: 'ESHORT' });
         done += n;
       }
-      return buffer;
     },
     close: () => fs.closeSync(fd),
   };
@@ -57,6 +63,7 @@ export function createHashingWriter(path: string, mode: number): HashingWriter {
     write(chunk) {
       for (let done = 0; done < chunk.length; ) done += fs.writeSync(fd!, chunk, done, chunk.length - done);
       hash.update(chunk);
+      if (Math.floor((size + chunk.length) / GARBAGE_STRIDE) > Math.floor(size / GARBAGE_STRIDE)) collectGarbage();
       size += chunk.length;
     },
     size: () => size,
@@ -75,13 +82,18 @@ export function createHashingWriter(path: string, mode: number): HashingWriter {
 }
 
 export function sha256OfFile(path: string): WrittenFile {
-  const reader = openPositionalReader(path);
+  const fd = fs.openSync(path, 'r');
   try {
     const hash = createHash('sha256');
-    for (let at = 0; at < reader.size; at += HASH_CHUNK) hash.update(reader.read(at, Math.min(HASH_CHUNK, reader.size - at)));
-    return { size: reader.size, sha256: hash.digest('hex') };
+    const buffer = Buffer.allocUnsafe(HASH_CHUNK);
+    let size = 0;
+    for (let n = fs.readSync(fd, buffer, 0, HASH_CHUNK, null); n > 0; n = fs.readSync(fd, buffer, 0, HASH_CHUNK, null)) {
+      hash.update(buffer.subarray(0, n));
+      size += n;
+    }
+    return { size, sha256: hash.digest('hex') };
   } finally {
-    reader.close();
+    fs.closeSync(fd);
   }
 }
 

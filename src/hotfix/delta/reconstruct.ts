@@ -18,7 +18,7 @@ export const MAX_WINDOW_BYTES = 16 * 1024 * 1024;
 /** How many times over the base may be read (a real delta reads each part of it about once). */
 export const MAX_BASE_PASSES = 4;
 const BLOCK = 1024 * 1024;
-const CACHED_BLOCKS = 8;
+const CACHED_BLOCKS = 4;
 
 export function deltaIntegrityError(message: string, cause?: unknown): AgentError {
   return new AgentError('ANC_HOTFIX', `delta hotfix: ${message}`, { step: INTEGRITY_STEP, cause });
@@ -90,35 +90,43 @@ export function reconstructTarget(
 function cachedSource(reader: PositionalReader, maxRead: number): VcdiffSource {
   const blocks = new Map<number, Buffer>();
   let bytesRead = 0;
-  const load = (position: number, length: number) => {
+  const count = (length: number) => {
     bytesRead += length;
     if (bytesRead > maxRead) {
       throw deltaUnavailableError(`the delta reads the base more than ${MAX_BASE_PASSES} times over (${bytesRead} bytes)`);
     }
-    return reader.read(position, length);
   };
   const block = (index: number) => {
     let found = blocks.get(index);
-    if (found) blocks.delete(index);
-    else found = load(index * BLOCK, Math.min(BLOCK, reader.size - index * BLOCK));
+    if (found) {
+      blocks.delete(index);
+    } else {
+      // The least recently used block's buffer is reused: reading the base allocates nothing new.
+      const evicted = blocks.size >= CACHED_BLOCKS ? blocks.keys().next().value! : undefined;
+      found = evicted === undefined ? Buffer.allocUnsafe(BLOCK) : blocks.get(evicted)!;
+      if (evicted !== undefined) blocks.delete(evicted);
+      const length = Math.min(BLOCK, reader.size - index * BLOCK);
+      count(length);
+      reader.readInto(found, 0, index * BLOCK, length);
+    }
     blocks.set(index, found);
-    if (blocks.size > CACHED_BLOCKS) blocks.delete(blocks.keys().next().value!);
     return found;
   };
   return {
     size: reader.size,
-    read(position, length) {
-      if (length > 2 * BLOCK) return load(position, length);
-      const out = Buffer.allocUnsafe(length);
+    copyTo(target, offset, position, length) {
+      if (length > 2 * BLOCK) {
+        count(length);
+        return reader.readInto(target, offset, position, length);
+      }
       for (let done = 0; done < length; ) {
         const at = position + done;
         const data = block(Math.floor(at / BLOCK));
         const from = at % BLOCK;
-        const n = Math.min(length - done, data.length - from);
-        data.copy(out, done, from, from + n);
+        const n = Math.min(length - done, BLOCK - from);
+        target.set(data.subarray(from, from + n), offset + done);
         done += n;
       }
-      return out;
     },
   };
 }

@@ -29,7 +29,8 @@ export interface VcdiffLimits {
 
 export interface VcdiffSource {
   readonly size: number;
-  read(position: number, length: number): Uint8Array;
+  /** Copies `length` bytes of the base from `position` into `target` at `offset`. */
+  copyTo(target: Uint8Array, offset: number, position: number, length: number): void;
 }
 
 /** `malformed`: the delta does not decode; `unsupported`: a VCDIFF feature this decoder leaves out. */
@@ -80,14 +81,18 @@ class Reader {
   }
 }
 
-/** Decodes `delta` against `source`, handing each target window to `sink` in order. Returns the target size. */
+/**
+ * Decodes `delta` against `source`, handing each target window to `sink` in order (one buffer is reused
+ * for every window: the sink consumes it before returning). Returns the target size.
+ */
 export function decodeVcdiff(delta: Uint8Array, source: VcdiffSource, sink: (window: Uint8Array) => void, limits: VcdiffLimits): number {
   const file = new Reader(delta, 0, delta.length, 'delta');
   readHeader(file);
   let written = 0;
+  const space = { buffer: new Uint8Array(0) };
   while (!file.done()) {
     limits.checkpoint?.();
-    const window = decodeWindow(file, source, limits);
+    const window = decodeWindow(file, source, limits, space);
     written += window.length;
     if (written > limits.maxTarget) throw new VcdiffError('too-large', `reconstruction exceeds ${limits.maxTarget} bytes`);
     sink(window);
@@ -107,7 +112,7 @@ function readHeader(file: Reader): void {
   if (indicator & HDR_APPHEADER) file.take(file.int());
 }
 
-function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits): Uint8Array {
+function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits, space: { buffer: Uint8Array }): Uint8Array {
   const indicator = file.byte();
   if (indicator & WIN_TARGET) throw new VcdiffError('unsupported', 'VCD_TARGET windows');
   if (indicator & ~(WIN_SOURCE | WIN_ADLER32))
@@ -125,7 +130,8 @@ function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits):
   const body = decodeEncoding(encoding, indicator);
   if (body.targetLength > limits.maxWindow)
     throw new VcdiffError('too-large', `target window of ${body.targetLength} bytes exceeds ${limits.maxWindow}`);
-  const target = runInstructions(body, segment);
+  if (space.buffer.length < body.targetLength) space.buffer = new Uint8Array(body.targetLength);
+  const target = runInstructions(body, segment, space.buffer.subarray(0, body.targetLength));
   if (body.adler32 !== undefined && adler32(target) !== body.adler32) throw new VcdiffError('malformed', 'window Adler-32 mismatch');
   return target;
 }
@@ -161,9 +167,8 @@ function decodeEncoding(r: Reader, windowIndicator: number): WindowBody {
   return { targetLength, data, inst, addr, adler32: adler };
 }
 
-function runInstructions(body: WindowBody, segment: Segment): Uint8Array {
+function runInstructions(body: WindowBody, segment: Segment, target: Uint8Array): Uint8Array {
   const table = defaultCodeTable();
-  const target = new Uint8Array(body.targetLength);
   const cache = { near: new Array<number>(NEAR_SLOTS).fill(0), nextSlot: 0, same: new Array<number>(SAME_SLOTS * 256).fill(0) };
   let t = 0;
   const execute = (op: Instruction) => {
@@ -213,13 +218,13 @@ function decodeAddress(addr: Reader, mode: number, here: number, cache: AddressC
 function copy(target: Uint8Array, t: number, segment: Segment, address: number, size: number): void {
   const s = segment.length;
   if (address + size <= s) {
-    target.set(segment.source.read(segment.position + address, size), t);
+    segment.source.copyTo(target, t, segment.position + address, size);
   } else if (address >= s && address - s + size <= t) {
     target.copyWithin(t, address - s, address - s + size);
   } else {
     let i = 0;
     if (address < s) {
-      target.set(segment.source.read(segment.position + address, s - address), t);
+      segment.source.copyTo(target, t, segment.position + address, s - address);
       i = s - address;
     }
     for (; i < size; i++) target[t + i] = target[address + i - s]!;

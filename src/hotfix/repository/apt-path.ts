@@ -139,7 +139,7 @@ async function readIndex(
   if (!expected) throw integrityError(`${index.path}: no size and SHA-256 in the signed Release`);
   const file = ctx.scratch.file(`index-${index.path.replace(/[^\w.-]+/g, '_')}`);
   const size = await fetcher.download(url, SIZE_CAPS.index, expected, file);
-  const scan = scanIndex(index.path, '\n\n', (record) => record.includes(`Package: ${PACKAGE_NAME}`));
+  const scan = scanIndex(index.path, '\n\n', `Package: ${PACKAGE_NAME}`);
   await decode(ctx.deps, {
     compression: index.compression,
     input: () => readRange(file, 0, size),

@@ -1,11 +1,14 @@
-// Reading a package index as it streams by (Packages stanzas, primary.xml <package> blocks): the text is
-// cut into records at `separator` and only the records naming one of our packages are kept, so an index
-// of thousands of entries never sits in memory whole. A record longer than MAX_RECORD is refused.
-import { StringDecoder } from 'node:string_decoder';
+// Reading a package index as it streams by (Packages stanzas, primary.xml <package> blocks): the bytes
+// are cut into records at `separator` and only the records naming one of our packages are kept (and
+// decoded to text), so an index of thousands of entries never sits in memory whole. A record longer than
+// MAX_RECORD is refused.
 import { Writable } from 'node:stream';
+import { collectGarbage, GARBAGE_STRIDE } from '../../platform/memory.ts';
 import { integrityError } from './errors.ts';
 
 const MAX_RECORD = 1024 * 1024;
+/** The decoded index moves in small chunks: collect more often than big streams do. */
+const SCAN_STRIDE = GARBAGE_STRIDE / 4;
 
 export interface IndexScan {
   sink: Writable;
@@ -13,26 +16,30 @@ export interface IndexScan {
   kept(): string;
 }
 
-export function scanIndex(what: string, separator: string, wanted: (record: string) => boolean): IndexScan {
-  const decoder = new StringDecoder('utf8');
+export function scanIndex(what: string, separator: string, marker: string): IndexScan {
+  const sep = Buffer.from(separator);
+  const wanted = Buffer.from(marker);
   const kept: string[] = [];
-  let carry = '';
-  const consume = (text: string, last: boolean) => {
-    carry += text;
+  let carry: Buffer = Buffer.alloc(0);
+  let seen = 0;
+  const consume = (chunk: Buffer, last: boolean) => {
+    const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
     let at = 0;
-    for (let end = carry.indexOf(separator); end >= 0; end = carry.indexOf(separator, at)) {
-      const record = carry.slice(at, end + separator.length);
-      if (wanted(record)) kept.push(record);
-      at = end + separator.length;
+    for (let end = buf.indexOf(sep, at); end >= 0; end = buf.indexOf(sep, at)) {
+      const record = buf.subarray(at, end + sep.length);
+      if (record.includes(wanted)) kept.push(record.toString('utf8'));
+      at = end + sep.length;
     }
-    carry = carry.slice(at);
-    if (last && carry && wanted(carry)) kept.push(carry);
+    carry = Buffer.from(buf.subarray(at));
+    if (last && carry.includes(wanted)) kept.push(carry.toString('utf8'));
     if (carry.length > MAX_RECORD) throw integrityError(`${what}: a record longer than ${MAX_RECORD} bytes`);
+    if (Math.floor((seen + chunk.length) / SCAN_STRIDE) > Math.floor(seen / SCAN_STRIDE)) collectGarbage();
+    seen += chunk.length;
   };
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       try {
-        consume(decoder.write(chunk), false);
+        consume(chunk, false);
         callback();
       } catch (error) {
         callback(error as Error);
@@ -40,7 +47,8 @@ export function scanIndex(what: string, separator: string, wanted: (record: stri
     },
     final(callback) {
       try {
-        consume(decoder.end(), true);
+        consume(Buffer.alloc(0), true);
+        collectGarbage();
         callback();
       } catch (error) {
         callback(error as Error);

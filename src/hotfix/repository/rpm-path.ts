@@ -132,7 +132,7 @@ async function readPrimary(ctx: FastPathContext, fetcher: ReturnType<typeof crea
   if (!compression) throw unavailableError(`primary index ${primary.href}: unknown compression`);
   const file = ctx.scratch.file('primary');
   const size = await fetcher.download(url, SIZE_CAPS.index, { size: primary.size, sha256: primary.sha256 }, file);
-  const scan = scanIndex(primary.href, '</package>', (record) => record.includes(`<name>${PACKAGE_NAME}`));
+  const scan = scanIndex(primary.href, '</package>', `<name>${PACKAGE_NAME}`);
   await decode(ctx.deps, {
     compression,
     input: () => readRange(file, 0, size),

@@ -42,5 +42,9 @@ export function pair(seed: number, size: number): { base: Buffer; target: Buffer
 }
 
 export function bufferSource(base: Uint8Array) {
-  return { size: base.length, read: (position: number, length: number) => base.subarray(position, position + length) };
+  return {
+    size: base.length,
+    copyTo: (target: Uint8Array, offset: number, position: number, length: number) =>
+      target.set(base.subarray(position, position + length), offset),
+  };
 }
