@@ -6,6 +6,13 @@ import type { Deadline } from '../retry.ts';
 import type { Trace } from './fetcher.ts';
 import type { Scratch } from './scratch.ts';
 
+/**
+ * The hotfix index (docs/hotfix.md): a small signed repository of only our packages, in this directory
+ * beside the apt release directory's indices (`dists/<suite>/aks-node-controller/`) or the rpm
+ * repository's repodata (`<baseurl>/aks-node-controller/repodata/`).
+ */
+export const HOTFIX_INDEX_DIR = 'aks-node-controller';
+
 export interface FastPathContext {
   deps: Deps;
   scratch: Scratch;

@@ -69,7 +69,7 @@ export async function decode(deps: Deps, spec: DecodeSpec): Promise<void> {
     if (error instanceof CapExceeded) throw integrityError(`${what} unpacks to more than the ${maxBytes}-byte limit`);
     if (isAgentError(error)) throw error;
     if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError')
-      throw unavailableError(`unpacking ${what}: no answer within the time left (${spec.timeoutMs} ms)`);
+      throw unavailableError(`unpacking ${what}: no answer within the time left (${Math.round(spec.timeoutMs)} ms)`);
     throw integrityError(`${what}: unreadable ${compression} data (${(error as Error).message})`, error);
   }
 }
@@ -89,7 +89,9 @@ async function decodeWithTool(deps: Deps, program: 'xz' | 'zstd', spec: DecodeSp
   if (result.outputCapped) throw integrityError(`${spec.what} unpacks to more than the ${spec.maxBytes}-byte limit`);
   if (result.streamError && isAgentError(result.streamError)) throw result.streamError;
   if (result.timedOut)
-    throw unavailableError(`unpacking ${spec.what}: ${program} gave no answer within ${Math.min(TOOL_TIMEOUT_MS, spec.timeoutMs)} ms`);
+    throw unavailableError(
+      `unpacking ${spec.what}: ${program} gave no answer within ${Math.round(Math.min(TOOL_TIMEOUT_MS, spec.timeoutMs))} ms`,
+    );
   const failure = describeRun(result, program);
   if (failure || result.streamError) {
     const detail = failure ? `${failure.message} ${result.stderr.trim()}` : result.streamError!.message;

@@ -52,7 +52,7 @@ async function gpgv(deps: Deps, scratch: Scratch, keyrings: Keyring[], args: str
   deps.fs.mkdirp(scratch.file('gnupg'), 0o700);
   // Status lines on stderr; stdout carries the verified text (clearsigned), counted and capped.
   const argv = ['--homedir', scratch.file('gnupg'), '--status-fd', '2', ...files.flatMap((f) => ['--keyring', f]), ...args];
-  const timeoutMs = Math.min(GPGV_TIMEOUT_MS, timeLeft());
+  const timeoutMs = Math.round(Math.min(GPGV_TIMEOUT_MS, timeLeft()));
   if (timeoutMs <= 0) throw unavailableError(`no time left to verify ${what}`);
   const out = collector();
   const result = await deps.proc.run({

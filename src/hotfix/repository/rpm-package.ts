@@ -60,7 +60,7 @@ export async function verifyRpmSignature(
   deps.fs.mkdirp(dbpath, 0o700);
   const env = definedEnv(deps.env);
   const run = async (args: string[]) => {
-    const timeoutMs = Math.min(RPMKEYS_TIMEOUT_MS, timeLeft());
+    const timeoutMs = Math.round(Math.min(RPMKEYS_TIMEOUT_MS, timeLeft()));
     if (timeoutMs <= 0) throw unavailableError('no time left to check the package signature');
     const result = await deps.proc.run({
       program: 'rpmkeys',

@@ -9,12 +9,12 @@ import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
 import { openRpmDelta } from '../delta/package-files.ts';
 import { parseOsReleaseField } from '../../platform/os-release.ts';
 import { writeCandidate } from './candidate.ts';
-import { type FastPathContext, timed, timeLeft } from './context.ts';
+import { type FastPathContext, HOTFIX_INDEX_DIR, timed, timeLeft } from './context.ts';
 import { compressionOf, decode } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
-import { createFetcher, SIZE_CAPS } from './fetcher.ts';
+import { createFetcher, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 import { checkFreshness, recordFreshness } from './freshness.ts';
-import { readKeyrings, verifyDetached } from './gpg.ts';
+import { type Keyring, readKeyrings, verifyDetached } from './gpg.ts';
 import { dnfProxy } from './proxy.ts';
 import { scanIndex } from './index-scan.ts';
 import { PACKAGE_NAME } from './packages-index.ts';
@@ -60,24 +60,58 @@ async function findInRepo(ctx: FastPathContext, repo: YumRepo, mainProxy: string
   if (keyFiles.length === 0) throw unavailableError(`repository ${repo.id}: no file:// gpgkey`);
   const keyrings = readKeyrings(deps, keyFiles);
   const fetcher = createFetcher(deps, base, dnfProxy(repo.proxy, mainProxy, base, deps.env), ctx.budgetEnd, trace);
+  const located = { ctx, fetcher, keyrings };
+  // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
+  const entry =
+    (await fromHotfixIndex(located, new URL(`${HOTFIX_INDEX_DIR}/`, base), `${repo.baseurl} ${HOTFIX_INDEX_DIR}`, repo.id)) ??
+    (await findInRepodata(located, base, repo.baseurl, repo.id));
+  return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
+}
+
+interface Located {
+  ctx: FastPathContext;
+  fetcher: Fetcher;
+  keyrings: Keyring[];
+}
+
+type Found = { found: RpmEntry; delta: RpmEntry | string };
+
+/** Our packages in the primary index of the repodata under `mdBase`, verified by the node's keys and fresh. */
+async function findInRepodata({ ctx, fetcher, keyrings }: Located, mdBase: URL, repository: string, id: string): Promise<Found> {
+  const { deps } = ctx;
   const repomd = await timed(ctx, 'releaseMs', async () => {
-    const xml = await fetcher.get(new URL('repodata/repomd.xml', base), SIZE_CAPS.signedMetadata);
-    const signature = await fetcher.get(new URL('repodata/repomd.xml.asc', base), SIZE_CAPS.signedMetadata);
-    await verifyDetached(deps, ctx.scratch, xml, signature, keyrings, `${base}repodata/repomd.xml`, () => timeLeft(ctx));
+    const xml = await fetcher.get(new URL('repodata/repomd.xml', mdBase), SIZE_CAPS.signedMetadata);
+    const signature = await fetcher.get(new URL('repodata/repomd.xml.asc', mdBase), SIZE_CAPS.signedMetadata);
+    await verifyDetached(deps, ctx.scratch, xml, signature, keyrings, `${mdBase}repodata/repomd.xml`, () => timeLeft(ctx));
     const parsed = parseRepomd(xml.toString('utf8'));
     if (typeof parsed === 'string') throw integrityError(parsed);
     const date = parsed.revision !== undefined ? new Date(parsed.revision * 1000) : undefined;
-    checkFreshness(deps, repo.baseurl, `${base}repodata/repomd.xml`, date, undefined);
-    recordFreshness(deps, repo.baseurl, date);
+    checkFreshness(deps, repository, `${mdBase}repodata/repomd.xml`, date, undefined);
+    recordFreshness(deps, repository, date);
     return parsed;
   });
-  const entry = await timed(ctx, 'indexMs', async () => {
-    const xml = await readPrimary(ctx, fetcher, base, repomd.primary);
+  return timed(ctx, 'indexMs', async () => {
+    const xml = await readPrimary(ctx, fetcher, mdBase, repomd.primary);
     const found = findRpmEntry(xml, ctx.version, ctx.arch.rpm);
-    if (typeof found === 'string') throw unavailableError(`repository ${repo.id}: ${found}`);
+    if (typeof found === 'string') throw unavailableError(`repository ${id}: ${found}`);
     return { found, delta: findRpmEntry(xml, ctx.version, ctx.arch.rpm, DELTA_PACKAGE_NAME) };
   });
-  return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
+}
+
+/**
+ * The hotfix index: repodata of only our packages (their locations relative to the repository's
+ * baseurl), signed with the repository's own key and checked exactly like it. Not published,
+ * unreachable, or without our version: undefined (the caller reads the full index). A bad signature,
+ * replayed or tampered metadata: an integrity failure, as anywhere.
+ */
+async function fromHotfixIndex(located: Located, mdBase: URL, repository: string, id: string): Promise<Found | undefined> {
+  try {
+    return await findInRepodata(located, mdBase, repository, id);
+  } catch (error) {
+    if (!isUnavailable(error)) throw error;
+    located.ctx.deps.log.info('no usable hotfix index, reading the repository index', { index: `${mdBase}`, reason: error.message });
+    return undefined;
+  }
 }
 
 /** Fetches, verifies and extracts; returns the written candidate's path (not yet version-checked). */
