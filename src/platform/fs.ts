@@ -52,7 +52,7 @@ export interface FileSystem {
   watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
   /** Large files in pieces (file-stream.ts): positional reads, a hashing exclusive writer, streaming sha256. */
   openReader(path: string): PositionalReader;
-  createHashingWriter(path: string, mode: number): HashingWriter;
+  createHashingWriter(path: string, mode: number, options?: { hash?: boolean }): HashingWriter;
   sha256OfFile(path: string): WrittenFile;
 }
 
