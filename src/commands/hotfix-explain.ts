@@ -1,7 +1,7 @@
 // `hotfix explain [-o text|json|yaml]`: which hotfix download-hotfix would install, and why (wave,
 // quarantine), and which binary would run.
 import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 
 export const hotfixExplainCommand = {
@@ -21,7 +21,7 @@ export const hotfixExplainCommand = {
     ],
   ],
   async run({ options }, deps) {
-    const { explainHotfix } = await import('../hotfix/explain.ts');
+    const { explainHotfix } = await import('../pointer/explain.ts');
     const given = options.pointer === undefined ? undefined : String(options.pointer);
     const path = given === undefined ? deps.paths.hotfixPointer : given.startsWith('/') ? given : `${deps.cwd}/${given}`;
     const current = options.currentVersion === undefined ? deps.version : String(options.currentVersion);

@@ -1,7 +1,7 @@
 // `hotfix pointer render`: hotfix and rollout entries in, the anc-hotfix-version ConfigMap out (YAML or
 // JSON, ready for `kubectl apply -f -` once signed). Writes nothing, needs no node.
 import type { OutputFormat } from '../cli/output.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 
 interface RenderOptions {
   hotfix?: string[];
@@ -49,9 +49,9 @@ export const hotfixPointerRenderCommand = {
   ],
   async run({ options }, deps) {
     const format = options.output === 'json' ? 'json' : 'yaml';
-    const { pointerFieldsFromFlags } = await import('../hotfix/pointer/render.ts');
-    const { renderSignedPointer } = await import('../hotfix/pointer/payload.ts');
-    const { configMapFor, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');
+    const { pointerFieldsFromFlags } = await import('../pointer/render.ts');
+    const { renderSignedPointer } = await import('../pointer/payload.ts');
+    const { configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
     const fields = pointerFieldsFromFlags(
       {
         hotfix: options.hotfix ?? [],

@@ -1,6 +1,6 @@
 // provision (spec 4, D6, D9): run the provisioning scripts from a node configuration or an NBC command file.
 import { AgentError } from '../platform/errors.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 
 interface ProvisionOptions {
   provisionConfig?: string | number;
