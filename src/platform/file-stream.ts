@@ -3,7 +3,7 @@
 // writes and fsyncs on close, and a streaming sha256 of a file.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { collectGarbage, GARBAGE_STRIDE } from './memory.ts';
 
 const HASH_CHUNK = 1024 * 1024;
@@ -100,8 +100,8 @@ export function sha256OfFile(path: string): WrittenFile {
   }
 }
 
-/** `length` bytes of `path` from `start`, as a stream (an archive member read in place). */
+/** `length` (> 0) bytes of `path` from `start`, as a stream (an archive member read in place). */
 export function readRange(path: string, start: number, length: number): Readable {
-  if (length === 0) return Readable.from([]);
+  if (length <= 0) throw Object.assign(new RangeError(`${path}: empty range at ${start}`), { code: 'EEMPTY' });
   return fs.createReadStream(path, { start, end: start + length - 1, highWaterMark: 256 * 1024 });
 }

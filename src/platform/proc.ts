@@ -3,8 +3,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { type Readable, Transform, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable, Writable } from 'node:stream';
 
 export interface RunSpec {
   program: string;
@@ -148,23 +147,56 @@ interface StreamedStdout {
   state: { outputCapped?: boolean; streamError?: Error };
 }
 
-/** stdout -> byte counter -> sink; past the cap (or on a sink error) the group is killed. */
+/**
+ * stdout -> byte counter -> sink, with backpressure (no stream library: this module is on every command's
+ * start-up). Past the cap, or on a sink error, the group is killed; `done` settles once the sink has
+ * finished or failed.
+ */
 function streamStdout(stdout: Readable, spec: RunSpec, kill: () => void): StreamedStdout {
   const state: StreamedStdout['state'] = {};
+  const sink = spec.stdoutSink!;
   const max = spec.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
   let bytes = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      bytes += chunk.length;
-      if (bytes <= max) return callback(null, chunk);
-      state.outputCapped = true;
+  const done = new Promise<void>((resolve) => {
+    let ended = false;
+    const fail = (error: Error) => {
+      if (!state.outputCapped && !state.streamError) state.streamError = error;
       kill();
-      callback(new RangeError(`${spec.program} wrote more than ${max} bytes`));
-    },
-  });
-  const done = pipeline(stdout, counter, spec.stdoutSink!).catch((error: Error) => {
-    kill();
-    if (!state.outputCapped && !state.streamError) state.streamError = error;
+      stdout.destroy();
+      sink.destroy();
+      resolve();
+    };
+    sink.on('error', fail);
+    sink.on('finish', () => resolve());
+    sink.on('close', () => resolve());
+    stdout.on('data', (chunk: Buffer) => {
+      if (ended) return;
+      bytes += chunk.length;
+      if (bytes > max) {
+        ended = true;
+        state.outputCapped = true;
+        return fail(new RangeError(`${spec.program} wrote more than ${max} bytes`));
+      }
+      if (!sink.write(chunk)) {
+        stdout.pause();
+        sink.once('drain', () => stdout.resume());
+      }
+    });
+    stdout.on('end', () => {
+      if (ended) return;
+      ended = true;
+      sink.end();
+    });
+    stdout.on('close', () => {
+      if (ended) return;
+      ended = true;
+      fail(new Error(`${spec.program}: stdout closed before its end`));
+    });
+    stdout.on('error', (error: Error) => {
+      if (ended) return;
+      ended = true;
+      fail(error);
+    });
   });
   return { done, state };
 }

@@ -39,6 +39,7 @@ export async function debBinary(deps: Deps, debFile: string, expected: PackageId
     reader.close();
   }
   const data = memberOf(members, 'data.tar');
+  if (data.member.size === 0) throw integrityError('package: empty data.tar member');
   const extractor = tarExtractor(PACKAGED_BINARY, SIZE_CAPS.binary, out);
   await decode(deps, {
     compression: data.compression,

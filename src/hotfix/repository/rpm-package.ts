@@ -102,6 +102,7 @@ export async function rpmBinary(
     reader.close();
   }
   const size = deps.fs.stat(rpmFile)?.size ?? 0;
+  if (size <= layout.payload) throw integrityError('package: no payload after the RPM header');
   const extractor = cpioExtractor(PACKAGED_BINARY, SIZE_CAPS.binary, out);
   await decode(deps, {
     compression: layout.compression,
