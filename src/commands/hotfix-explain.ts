@@ -10,6 +10,7 @@ export const hotfixExplainCommand = {
   options: [
     { flag: '--current-version <version>', description: "Version to decide for (default: this binary's version)" },
     { flag: '--pointer <file>', description: 'Pointer file to read (default: the on-node hotfix pointer)' },
+    { flag: '--candidate <file>', description: 'A hotfix executable: also show what its script payload would replace here' },
   ],
   output: true,
   readOnly: true,
@@ -28,6 +29,17 @@ export const hotfixExplainCommand = {
     if (current.length > ECHO_LIMIT) {
       throw new AgentError('ANC_USAGE', `--current-version is ${current.length} characters long; a version is YYYYMM.DD.PATCH[-REV]`);
     }
-    return { exitCode: 0, stdout: await render(options.output, explainHotfix(deps, path, current), undefined, { compactJson: true }) };
+    const explanation = explainHotfix(deps, path, current);
+    // --candidate: what that executable's script payload would replace here (it is run, bounded, to ask).
+    const candidate = options.candidate === undefined ? undefined : String(options.candidate);
+    const scripts =
+      candidate === undefined
+        ? undefined
+        : await (await import('../hotfix/scripts/inspect.ts')).candidateScripts(
+            deps,
+            candidate.startsWith('/') ? candidate : `${deps.cwd}/${candidate}`,
+          );
+    const value = scripts === undefined ? explanation : { ...explanation, scripts };
+    return { exitCode: 0, stdout: await render(options.output, value, undefined, { compactJson: true }) };
   },
-} satisfies Command<{ currentVersion?: string | number; pointer?: string; output?: OutputFormat }>;
+} satisfies Command<{ currentVersion?: string | number; pointer?: string; candidate?: string; output?: OutputFormat }>;

@@ -39,13 +39,14 @@ export const provisionCommand = {
   async run(input, deps) {
     const provisionConfig = asPath(input.options.provisionConfig, 'provision-config');
     const nbcCmd = asPath(input.options.nbcCmd, 'nbc-cmd');
-    const { provision } = await import('../provision/run.ts');
+    const [{ provision }, { scriptStep }] = await Promise.all([import('../provision/run.ts'), import('../hotfix/scripts/step.ts')]);
     return provision(
       {
         provisionConfig,
         nbcCmd,
         dryRun: input.options.dryRun === true,
         showSecrets: input.options.showSecrets === true,
+        scripts: scriptStep,
       },
       deps,
     );

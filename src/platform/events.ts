@@ -1,7 +1,6 @@
 // Guest-agent telemetry events, byte-compatible with spec 3: one file per event named
 // `<unix nanoseconds>.json`, mode 0644, Go json.Marshal field order and escaping, no trailing newline.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { fs, path } from './builtins.ts';
 import type { Clock } from './clock.ts';
 import { formatEventTime } from './clock.ts';
 import { atomicWrite } from './fs.ts';
@@ -24,20 +23,26 @@ export interface EventSink {
   emit(event: AgentEvent): void;
 }
 
+/** The reference's constant `Version` (spec 3): telemetry downstream of the VM agent keys on the schema. */
+export const EVENT_SCHEMA_VERSION = '1.23';
+
+/** The agent's own version rides at the end of the Message, as one more ` | key=value` part. */
+export const AGENT_VERSION_KEY = 'ancVersion';
+
 /**
- * `version` is the agent's own version: the reference writes a constant "1.23" there (spec 3), which
- * says nothing; the field is free text for the guest agent, and a node's events must say which build
- * (baked or hotfix) produced them.
+ * The reference's event, byte for byte, except one trailing Message part ` | ancVersion=<v>` naming the
+ * build (baked or hotfix) that wrote it; readers of the reference's format (the message, the
+ * `durationMs=` value) are unaffected by a part after the timing.
  */
 export function renderEvent(event: AgentEvent, version: string): string {
   const start = formatEventTime(event.start);
   const end = formatEventTime(event.end);
   const durationMs = Math.trunc(event.end.getTime() - event.start.getTime());
-  const timing = `startTime=${start} endTime=${end} durationMs=${durationMs}`;
+  const timing = `startTime=${start} endTime=${end} durationMs=${durationMs} | ${AGENT_VERSION_KEY}=${version}`;
   return goJson({
     Timestamp: start,
     OperationId: end,
-    Version: version,
+    Version: EVENT_SCHEMA_VERSION,
     TaskName: `AKS.AKSNodeController.${event.task}`,
     EventLevel: event.level,
     Message: event.message === '' ? timing : `${event.message} | ${timing}`,
@@ -50,10 +55,10 @@ export function createEventSink(eventsDir: string, clock: Clock, log: Logger, ve
   return {
     emit(event) {
       try {
-        mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
+        fs.mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
         // Whole or nothing (temp, fsync, rename): the guest agent never picks up a 0-byte or cut-off
         // event, even on a full disk. The temp name does not end in .json, so it is never read as one.
-        atomicWrite(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event, version), {
+        atomicWrite(path.join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event, version), {
           mode: 0o644,
           tempPrefix: TEMP_PREFIX.event,
         });

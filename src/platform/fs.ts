@@ -1,8 +1,7 @@
 // File-system access for the commands (through Deps), including the atomic write every status and
 // pointer file goes through: temp file in the same directory, fsync, rename, fsync of the directory.
-import * as fs from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { randomInt } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { fs, path as nodePath } from './builtins.ts';
 import { readBoundedFile, type InputKind } from './input.ts';
 import {
   createHashingWriter,
@@ -20,6 +19,13 @@ export interface FileStat {
   size: number;
 }
 
+/** lstat(2): the link itself, never its target. */
+export interface LinkStat extends FileStat {
+  isSymlink: boolean;
+  uid: number;
+  gid: number;
+}
+
 export interface AtomicWriteOptions {
   /** Permission bits of the final file (applied with chmod, so the umask does not change them). */
   mode: number;
@@ -31,6 +37,17 @@ export interface FileSystem {
   /** Every read goes through the input guard (input.ts): regular files only, never blocking, capped per kind. */
   readFile(path: string, kind: InputKind): Buffer;
   readText(path: string, kind: InputKind): string;
+  /** readFile that refuses a symlink as the last component (ELOOP) instead of following it. */
+  readFileNoFollow(path: string, kind: InputKind): Buffer;
+  /** undefined when the path does not exist; never follows a symlink at the last component. */
+  lstat(path: string): LinkStat | undefined;
+  /**
+   * Writes a new file (exclusive create, never through a symlink), sets mode (and owner when given) and
+   * fsyncs it: the first half of an atomic replace whose rename the caller does.
+   */
+  stageFile(path: string, data: Uint8Array, options: { mode: number; owner?: { uid: number; gid: number } }): void;
+  /** fsync of a directory (after renames into it), best effort. */
+  syncDirectory(dir: string): void;
   /** undefined when the path does not exist; other errors are thrown. Follows symlinks. */
   stat(path: string): FileStat | undefined;
   exists(path: string): boolean;
@@ -56,7 +73,7 @@ export interface FileSystem {
   sha256OfFile(path: string): WrittenFile;
 }
 
-function toStat(s: fs.Stats): FileStat {
+function toStat(s: Stats): FileStat {
   return { isFile: s.isFile(), isDirectory: s.isDirectory(), mode: s.mode & 0o7777, size: s.size };
 }
 
@@ -70,13 +87,14 @@ export function statOrUndefined(path: string): FileStat | undefined {
 }
 
 export function atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void {
-  const dir = dirname(path);
-  const prefix = options.tempPrefix ?? `.${basename(path)}.tmp-`;
+  const dir = nodePath.dirname(path);
+  const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
   let temp = '';
   let fd: number | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
-      temp = join(dir, `${prefix}${randomInt(1_000_000_000, 9_999_999_999)}`);
+      // node:crypto loads here, on first use, not at every start-up.
+      temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
       try {
         fd = fs.openSync(temp, 'wx', 0o600);
         break;
@@ -99,9 +117,9 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
 }
 
 export function atomicCopy(src: string, path: string, options: AtomicWriteOptions): void {
-  const dir = dirname(path);
-  const prefix = options.tempPrefix ?? `.${basename(path)}.tmp-`;
-  let temp = join(dir, `${prefix}${randomInt(1_000_000_000, 9_999_999_999)}`);
+  const dir = nodePath.dirname(path);
+  const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
+  let temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
   try {
     fs.copyFileSync(src, temp, fs.constants.COPYFILE_EXCL);
     const fd = fs.openSync(temp, 'r+');
@@ -119,7 +137,33 @@ export function atomicCopy(src: string, path: string, options: AtomicWriteOption
   }
 }
 
-function syncDirectory(dir: string): void {
+export function lstatOrUndefined(path: string): LinkStat | undefined {
+  try {
+    const s = fs.lstatSync(path);
+    return { ...toStat(s), isSymlink: s.isSymbolicLink(), uid: s.uid, gid: s.gid };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+export function stageFile(path: string, data: Uint8Array, options: { mode: number; owner?: { uid: number; gid: number } }): void {
+  const c = fs.constants;
+  const fd = fs.openSync(path, c.O_WRONLY | c.O_CREAT | c.O_EXCL | c.O_NOFOLLOW, 0o600);
+  try {
+    fs.writeFileSync(fd, data);
+    if (options.owner) fs.fchownSync(fd, options.owner.uid, options.owner.gid);
+    fs.fchmodSync(fd, options.mode);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(path, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+}
+
+export function syncDirectory(dir: string): void {
   let dirFd: number | undefined;
   try {
     dirFd = fs.openSync(dir, 'r');
@@ -142,7 +186,7 @@ export function removeStaleFiles(dir: string, prefix: string, olderThan: Date): 
   const removed: string[] = [];
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
-    const path = join(dir, name);
+    const path = nodePath.join(dir, name);
     // Regular files and (a killed fast path's scratch) directories; never a symlink or anything else.
     const stat = fs.lstatSync(path, { throwIfNoEntry: false });
     if (!(stat?.isFile() || stat?.isDirectory()) || stat.mtimeMs >= olderThan.getTime()) continue;
@@ -156,6 +200,10 @@ export function createRealFileSystem(): FileSystem {
   return {
     readFile: readBoundedFile,
     readText: (path, kind) => readBoundedFile(path, kind).toString('utf8'),
+    readFileNoFollow: (path, kind) => readBoundedFile(path, kind, { noFollow: true }),
+    lstat: lstatOrUndefined,
+    stageFile,
+    syncDirectory,
     stat: statOrUndefined,
     exists: (path) => fs.existsSync(path),
     mkdirp: (path, mode = 0o755) => void fs.mkdirSync(path, { recursive: true, mode }),

@@ -1,9 +1,8 @@
 // Child processes: every call has its own timeout and runs in its own process group, so a timeout
 // kills the whole tree (a script's grandchildren included), not just the direct child.
-import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { fs, path } from './builtins.ts';
+import { stderr, stdout } from './stdio.ts';
 
 export interface RunSpec {
   program: string;
@@ -81,7 +80,8 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     const err = new TailBuffer(limit);
     let timedOut = false;
     let settled = false;
-    const child = spawn(spec.program, spec.args, {
+    // Loaded here, not at start-up: most commands never spawn (node:child_process costs ~2 ms to load).
+    const child = process.getBuiltinModule('node:child_process').spawn(spec.program, spec.args, {
       env: spec.env,
       cwd: spec.cwd,
       stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
@@ -111,12 +111,12 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     if (!streamed) {
       child.stdout!.on('data', (chunk: Buffer) => {
         out.push(chunk);
-        if (spec.passthrough) process.stdout.write(chunk);
+        if (spec.passthrough) stdout.writeQueued(chunk);
       });
     }
     child.stderr!.on('data', (chunk: Buffer) => {
       err.push(chunk);
-      if (spec.passthrough) process.stderr.write(chunk);
+      if (spec.passthrough) stderr.writeQueued(chunk);
     });
     const finish = (result: Omit<RunResult, 'stdout' | 'stderr' | 'timedOut'>) => {
       if (settled) return;
@@ -152,7 +152,7 @@ interface StreamedStdout {
  * start-up). Past the cap, or on a sink error, the group is killed; `done` settles once the sink has
  * finished or failed.
  */
-function streamStdout(stdout: Readable, spec: RunSpec, kill: () => void): StreamedStdout {
+function streamStdout(childOut: Readable, spec: RunSpec, kill: () => void): StreamedStdout {
   const state: StreamedStdout['state'] = {};
   const sink = spec.stdoutSink!;
   const max = spec.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
@@ -162,14 +162,14 @@ function streamStdout(stdout: Readable, spec: RunSpec, kill: () => void): Stream
     const fail = (error: Error) => {
       if (!state.outputCapped && !state.streamError) state.streamError = error;
       kill();
-      stdout.destroy();
+      childOut.destroy();
       sink.destroy();
       resolve();
     };
     sink.on('error', fail);
     sink.on('finish', () => resolve());
     sink.on('close', () => resolve());
-    stdout.on('data', (chunk: Buffer) => {
+    childOut.on('data', (chunk: Buffer) => {
       if (ended) return;
       bytes += chunk.length;
       if (bytes > max) {
@@ -178,21 +178,21 @@ function streamStdout(stdout: Readable, spec: RunSpec, kill: () => void): Stream
         return fail(new RangeError(`${spec.program} wrote more than ${max} bytes`));
       }
       if (!sink.write(chunk)) {
-        stdout.pause();
-        sink.once('drain', () => stdout.resume());
+        childOut.pause();
+        sink.once('drain', () => childOut.resume());
       }
     });
-    stdout.on('end', () => {
+    childOut.on('end', () => {
       if (ended) return;
       ended = true;
       sink.end();
     });
-    stdout.on('close', () => {
+    childOut.on('close', () => {
       if (ended) return;
       ended = true;
       fail(new Error(`${spec.program}: stdout closed before its end`));
     });
-    stdout.on('error', (error: Error) => {
+    childOut.on('error', (error: Error) => {
       if (ended) return;
       ended = true;
       fail(error);
@@ -213,12 +213,12 @@ function feedStdin(source: Readable, stdin: Writable, streamed: StreamedStdout |
 
 export function which(name: string, pathEnv: string | undefined): string | undefined {
   if (name.includes('/')) return name;
-  for (const dir of (pathEnv ?? '').split(delimiter)) {
+  for (const dir of (pathEnv ?? '').split(path.delimiter)) {
     if (!dir) continue;
-    const candidate = join(dir, name);
+    const candidate = path.join(dir, name);
     try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
+      if (!fs.statSync(candidate).isFile()) continue;
+      fs.accessSync(candidate, fs.constants.X_OK);
       return candidate;
     } catch {
       // not here

@@ -7,6 +7,7 @@ import type { InputKind } from '../platform/input.ts';
 import { goLookupField, parseGoJson } from '../platform/json.ts';
 import { decodeProvisionJson } from '../provision/status.ts';
 import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
+import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 
 export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'not-started';
@@ -29,6 +30,8 @@ export interface StatusReport {
     checkHotfix: string | null;
     downloadHotfix: string | null;
   };
+  /** Which provisioning scripts ran: baked, or a script hotfix's (and the last restore). */
+  scripts: ScriptsStatus;
   timeline: TimelineRow[];
   configWarnings: string[];
   notes: string[];
@@ -196,6 +199,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
+    scripts: await scriptsStatus(deps, notes),
     timeline,
     configWarnings: await configWarnings(deps, notes),
     notes,
