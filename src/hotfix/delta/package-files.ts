@@ -2,7 +2,7 @@
 // full package: the .deb by the size and sha256 of the signed Packages index; the .rpm by the primary
 // index's sha256 and its own signature (rpmkeys). The package must name itself, our version and our
 // architecture; its payload is unpacked in memory with bounds and read file by file.
-import { cpioFile, tarFile } from '../repository/archive.ts';
+import { cpioFile, tarFile } from '../../formats/archive.ts';
 import { type FastPathContext, timeLeft } from '../repository/context.ts';
 import { debPayload } from '../repository/deb-package.ts';
 import { integrityError, unavailableError } from '../repository/errors.ts';

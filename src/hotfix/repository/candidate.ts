@@ -7,7 +7,7 @@ import { errorMessage, isAgentError } from '../../platform/errors.ts';
 import type { Deadline } from '../retry.ts';
 import { promoteWithHealthGate } from '../switch/gate.ts';
 import { expectedBinaryVersion } from '../../pointer/version.ts';
-import type { FileOut } from './archive-stream.ts';
+import type { FileOut } from '../../formats/archive-stream.ts';
 import { integrityError } from './errors.ts';
 import type { Scratch } from './scratch.ts';
 

@@ -5,8 +5,8 @@
 import type { Deps } from '../../platform/deps.ts';
 import { readRange } from '../../platform/file-stream.ts';
 import { NODE_PATHS } from '../../platform/paths.ts';
-import { type Member, type MemberRange, arLayout, arMembers, tarFile } from './archive.ts';
-import { tarExtractor, type FileOut } from './archive-stream.ts';
+import { type Member, type MemberRange, arLayout, arMembers, tarFile } from '../../formats/archive.ts';
+import { tarExtractor, type FileOut } from '../../formats/archive-stream.ts';
 import { compressionOf, decode, decodeBytes } from './decompress.ts';
 import { integrityError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';

@@ -5,10 +5,10 @@
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { describeRun } from '../retry.ts';
-import { dearmorPublicKeys, isArmored } from './armor.ts';
+import { dearmorPublicKeys, isArmored } from '../../formats/armor.ts';
 import { collector } from './decompress.ts';
 import { integrityError, unavailableError } from './errors.ts';
-import { clearsignedProblem, detachedProblem } from './openpgp-shape.ts';
+import { clearsignedProblem, detachedProblem } from '../../formats/openpgp-shape.ts';
 import type { Scratch } from './scratch.ts';
 
 const GPGV_TIMEOUT_MS = 30_000;

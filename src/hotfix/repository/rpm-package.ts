@@ -6,7 +6,7 @@ import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { describeRun } from '../retry.ts';
 import { readRange } from '../../platform/file-stream.ts';
-import { cpioExtractor, type FileOut } from './archive-stream.ts';
+import { cpioExtractor, type FileOut } from '../../formats/archive-stream.ts';
 import { type PackageIdentity, PACKAGED_BINARY } from './deb-package.ts';
 import { decode, decodeBytes } from './decompress.ts';
 import { integrityError, unavailableError } from './errors.ts';
