@@ -63,6 +63,21 @@ abstract class Parser {
     this.pending = Buffer.from(buf);
   }
 
+  /** The wanted member: its `size` bytes (of `padded`) go to `out`, then the parser stops, done. */
+  protected emit(wanted: string, size: number, padded: number, maxBytes: number, out: FileOut): void {
+    if (size > maxBytes) return this.stop(`${wanted} is ${size} bytes, above the ${maxBytes}-byte limit`);
+    let left = size;
+    this.body(
+      padded,
+      (b) => {
+        const part = b.subarray(0, Math.max(0, Math.min(b.length, left)));
+        left -= part.length;
+        if (part.length) out.write(part);
+      },
+      () => this.stop(undefined),
+    );
+  }
+
   stop(result: string | undefined): void {
     this.result = result;
     this.finished = true;
@@ -135,17 +150,7 @@ class TarParser extends Parser {
     if (type === 'g' || normalise(name) !== normalise(this.wanted)) return this.body(padded);
     if (type !== '0' && type !== '\0')
       return this.stop(`${this.wanted} is not a regular file in the package (tar type ${JSON.stringify(type)})`);
-    if (size > this.maxBytes) return this.stop(`${this.wanted} is ${size} bytes, above the ${this.maxBytes}-byte limit`);
-    let left = size;
-    this.body(
-      padded,
-      (b) => {
-        const part = b.subarray(0, Math.max(0, Math.min(b.length, left)));
-        left -= part.length;
-        if (part.length) this.out.write(part);
-      },
-      () => this.stop(undefined),
-    );
+    this.emit(this.wanted, size, padded, this.maxBytes, this.out);
   }
 }
 
@@ -187,17 +192,7 @@ class CpioParser extends Parser {
     const padded = Math.ceil((this.offset + this.size) / 4) * 4 - this.offset;
     if (normalise(name) !== normalise(this.wanted)) return this.body(padded);
     if ((this.mode & 0o170000) !== 0o100000) return this.stop(`${this.wanted} is not a regular file in the package`);
-    if (this.size > this.maxBytes) return this.stop(`${this.wanted} is ${this.size} bytes, above the ${this.maxBytes}-byte limit`);
-    let left = this.size;
-    this.body(
-      padded,
-      (b) => {
-        const part = b.subarray(0, Math.max(0, Math.min(b.length, left)));
-        left -= part.length;
-        if (part.length) this.out.write(part);
-      },
-      () => this.stop(undefined),
-    );
+    this.emit(this.wanted, this.size, padded, this.maxBytes, this.out);
   }
 }
 
