@@ -54,6 +54,8 @@ export interface FileSystem {
   mkdirp(path: string, mode?: number): void;
   writeFile(path: string, data: string | Uint8Array, options: { mode: number; exclusive?: boolean }): void;
   atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void;
+  /** atomicWrite of a copy of `src`, never holding it in memory (the kernel copies: copy_file_range). */
+  atomicCopy(src: string, path: string, options: AtomicWriteOptions): void;
   unlink(path: string): void;
   /** rename(2): atomic within one file system (promoting a staged file). */
   rename(from: string, to: string): void;
@@ -67,7 +69,7 @@ export interface FileSystem {
   watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
   /** Large files in pieces (file-stream.ts): positional reads, a hashing exclusive writer, streaming sha256. */
   openReader(path: string): PositionalReader;
-  createHashingWriter(path: string, mode: number): HashingWriter;
+  createHashingWriter(path: string, mode: number, options?: { hash?: boolean }): HashingWriter;
   sha256OfFile(path: string): WrittenFile;
 }
 
@@ -110,6 +112,27 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
     syncDirectory(dir);
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+    if (temp) fs.rmSync(temp, { force: true });
+  }
+}
+
+export function atomicCopy(src: string, path: string, options: AtomicWriteOptions): void {
+  const dir = nodePath.dirname(path);
+  const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
+  let temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
+  try {
+    fs.copyFileSync(src, temp, fs.constants.COPYFILE_EXCL);
+    const fd = fs.openSync(temp, 'r+');
+    try {
+      fs.fchmodSync(fd, options.mode);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, path);
+    temp = '';
+    syncDirectory(dir);
+  } finally {
     if (temp) fs.rmSync(temp, { force: true });
   }
 }
@@ -188,6 +211,7 @@ export function createRealFileSystem(): FileSystem {
       fs.writeFileSync(path, data, { mode: options.mode, flag: options.exclusive ? 'wx' : 'w' });
     },
     atomicWrite,
+    atomicCopy,
     unlink: (path) => fs.rmSync(path, { force: true }),
     rename: (from, to) => fs.renameSync(from, to),
     removeTree: (path) => fs.rmSync(path, { recursive: true, force: true }),
