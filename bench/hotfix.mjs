@@ -6,18 +6,28 @@
 // each into a throwaway root holding the node's configuration (what the health gate's dry-run self-test
 // provisions against). Same
 // release packages (zstd -19 unless --compression says otherwise) and the same realistic indices
-// (thousands of other entries) for every path. Prints medians, the fast path as a share of the package
-// manager's time, the bytes each path pulled from the server, and package sizes. Never asserts.
+// (thousands of other entries) for every path, each repository with its hotfix index published as
+// docs/hotfix.md says (plus one delta repository without it, the old way). Prints medians, the fast path
+// as a share of the package manager's time, the bytes each path pulled from the server, the peak RSS of
+// each whole command (children counted, /usr/bin/time), the physical floor, and package sizes. Never asserts.
 //
 //   npm run bench:hotfix [-- --runs N] [-- --compression zstd|xz|fast]
 // Runs under tsm (package.json script) because it reuses the test repo builders in test/fakes/repos.ts.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { demoConfiguration } from '../test/fakes/demo-config.ts';
 import { FILLER_ENTRIES } from '../test/fakes/repo-index.ts';
-import { buildAgent, buildBaseStubRpm, prepareAptRoot, prepareRpmRoot, startAptRepo, startRpmRepo } from '../test/fakes/repos.ts';
+import {
+  APT_SUITE,
+  buildAgent,
+  buildBaseStubRpm,
+  prepareAptRoot,
+  prepareRpmRoot,
+  startAptRepo,
+  startRpmRepo,
+} from '../test/fakes/repos.ts';
 import { buildTypicalFix } from '../test/fakes/typical-fix.ts';
 import { buildPackages } from '../vhd/packaging/build-packages.mjs';
 
@@ -25,6 +35,8 @@ const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const runs = Number(option('--runs', '5')) || 5;
 const compression = option('--compression', 'zstd');
+/** `--only <text>`: only the paths whose name contains it (a quick look at one path; ratios need them all). */
+const only = option('--only', '');
 const work = mkdtempSync(join(tmpdir(), 'anc-bench-hotfix-'));
 
 const median = (values) => {
@@ -33,10 +45,14 @@ const median = (values) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/** Peak RSS (KiB) of the whole command: /usr/bin/time's %M, the largest of the agent and every child it waited for. */
+const TIME = '/usr/bin/time';
+
 function runAgent(bin, root, extra) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(bin, ['download-hotfix', ...extra], {
+    const rssFile = join(root, 'peak-rss');
+    const child = spawn(TIME, ['-f', '%M', '-o', rssFile, bin, 'download-hotfix', ...extra], {
       env: { PATH: process.env.PATH, AKS_NODE_ROOT: root },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -46,7 +62,8 @@ function runAgent(bin, root, extra) {
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const finished = stderr.trim().split('\n').pop() ?? '';
-      code === 0 ? resolve({ ms, finished }) : reject(new Error(`download-hotfix exited ${code}: ${stderr.slice(-2000)}`));
+      const rssKiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
+      code === 0 ? resolve({ ms, finished, rssKiB }) : reject(new Error(`download-hotfix exited ${code}: ${stderr.slice(-2000)}`));
     });
   });
 }
@@ -74,10 +91,11 @@ async function sample(path, i, baked, repo, prepare, extra) {
   );
   writeFileSync(join(root, 'opt/azure/components.json'), '{}\n');
   const before = repo.bytesServed.count;
-  const { ms, finished } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
+  const { ms, finished, rssKiB } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
   const expected = path.expect ?? (extra.length ? path.name.split(' ')[0] : 'repository');
   if (!finished.includes(`"path":"${expected}"`)) throw new Error(`${path.name}: expected path ${expected}, got ${finished}`);
   path.samples.push(ms);
+  path.rss.push(rssKiB / 1024);
   path.bytes = repo.bytesServed.count - before;
   path.stages = finished;
   path.gate.push(gateMs(root));
@@ -85,6 +103,38 @@ async function sample(path, i, baked, repo, prepare, extra) {
 }
 
 const mb = (n) => (n / 1e6).toFixed(1).padStart(6) + ' MB';
+const fetched = (n) => (n < 1e6 ? `${(n / 1e3).toFixed(1).padStart(6)} KB` : mb(n));
+
+/**
+ * The physical floor of staging a hotfix: write the executable (fsync), one sha256 over it, two
+ * start-ups of it (the health gate's `version` and dry-run). Medians of `runs` tries.
+ */
+async function physicalFloor(bin, runs) {
+  const { createHash } = await import('node:crypto');
+  const { execFileSync } = await import('node:child_process');
+  const { openSync, writeSync, fsyncSync, closeSync } = await import('node:fs');
+  const data = readFileSync(bin);
+  const write = [];
+  const hash = [];
+  const start = [];
+  for (let i = 0; i < runs; i++) {
+    const out = join(work, `floor-${i}`);
+    let t = process.hrtime.bigint();
+    const fd = openSync(out, 'w', 0o700);
+    writeSync(fd, data);
+    fsyncSync(fd);
+    closeSync(fd);
+    write.push(Number(process.hrtime.bigint() - t) / 1e6);
+    t = process.hrtime.bigint();
+    createHash('sha256').update(data).digest('hex');
+    hash.push(Number(process.hrtime.bigint() - t) / 1e6);
+    t = process.hrtime.bigint();
+    execFileSync(out, ['version'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } });
+    start.push(Number(process.hrtime.bigint() - t) / 1e6);
+    rmSync(out);
+  }
+  return { write: median(write), hash: median(hash), start: median(start), total: median(write) + median(hash) + 2 * median(start) };
+}
 
 try {
   const baked = buildAgent('202604.01.0', join(work, 'baked'));
@@ -97,6 +147,20 @@ try {
   const rpm = await startRpmRepo(join(work, 'rpm'), [file('rpm')]);
   const aptDelta = await startAptRepo(join(work, 'apt-delta'), [file('deb'), file('deb', 'aks-node-controller-delta')]);
   const rpmDelta = await startRpmRepo(join(work, 'rpm-delta'), [file('rpm'), file('rpm', 'aks-node-controller-delta')]);
+  // The same delta repository published the old way (no hotfix index): what a node pays for the full index.
+  const aptDeltaOld = await startAptRepo(join(work, 'apt-delta-old'), [file('deb'), file('deb', 'aks-node-controller-delta')]);
+  // Published as docs/hotfix.md tells a release engineer: the hotfix index beside each repository.
+  for (const [repo, kind] of [
+    [apt, 'apt'],
+    [rpm, 'rpm'],
+    [aptDelta, 'apt'],
+    [rpmDelta, 'rpm'],
+  ]) {
+    const args = kind === 'apt' ? ['apt', repo.dir, APT_SUITE] : ['rpm', repo.dir];
+    execFileSync(new URL('../vhd/packaging/publish-hotfix-index.sh', import.meta.url).pathname, args, {
+      env: { ...process.env, GNUPGHOME: repo.key.home },
+    });
+  }
   const stub = buildBaseStubRpm(join(work, 'stub'));
   const aptRoot = (repo) => (root) => prepareAptRoot(root, repo);
   const rpmRoot = (repo) => (root) => prepareRpmRoot(root, repo, stub);
@@ -104,21 +168,24 @@ try {
   const paths = [
     { name: 'delta (apt repo)', repo: aptDelta, prepare: aptRoot(aptDelta), extra: [], expect: 'delta' },
     { name: 'delta (rpm repo)', repo: rpmDelta, prepare: rpmRoot(rpmDelta), extra: [], expect: 'delta' },
+    { name: 'delta (apt, old index)', repo: aptDeltaOld, prepare: aptRoot(aptDeltaOld), extra: [], expect: 'delta' },
     { name: 'repository (apt repo)', repo: apt, prepare: aptRoot(apt), extra: [] },
     { name: 'apt-get update+install', repo: apt, prepare: aptRoot(apt), extra: pm },
     { name: 'repository (rpm repo)', repo: rpm, prepare: rpmRoot(rpm), extra: [] },
     { name: 'dnf install --refresh', repo: rpm, prepare: rpmRoot(rpm), extra: pm },
-  ].map((p) => ({ ...p, samples: [], gate: [], bytes: 0, stages: '' }));
+  ]
+    .filter((p) => p.name.includes(only))
+    .map((p) => ({ ...p, samples: [], gate: [], rss: [], bytes: 0, stages: '' }));
   // Interleaved, so machine load drifts over all paths alike.
   for (let i = 0; i < runs; i++) for (const p of paths) await sample(p, i, baked, p.repo, p.prepare, p.extra);
-  for (const repo of [apt, rpm, aptDelta, rpmDelta]) await repo.close();
+  for (const repo of [apt, rpm, aptDelta, rpmDelta, aptDeltaOld]) await repo.close();
   const m = Object.fromEntries(paths.map((p) => [p.name, median(p.samples)]));
   console.log(
     `download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved):`,
   );
   for (const p of paths) {
     console.log(
-      `  ${p.name.padEnd(24)} median ${m[p.name].toFixed(0).padStart(6)} ms (min ${Math.min(...p.samples).toFixed(0)}, max ${Math.max(...p.samples).toFixed(0)})  fetched ${mb(p.bytes)}`,
+      `  ${p.name.padEnd(24)} median ${m[p.name].toFixed(0).padStart(6)} ms (min ${Math.min(...p.samples).toFixed(0)}, max ${Math.max(...p.samples).toFixed(0)})  fetched ${fetched(p.bytes)}  peak RSS ${median(p.rss).toFixed(0).padStart(4)} MiB (max ${Math.max(...p.rss).toFixed(0)}, children counted)`,
     );
   }
   const ratio = (a, b) => `${((m[a] / m[b]) * 100).toFixed(0)}%`;
@@ -126,9 +193,13 @@ try {
   console.log(`  fast path / dnf path: ${ratio('repository (rpm repo)', 'dnf install --refresh')}`);
   console.log(`  health gate (version + dry-run self-test) median: ${paths.map((p) => `${p.name} ${median(p.gate)} ms`).join(', ')}`);
   console.log(
-    `  delta / full fast path: ${ratio('delta (apt repo)', 'repository (apt repo)')} (apt repo), ${ratio('delta (rpm repo)', 'repository (rpm repo)')} (rpm repo); delta / apt path: ${ratio('delta (apt repo)', 'apt-get update+install')}`,
+    `  delta / full fast path: ${ratio('delta (apt repo)', 'repository (apt repo)')} (apt repo), ${ratio('delta (rpm repo)', 'repository (rpm repo)')} (rpm repo); delta / apt path: ${ratio('delta (apt repo)', 'apt-get update+install')} (target <= 25%)`,
   );
-  const stages = (name) => /"sourceMs".*?"verifyMs":\d+(,"packageBytes":\d+)?/.exec(paths.find((p) => p.name === name).stages)?.[0];
+  const floor = await physicalFloor(bin, Math.max(3, runs));
+  console.log(
+    `  physical floor: write ${mb(statSync(bin).size)} + fsync ${floor.write.toFixed(0)} ms, one sha256 ${floor.hash.toFixed(0)} ms, two start-ups 2 x ${floor.start.toFixed(0)} ms = ${floor.total.toFixed(0)} ms; full fast path (apt repo) at ${(m['repository (apt repo)'] / floor.total).toFixed(1)}x it, delta (apt repo) at ${(m['delta (apt repo)'] / floor.total).toFixed(1)}x`,
+  );
+  const stages = (name) => /"sourceMs".*?"verifyMs":\d+(,"packageBytes":\d+)?/.exec(paths.find((p) => p.name === name)?.stages ?? '')?.[0];
   console.log(`  last fast-path stages (apt repo): ${stages('repository (apt repo)')}`);
   console.log(`  last delta stages (apt repo):     ${stages('delta (apt repo)')}`);
   console.log(

@@ -16,6 +16,16 @@ export const E2E_NEEDS = [
     ['linux', 'apt-get', 'dpkg', 'dpkg-deb', 'dnf', 'rpm', 'rpmbuild', 'createrepo_c', 'gpg'],
     'apt and dnf installing hotfix packages',
   ],
+  [
+    'hotfix/lean',
+    ['linux', 'time', 'apt-get', 'dpkg', 'apt-ftparchive', 'gpg', 'gpgv', 'dnf', 'rpmkeys', 'rpmsign', 'createrepo_c', 'xdelta3'],
+    'signed apt and rpm repositories with the hotfix index, peak memory by /usr/bin/time',
+  ],
+  [
+    'bounds/repository-attacks',
+    ['linux', 'apt-ftparchive', 'dpkg-deb', 'ar', 'gpg', 'gpgv', 'createrepo_c', 'rpmkeys', 'rpmsign', 'zstd', 'xz', 'xdelta3'],
+    'attacks on the repository fast path: signed loopback repositories, real gpgv, zstd and xz',
+  ],
   ['hotfix/packaging', ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'lintian', 'xz'], 'building and linting .deb and .rpm packages'],
   ['vhd/custom-data', ['linux', 'cloud-init'], 'cloud-init applies the custom data'],
   ['vhd/image', ['linux', 'systemd-analyze'], 'the image: systemd checks the unit, the launcher runs the agent'],

@@ -13,12 +13,13 @@ export function copyBinaryAlongside(deps: Deps, src: string, dst: string, ref: s
   const fail = (message: string, cause: unknown): never => {
     throw new AgentError('ANC_HOTFIX', `stage hotfix binary: ${message}`, { step: 'stageFailed', cause });
   };
-  let data: Uint8Array = new Uint8Array();
+  let isFile = false;
   try {
-    data = deps.fs.readFile(src, 'binary');
+    isFile = deps.fs.stat(src)?.isFile === true;
   } catch (error) {
     fail(`reading ${src}: ${errorMessage(error)}`, error);
   }
+  if (!isFile) fail(`reading ${src}: no such regular file`, undefined);
   let mode = 0;
   try {
     const stat = deps.fs.stat(ref);
@@ -28,7 +29,8 @@ export function copyBinaryAlongside(deps: Deps, src: string, dst: string, ref: s
     fail(`stat ${ref}: ${errorMessage(error)}`, error);
   }
   try {
-    deps.fs.atomicWrite(dst, data, { mode, tempPrefix: STAGE_TEMP_PREFIX });
+    // Copied by the kernel, never read into memory whole (a 113 MB executable).
+    deps.fs.atomicCopy(src, dst, { mode, tempPrefix: STAGE_TEMP_PREFIX });
   } catch (error) {
     fail(`writing ${dst}: ${errorMessage(error)}`, error);
   }

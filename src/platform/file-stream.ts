@@ -1,17 +1,21 @@
 // Large files without holding them in memory (the delta hotfix reads a 113 MB base executable and
 // writes a 113 MB reconstruction): positional reads, an exclusive-create writer that hashes what it
 // writes and fsyncs on close, and a streaming sha256 of a file.
+import type { Readable } from 'node:stream';
 import { fs } from './builtins.ts';
+import { collectGarbage, GARBAGE_STRIDE } from './memory.ts';
 
 // node:crypto loads on the first hash, not at every start-up (fs.ts, on every command's path, imports this).
 const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
 
-const HASH_CHUNK = 4 * 1024 * 1024;
+const HASH_CHUNK = 1024 * 1024;
 
 export interface PositionalReader {
   readonly size: number;
   /** Exactly `length` bytes from `position` (throws when the file is shorter). */
   read(position: number, length: number): Buffer;
+  /** The same, into `target` at `offset` (no allocation). */
+  readInto(target: Uint8Array, offset: number, position: number, length: number): void;
   close(): void;
 }
 
@@ -23,6 +27,8 @@ export interface WrittenFile {
 
 export interface HashingWriter {
   write(chunk: Uint8Array): void;
+  /** Bytes written so far. */
+  size(): number;
   /** fsync + close; returns the size and sha256 of everything written. */
   close(): WrittenFile;
   /** Closes (if open) and removes the file: nothing partial stays behind. */
@@ -36,33 +42,41 @@ export function openPositionalReader(path: string): PositionalReader {
     size,
     read(position, length) {
       const buffer = Buffer.allocUnsafe(length);
+      this.readInto(buffer, 0, position, length);
+      return buffer;
+    },
+    readInto(target, offset, position, length) {
       for (let done = 0; done < length; ) {
-        const n = fs.readSync(fd, buffer, done, length - done, position + done);
+        const n = fs.readSync(fd, target, offset + done, length - done, position + done);
         if (n === 0) throw Object.assign(new RangeError(`${path}: short read at ${position + done}`), { code: 'ESHORT' });
         done += n;
       }
-      return buffer;
     },
     close: () => fs.closeSync(fd),
   };
 }
 
-/** Creates `path` exclusively (O_EXCL) with `mode`. */
-export function createHashingWriter(path: string, mode: number): HashingWriter {
+/**
+ * Creates `path` exclusively (O_EXCL) with `mode`. `hash: false` skips the sha256 (the bytes were proven
+ * by another digest, a verified package's); close() then reports an empty sha256.
+ */
+export function createHashingWriter(path: string, mode: number, options: { hash?: boolean } = {}): HashingWriter {
   let fd: number | undefined = fs.openSync(path, 'wx', mode);
-  const hash = createHash('sha256');
+  const hash = options.hash === false ? undefined : createHash('sha256');
   let size = 0;
   return {
     write(chunk) {
       for (let done = 0; done < chunk.length; ) done += fs.writeSync(fd!, chunk, done, chunk.length - done);
-      hash.update(chunk);
+      hash?.update(chunk);
+      if (Math.floor((size + chunk.length) / GARBAGE_STRIDE) > Math.floor(size / GARBAGE_STRIDE)) collectGarbage();
       size += chunk.length;
     },
+    size: () => size,
     close() {
       fs.fsyncSync(fd!);
       fs.closeSync(fd!);
       fd = undefined;
-      return { size, sha256: hash.digest('hex') };
+      return { size, sha256: hash?.digest('hex') ?? '' };
     },
     discard() {
       if (fd !== undefined) fs.closeSync(fd);
@@ -73,12 +87,23 @@ export function createHashingWriter(path: string, mode: number): HashingWriter {
 }
 
 export function sha256OfFile(path: string): WrittenFile {
-  const reader = openPositionalReader(path);
+  const fd = fs.openSync(path, 'r');
   try {
     const hash = createHash('sha256');
-    for (let at = 0; at < reader.size; at += HASH_CHUNK) hash.update(reader.read(at, Math.min(HASH_CHUNK, reader.size - at)));
-    return { size: reader.size, sha256: hash.digest('hex') };
+    const buffer = Buffer.allocUnsafe(HASH_CHUNK);
+    let size = 0;
+    for (let n = fs.readSync(fd, buffer, 0, HASH_CHUNK, null); n > 0; n = fs.readSync(fd, buffer, 0, HASH_CHUNK, null)) {
+      hash.update(buffer.subarray(0, n));
+      size += n;
+    }
+    return { size, sha256: hash.digest('hex') };
   } finally {
-    reader.close();
+    fs.closeSync(fd);
   }
+}
+
+/** `length` (> 0) bytes of `path` from `start`, as a stream (an archive member read in place). */
+export function readRange(path: string, start: number, length: number): Readable {
+  if (length <= 0) throw Object.assign(new RangeError(`${path}: empty range at ${start}`), { code: 'EEMPTY' });
+  return fs.createReadStream(path, { start, end: start + length - 1, highWaterMark: 256 * 1024 });
 }

@@ -65,6 +65,8 @@ export interface FileSystem {
   mkdirp(path: string, mode?: number): void;
   writeFile(path: string, data: string | Uint8Array, options: { mode: number; exclusive?: boolean }): void;
   atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void;
+  /** atomicWrite of a copy of `src`, never holding it in memory (the kernel copies: copy_file_range). */
+  atomicCopy(src: string, path: string, options: AtomicWriteOptions): void;
   unlink(path: string): void;
   /** Which file is at path (device, inode) and which version of it (size, mode, times); undefined when absent. Never follows a symlink. */
   identity(path: string): FileIdentity | undefined;
@@ -82,7 +84,7 @@ export interface FileSystem {
   watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
   /** Large files in pieces (file-stream.ts): positional reads, a hashing exclusive writer, streaming sha256. */
   openReader(path: string): PositionalReader;
-  createHashingWriter(path: string, mode: number): HashingWriter;
+  createHashingWriter(path: string, mode: number, options?: { hash?: boolean }): HashingWriter;
   sha256OfFile(path: string): WrittenFile;
 }
 
@@ -132,6 +134,27 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
     syncDirectory(dir);
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+    if (temp) fs.rmSync(temp, { force: true });
+  }
+}
+
+export function atomicCopy(src: string, path: string, options: AtomicWriteOptions): void {
+  const dir = nodePath.dirname(path);
+  const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
+  let temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
+  try {
+    fs.copyFileSync(src, temp, fs.constants.COPYFILE_EXCL);
+    const fd = fs.openSync(temp, 'r+');
+    try {
+      fs.fchmodSync(fd, options.mode);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, path);
+    temp = '';
+    syncDirectory(dir);
+  } finally {
     if (temp) fs.rmSync(temp, { force: true });
   }
 }
@@ -211,6 +234,7 @@ export function createRealFileSystem(): FileSystem {
       fs.writeFileSync(path, data, { mode: options.mode, flag: options.exclusive ? 'wx' : 'w' });
     },
     atomicWrite,
+    atomicCopy,
     unlink: (path) => fs.rmSync(path, { force: true }),
     identity: identityOf,
     link: (existing, newPath) => fs.linkSync(existing, newPath),

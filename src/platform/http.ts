@@ -14,6 +14,8 @@ export interface HttpGetOptions {
   allowRedirect(target: URL): boolean;
   /** Called with every body chunk's size (fetched-bytes telemetry). */
   onBytes?(count: number): void;
+  /** Streams the body: every chunk goes here (within the cap) and the result's body stays empty. */
+  onChunk?(chunk: Uint8Array): void;
 }
 
 export type HttpFailureKind = 'network' | 'timeout' | 'status' | 'too-large' | 'redirect';
@@ -86,7 +88,8 @@ async function readCapped(response: Response, url: URL, options: HttpGetOptions,
         await reader.cancel().catch(() => undefined);
         return tooLarge(size);
       }
-      chunks.push(value);
+      if (options.onChunk) options.onChunk(value);
+      else chunks.push(value);
     }
   } catch (error) {
     return failure(
@@ -96,7 +99,7 @@ async function readCapped(response: Response, url: URL, options: HttpGetOptions,
       `GET ${url}: reading the body after ${size} bytes: ${describeFetchError(error, options.proxy)}`,
     );
   }
-  return { ok: true, body: Buffer.concat(chunks, size), url };
+  return { ok: true, body: options.onChunk ? Buffer.alloc(0) : Buffer.concat(chunks, size), url };
 }
 
 function failure(controller: AbortController, kind: HttpFailureKind, url: URL, message: string): HttpResult {

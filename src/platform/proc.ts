@@ -1,5 +1,6 @@
 // Child processes: every call has its own timeout and runs in its own process group, so a timeout
 // kills the whole tree (a script's grandchildren included), not just the direct child.
+import type { Readable, Writable } from 'node:stream';
 import { fs, path } from './builtins.ts';
 import { stderr, stdout } from './stdio.ts';
 
@@ -16,6 +17,14 @@ export interface RunSpec {
   /** Bytes kept per stream (the tail is kept); default 16 MiB. */
   captureLimit?: number;
   signal?: AbortSignal;
+  /** Piped into the child's stdin (a decoder tool's input); otherwise stdin is /dev/null. */
+  stdin?: Readable;
+  /**
+   * Receives the child's stdout instead of the capture, counted: past `maxStdoutBytes` the whole group is
+   * killed at once and `outputCapped` is set, so a tool never produces more than the cap.
+   */
+  stdoutSink?: Writable;
+  maxStdoutBytes?: number;
 }
 
 export interface RunResult {
@@ -27,6 +36,10 @@ export interface RunResult {
   timedOut: boolean;
   /** Set when the program could not be started at all. */
   spawnError?: Error;
+  /** stdoutSink only: the child wrote more than maxStdoutBytes and was killed. */
+  outputCapped?: boolean;
+  /** stdoutSink only: the sink (or the stdin source) failed; the child was killed. */
+  streamError?: Error;
 }
 
 export interface ProcessRunner {
@@ -71,7 +84,7 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     const child = process.getBuiltinModule('node:child_process').spawn(spec.program, spec.args, {
       env: spec.env,
       cwd: spec.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       detached: true,
     });
     const killGroup = (signal: NodeJS.Signals) => {
@@ -93,10 +106,14 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       : undefined;
     const onAbort = () => stop(ABORT_KILL_GRACE_MS);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out.push(chunk);
-      if (spec.passthrough) stdout.writeQueued(chunk);
-    });
+    const streamed = spec.stdoutSink ? streamStdout(child.stdout!, spec, () => killGroup('SIGKILL')) : undefined;
+    if (spec.stdin) feedStdin(spec.stdin, child.stdin!, streamed, () => killGroup('SIGKILL'));
+    if (!streamed) {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out.push(chunk);
+        if (spec.passthrough) stdout.writeQueued(chunk);
+      });
+    }
     child.stderr!.on('data', (chunk: Buffer) => {
       err.push(chunk);
       if (spec.passthrough) stderr.writeQueued(chunk);
@@ -106,7 +123,9 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       settled = true;
       if (timer) clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
-      resolve({ ...result, stdout: out.text(), stderr: err.text(), timedOut });
+      const done = () => resolve({ ...result, ...streamed?.state, stdout: out.text(), stderr: err.text(), timedOut });
+      if (streamed) void streamed.done.then(done);
+      else done();
     };
     child.on('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));
     child.on('exit', (code, signal) => {
@@ -121,6 +140,75 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     });
     child.on('close', (code, signal) => finish({ exitCode: code, signal }));
   });
+}
+
+interface StreamedStdout {
+  done: Promise<void>;
+  state: { outputCapped?: boolean; streamError?: Error };
+}
+
+/**
+ * stdout -> byte counter -> sink, with backpressure (no stream library: this module is on every command's
+ * start-up). Past the cap, or on a sink error, the group is killed; `done` settles once the sink has
+ * finished or failed.
+ */
+function streamStdout(childOut: Readable, spec: RunSpec, kill: () => void): StreamedStdout {
+  const state: StreamedStdout['state'] = {};
+  const sink = spec.stdoutSink!;
+  const max = spec.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
+  let bytes = 0;
+  const done = new Promise<void>((resolve) => {
+    let ended = false;
+    const fail = (error: Error) => {
+      if (!state.outputCapped && !state.streamError) state.streamError = error;
+      kill();
+      childOut.destroy();
+      sink.destroy();
+      resolve();
+    };
+    sink.on('error', fail);
+    sink.on('finish', () => resolve());
+    sink.on('close', () => resolve());
+    childOut.on('data', (chunk: Buffer) => {
+      if (ended) return;
+      bytes += chunk.length;
+      if (bytes > max) {
+        ended = true;
+        state.outputCapped = true;
+        return fail(new RangeError(`${spec.program} wrote more than ${max} bytes`));
+      }
+      if (!sink.write(chunk)) {
+        childOut.pause();
+        sink.once('drain', () => childOut.resume());
+      }
+    });
+    childOut.on('end', () => {
+      if (ended) return;
+      ended = true;
+      sink.end();
+    });
+    childOut.on('close', () => {
+      if (ended) return;
+      ended = true;
+      fail(new Error(`${spec.program}: stdout closed before its end`));
+    });
+    childOut.on('error', (error: Error) => {
+      if (ended) return;
+      ended = true;
+      fail(error);
+    });
+  });
+  return { done, state };
+}
+
+function feedStdin(source: Readable, stdin: Writable, streamed: StreamedStdout | undefined, kill: () => void): void {
+  // A child that stops reading (it failed, or was killed at the cap) closes the pipe: not our fault.
+  stdin.on('error', () => undefined);
+  source.on('error', (error: Error) => {
+    if (streamed && !streamed.state.streamError) streamed.state.streamError = error;
+    kill();
+  });
+  source.pipe(stdin);
 }
 
 export function which(name: string, pathEnv: string | undefined): string | undefined {

@@ -116,7 +116,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['hotfix'],
   ['pointer'],
   ['cse', 'customdata', 'kube'],
-  ['config'],
+  ['config', 'formats'],
   ['platform'],
 ];
 const roomOf = (rel: string) => rel.split('/')[0]!;

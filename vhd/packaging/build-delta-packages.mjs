@@ -14,8 +14,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const DELTA_PACKAGE = 'aks-node-controller-delta';
 export const DELTA_DIR = 'usr/lib/aks-node-controller/delta';
 export const MANIFEST_SCHEMA = 'aks-node-controller-delta/1';
-/** Plain RFC 3284 from xdelta3 (-A: no application header, -n: no Adler-32, -S none: no secondary compression). */
-export const XDELTA3_FLAGS = ['-9', '-S', 'none', '-A', '-n'];
+/**
+ * Plain RFC 3284 from xdelta3 (-A: no application header, -n: no Adler-32, -S none: no secondary
+ * compression), in 2 MiB target windows (-W): the node holds one window in memory while it rebuilds, and
+ * smaller windows cost about 1 KB of delta per 100 MB of executable (measured against the default 8 MiB).
+ */
+export const XDELTA3_FLAGS = ['-9', '-S', 'none', '-A', '-n', '-W', String(2 * 1024 * 1024)];
 const ELF_MACHINES = { 62: 'amd64', 183: 'arm64' };
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');

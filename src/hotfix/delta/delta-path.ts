@@ -6,7 +6,7 @@
 // delta for us, or any failure other than integrity: the caller fetches the full package), or a thrown
 // integrity failure (final).
 import { errorMessage, isAgentError } from '../../platform/errors.ts';
-import { type FastPathContext, timed } from '../repository/context.ts';
+import { type FastPathContext, timed, timeLeft } from '../repository/context.ts';
 import { INTEGRITY_STEP, integrityError } from '../repository/errors.ts';
 import { expectedBinaryVersion } from '../../pointer/version.ts';
 import { DELTA_DIR, deltaFor, MANIFEST_MAX_BYTES, MANIFEST_PATH, parseDeltaManifest } from './manifest.ts';
@@ -39,7 +39,7 @@ export async function tryDelta(ctx: FastPathContext, open: () => Promise<Package
       if (!entry) throw deltaUnavailableError(`the delta package has no delta for our executable (sha256 ${base.sha256})`);
       const delta = required(files, `${DELTA_DIR}/${entry.file}`, DELTA_MAX_BYTES);
       const candidate = ctx.scratch.file('candidate');
-      reconstructTarget(deps, manifest, entry, delta, deps.paths.bakedBinary, candidate, 0o700);
+      reconstructTarget(deps, manifest, entry, delta, deps.paths.bakedBinary, candidate, 0o700, () => timeLeft(ctx));
       trace.path = 'delta';
       deps.log.info('rebuilt the hotfix executable from a delta', {
         base: base.sha256,

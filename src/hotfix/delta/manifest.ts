@@ -14,6 +14,8 @@ export const DELTA_DIR = 'usr/lib/aks-node-controller/delta';
 export const MANIFEST_PATH = `${DELTA_DIR}/manifest.json`;
 export const MANIFEST_MAX_BYTES = 256 * 1024;
 export const MAX_DELTAS = 256;
+/** The largest executable a delta may rebuild: the full package's bound on its executable. */
+export const MAX_TARGET_BYTES = 512 * 1024 * 1024;
 
 const SHA256_RE = /^[0-9a-f]{64}$/;
 
@@ -115,6 +117,7 @@ export function parseDeltaManifest(bytes: Uint8Array, expected: { version: strin
     target: digest(obj.target, 'manifest.target'),
     deltas: [],
   };
+  if (manifest.target.size > MAX_TARGET_BYTES) invalid(`target.size ${manifest.target.size} is above the ${MAX_TARGET_BYTES}-byte limit`);
   if (manifest.package !== 'aks-node-controller') invalid(`package is ${JSON.stringify(manifest.package)}, expected "aks-node-controller"`);
   if (manifest.version !== expected.version) invalid(`version ${manifest.version} is not the resolved ${expected.version}`);
   if (manifest.architecture !== expected.architecture) invalid(`architecture ${manifest.architecture} is not ${expected.architecture}`);

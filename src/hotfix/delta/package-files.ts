@@ -2,8 +2,8 @@
 // full package: the .deb by the size and sha256 of the signed Packages index; the .rpm by the primary
 // index's sha256 and its own signature (rpmkeys). The package must name itself, our version and our
 // architecture; its payload is unpacked in memory with bounds and read file by file.
-import { cpioFile, tarFile } from '../repository/archive.ts';
-import type { FastPathContext } from '../repository/context.ts';
+import { cpioFile, tarFile } from '../../formats/archive.ts';
+import { type FastPathContext, timeLeft } from '../repository/context.ts';
 import { debPayload } from '../repository/deb-package.ts';
 import { integrityError, unavailableError } from '../repository/errors.ts';
 import type { Fetcher } from '../repository/fetcher.ts';
@@ -34,7 +34,7 @@ export function openDebDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, 
   return async () => {
     const deb = await fetchDelta(ctx, fetcher, base, entry.filename, entry);
     const identity = { name: DELTA_PACKAGE_NAME, version: ctx.version, arch: ctx.arch.deb };
-    const tar = await debPayload(ctx.deps, ctx.scratch, deb, identity, DELTA_PAYLOAD_MAX_BYTES);
+    const tar = await debPayload(ctx.deps, deb, identity, DELTA_PAYLOAD_MAX_BYTES, timeLeft(ctx));
     return (path, maxBytes) => tarFile(tar, `./${path}`, maxBytes);
   };
 }
@@ -48,9 +48,9 @@ export function openRpmDelta(
 ): () => Promise<PackageFiles> {
   return async () => {
     const rpm = await fetchDelta(ctx, fetcher, base, entry.href, entry);
-    await verifyRpmSignature(ctx.deps, ctx.scratch, ctx.scratch.write('delta.rpm', rpm), keyFiles);
+    await verifyRpmSignature(ctx.deps, ctx.scratch, ctx.scratch.write('delta.rpm', rpm), keyFiles, () => timeLeft(ctx));
     const identity = { name: DELTA_PACKAGE_NAME, version: entry.version, release: entry.release, arch: ctx.arch.rpm };
-    const cpio = await rpmPayload(ctx.deps, ctx.scratch, rpm, identity, DELTA_PAYLOAD_MAX_BYTES);
+    const cpio = await rpmPayload(ctx.deps, rpm, identity, DELTA_PAYLOAD_MAX_BYTES, timeLeft(ctx));
     return (path, maxBytes) => cpioFile(cpio, `./${path}`, maxBytes);
   };
 }

@@ -1,18 +1,24 @@
 // Rebuilds the hotfix executable from our own base executable and a VCDIFF delta, streaming: one window
-// and its source segment in memory, the output hashed as it is written to an exclusively created file
-// that is removed on any failure. Integrity failures (a delta or a result that does not match the
+// in memory, the base read through a small block cache only where the delta copies from it, the output
+// hashed as it is written to an exclusively created file that is removed on any failure. Three bounds
+// stop a hostile or broken delta: the manifest's target size (the output never grows past it), the time
+// left (checked before every window), and the bytes read from the base (MAX_BASE_PASSES times its size). Integrity failures (a delta or a result that does not match the
 // manifest) are final; anything else makes the delta path unavailable and the caller falls back to the
 // full package.
 import type { Deps } from '../../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../../platform/errors.ts';
-import type { WrittenFile } from '../../platform/file-stream.ts';
+import type { PositionalReader, WrittenFile } from '../../platform/file-stream.ts';
 import { sha256Hex } from '../../platform/hash.ts';
 import { INTEGRITY_STEP } from '../repository/errors.ts';
 import { DELTA_UNAVAILABLE_STEP, type DeltaEntry, type DeltaManifest } from './manifest.ts';
-import { decodeVcdiff, VcdiffError } from './vcdiff.ts';
+import { decodeVcdiff, VcdiffError, type VcdiffSource } from './vcdiff.ts';
 
 /** xdelta3 writes 8 MiB target windows (its -W maximum is 16 MiB); this bounds one window in memory. */
-export const MAX_WINDOW_BYTES = 64 * 1024 * 1024;
+export const MAX_WINDOW_BYTES = 16 * 1024 * 1024;
+/** How many times over the base may be read (a real delta reads each part of it about once). */
+export const MAX_BASE_PASSES = 4;
+const BLOCK = 1024 * 1024;
+const CACHED_BLOCKS = 4;
 
 export function deltaIntegrityError(message: string, cause?: unknown): AgentError {
   return new AgentError('ANC_HOTFIX', `delta hotfix: ${message}`, { step: INTEGRITY_STEP, cause });
@@ -42,6 +48,7 @@ export function reconstructTarget(
   baseFile: string,
   outFile: string,
   mode: number,
+  timeLeft: () => number = () => Number.POSITIVE_INFINITY,
 ): WrittenFile {
   checkDelta(entry, delta);
   const reader = attempt(() => deps.fs.openReader(baseFile), `reading the base executable ${baseFile}`);
@@ -51,7 +58,15 @@ export function reconstructTarget(
     () => reader.close(),
   );
   try {
-    decodeVcdiff(delta, reader, (window) => writer.write(window), { maxWindow: MAX_WINDOW_BYTES, maxTarget: manifest.target.size });
+    const source = cachedSource(reader, MAX_BASE_PASSES * reader.size + MAX_WINDOW_BYTES);
+    const checkpoint = () => {
+      if (timeLeft() <= 0) throw deltaUnavailableError(`no time left to reconstruct (stopped after ${writer.size()} bytes)`);
+    };
+    decodeVcdiff(delta, source, (window) => writer.write(window), {
+      maxWindow: MAX_WINDOW_BYTES,
+      maxTarget: manifest.target.size,
+      checkpoint,
+    });
     const written = writer.close();
     if (written.size !== manifest.target.size || written.sha256 !== manifest.target.sha256) {
       throw deltaIntegrityError(
@@ -66,6 +81,54 @@ export function reconstructTarget(
   } finally {
     reader.close();
   }
+}
+
+/**
+ * The base as a VcdiffSource: 1 MiB blocks, the last few kept, every byte read from disk counted; past
+ * `maxRead` the delta is given up (deltaUnavailable: the full package is the better download).
+ */
+function cachedSource(reader: PositionalReader, maxRead: number): VcdiffSource {
+  const blocks = new Map<number, Buffer>();
+  let bytesRead = 0;
+  const count = (length: number) => {
+    bytesRead += length;
+    if (bytesRead > maxRead) {
+      throw deltaUnavailableError(`the delta reads the base more than ${MAX_BASE_PASSES} times over (${bytesRead} bytes)`);
+    }
+  };
+  const block = (index: number) => {
+    let found = blocks.get(index);
+    if (found) {
+      blocks.delete(index);
+    } else {
+      // The least recently used block's buffer is reused: reading the base allocates nothing new.
+      const evicted = blocks.size >= CACHED_BLOCKS ? blocks.keys().next().value! : undefined;
+      found = evicted === undefined ? Buffer.allocUnsafe(BLOCK) : blocks.get(evicted)!;
+      if (evicted !== undefined) blocks.delete(evicted);
+      const length = Math.min(BLOCK, reader.size - index * BLOCK);
+      count(length);
+      reader.readInto(found, 0, index * BLOCK, length);
+    }
+    blocks.set(index, found);
+    return found;
+  };
+  return {
+    size: reader.size,
+    copyTo(target, offset, position, length) {
+      if (length > 2 * BLOCK) {
+        count(length);
+        return reader.readInto(target, offset, position, length);
+      }
+      for (let done = 0; done < length; ) {
+        const at = position + done;
+        const data = block(Math.floor(at / BLOCK));
+        const from = at % BLOCK;
+        const n = Math.min(length - done, BLOCK - from);
+        target.set(data.subarray(from, from + n), offset + done);
+        done += n;
+      }
+    },
+  };
 }
 
 function attempt<T>(step: () => T, what: string, undo?: () => void): T {

@@ -1,7 +1,8 @@
 // A VCDIFF decoder (RFC 3284) for delta hotfixes: the default code table, the near/same address cache,
-// source-segment windows. Pure: the base executable comes in through a positional reader and each
-// reconstructed target window goes out through a sink, so only one window (xdelta3 writes 8 MiB) and its
-// source segment are in memory at a time. Also accepted, because the stock encoder (xdelta3) can emit
+// source-segment windows. Pure: the base executable comes in through a positional reader, read only where
+// a COPY takes bytes from it (a window naming the whole base as its segment costs nothing by itself), and
+// each reconstructed target window goes out through a sink, so only one window (xdelta3 writes 8 MiB) is
+// in memory at a time. `checkpoint` runs before every window (the caller's deadline). Also accepted, because the stock encoder (xdelta3) can emit
 // them: its application header (skipped) and its per-window Adler-32 (checked). Secondary compression,
 // application-defined code tables and VCD_TARGET windows are refused as unsupported.
 import { AgentError } from '../../platform/errors.ts';
@@ -22,11 +23,14 @@ export interface VcdiffLimits {
   maxWindow: number;
   /** The reconstruction is refused as soon as it would exceed this many bytes. */
   maxTarget: number;
+  /** Called before each window; throws to stop (a deadline). */
+  checkpoint?: () => void;
 }
 
 export interface VcdiffSource {
   readonly size: number;
-  read(position: number, length: number): Uint8Array;
+  /** Copies `length` bytes of the base from `position` into `target` at `offset`. */
+  copyTo(target: Uint8Array, offset: number, position: number, length: number): void;
 }
 
 /** `malformed`: the delta does not decode; `unsupported`: a VCDIFF feature this decoder leaves out. */
@@ -77,13 +81,18 @@ class Reader {
   }
 }
 
-/** Decodes `delta` against `source`, handing each target window to `sink` in order. Returns the target size. */
+/**
+ * Decodes `delta` against `source`, handing each target window to `sink` in order (one buffer is reused
+ * for every window: the sink consumes it before returning). Returns the target size.
+ */
 export function decodeVcdiff(delta: Uint8Array, source: VcdiffSource, sink: (window: Uint8Array) => void, limits: VcdiffLimits): number {
   const file = new Reader(delta, 0, delta.length, 'delta');
   readHeader(file);
   let written = 0;
+  const space = { buffer: new Uint8Array(0) };
   while (!file.done()) {
-    const window = decodeWindow(file, source, limits);
+    limits.checkpoint?.();
+    const window = decodeWindow(file, source, limits, space);
     written += window.length;
     if (written > limits.maxTarget) throw new VcdiffError('too-large', `reconstruction exceeds ${limits.maxTarget} bytes`);
     sink(window);
@@ -103,28 +112,35 @@ function readHeader(file: Reader): void {
   if (indicator & HDR_APPHEADER) file.take(file.int());
 }
 
-function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits): Uint8Array {
+function decodeWindow(file: Reader, source: VcdiffSource, limits: VcdiffLimits, space: { buffer: Uint8Array }): Uint8Array {
   const indicator = file.byte();
   if (indicator & WIN_TARGET) throw new VcdiffError('unsupported', 'VCD_TARGET windows');
   if (indicator & ~(WIN_SOURCE | WIN_ADLER32))
     throw new VcdiffError('malformed', `unknown window indicator bits 0x${indicator.toString(16)}`);
-  let segment: Uint8Array = new Uint8Array(0);
+  const segment: Segment = { source, position: 0, length: 0 };
   if (indicator & WIN_SOURCE) {
-    const length = file.int();
-    const position = file.int();
-    if (position + length > source.size) {
-      throw new VcdiffError('malformed', `source segment [${position}, +${length}) outside the ${source.size}-byte base`);
+    segment.length = file.int();
+    segment.position = file.int();
+    if (segment.position + segment.length > source.size) {
+      throw new VcdiffError('malformed', `source segment [${segment.position}, +${segment.length}) outside the ${source.size}-byte base`);
     }
-    segment = source.read(position, length);
   }
   const encodingBytes = file.take(file.int());
   const encoding = new Reader(encodingBytes, 0, encodingBytes.length, 'window');
   const body = decodeEncoding(encoding, indicator);
   if (body.targetLength > limits.maxWindow)
     throw new VcdiffError('too-large', `target window of ${body.targetLength} bytes exceeds ${limits.maxWindow}`);
-  const target = runInstructions(body, segment);
+  if (space.buffer.length < body.targetLength) space.buffer = new Uint8Array(body.targetLength);
+  const target = runInstructions(body, segment, space.buffer.subarray(0, body.targetLength));
   if (body.adler32 !== undefined && adler32(target) !== body.adler32) throw new VcdiffError('malformed', 'window Adler-32 mismatch');
   return target;
+}
+
+/** The window's source segment: read lazily, only what COPY instructions take from it. */
+interface Segment {
+  source: VcdiffSource;
+  position: number;
+  length: number;
 }
 
 interface WindowBody {
@@ -151,9 +167,8 @@ function decodeEncoding(r: Reader, windowIndicator: number): WindowBody {
   return { targetLength, data, inst, addr, adler32: adler };
 }
 
-function runInstructions(body: WindowBody, segment: Uint8Array): Uint8Array {
+function runInstructions(body: WindowBody, segment: Segment, target: Uint8Array): Uint8Array {
   const table = defaultCodeTable();
-  const target = new Uint8Array(body.targetLength);
   const cache = { near: new Array<number>(NEAR_SLOTS).fill(0), nextSlot: 0, same: new Array<number>(SAME_SLOTS * 256).fill(0) };
   let t = 0;
   const execute = (op: Instruction) => {
@@ -200,17 +215,19 @@ function decodeAddress(addr: Reader, mode: number, here: number, cache: AddressC
 }
 
 /** COPY from the combined space (source segment, then the target window so far); overlaps repeat. */
-function copy(target: Uint8Array, t: number, segment: Uint8Array, address: number, size: number): void {
+function copy(target: Uint8Array, t: number, segment: Segment, address: number, size: number): void {
   const s = segment.length;
   if (address + size <= s) {
-    target.set(segment.subarray(address, address + size), t);
+    segment.source.copyTo(target, t, segment.position + address, size);
   } else if (address >= s && address - s + size <= t) {
     target.copyWithin(t, address - s, address - s + size);
   } else {
-    for (let i = 0; i < size; i++) {
-      const from = address + i;
-      target[t + i] = from < s ? segment[from]! : target[from - s]!;
+    let i = 0;
+    if (address < s) {
+      segment.source.copyTo(target, t, segment.position + address, s - address);
+      i = s - address;
     }
+    for (; i < size; i++) target[t + i] = target[address + i - s]!;
   }
 }
 

@@ -2,22 +2,24 @@
 // gpgv against its signed-by keyring (else apt's trusted keyrings), fresh -> the Packages index it signs
 // -> exactly our version and architecture -> the .deb, size and SHA-256 as signed -> the executable.
 import { errorMessage } from '../../platform/errors.ts';
+import { readRange } from '../../platform/file-stream.ts';
 import { tryDelta } from '../delta/delta-path.ts';
 import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
 import { openDebDelta } from '../delta/package-files.ts';
 import { chooseAptSource } from '../install.ts';
 import { type AptSource, parseDeb822Sources, parseOneLineSources, releaseDirectory } from './apt-source.ts';
 import { writeCandidate } from './candidate.ts';
-import { type FastPathContext, timed } from './context.ts';
+import { type FastPathContext, HOTFIX_INDEX_DIR, timed, timeLeft } from './context.ts';
 import { debBinary } from './deb-package.ts';
-import { decompress, HAS_IN_PROCESS_ZSTD } from './decompress.ts';
-import { integrityError, unavailableError } from './errors.ts';
-import { createFetcher, SIZE_CAPS } from './fetcher.ts';
+import { decode, HAS_IN_PROCESS_ZSTD } from './decompress.ts';
+import { integrityError, isUnavailable, unavailableError } from './errors.ts';
+import { createFetcher, type Expected, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 import { checkFreshness, recordFreshness } from './freshness.ts';
 import { type Keyring, readKeyrings, verifyClearsigned } from './gpg.ts';
-import { findDebEntry } from './packages-index.ts';
+import { scanIndex } from './index-scan.ts';
+import { type DebEntry, findDebEntry, PACKAGE_NAME } from './packages-index.ts';
 import { aptProxy } from './proxy.ts';
-import { choosePackagesIndex, parseRelease } from './release.ts';
+import { choosePackagesIndex, type Compression, parseRelease, type ReleaseFile } from './release.ts';
 import { repositoryBase, resolveUnder } from './url-rules.ts';
 
 function readSource(ctx: FastPathContext): AptSource {
@@ -77,35 +79,17 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
   const proxy = aptProxy(aptConfTexts(ctx), base, deps.env);
   const fetcher = createFetcher(deps, base, proxy, ctx.budgetEnd, trace);
   const dir = new URL(releaseDirectory(source));
-  const release = await timed(ctx, 'releaseMs', async () => {
-    const signed = await fetcher.get(new URL('InRelease', dir), SIZE_CAPS.signedMetadata);
-    const text = await verifyClearsigned(deps, ctx.scratch, signed, keyrings, `${dir}InRelease`);
-    const parsed = parseRelease(text);
-    if (typeof parsed === 'string') throw integrityError(`${dir}InRelease: ${parsed}`);
-    const repository = `${source.uri} ${source.suite}`;
-    checkFreshness(deps, repository, `${dir}InRelease`, parsed.date, parsed.validUntil);
-    recordFreshness(deps, repository, parsed.date);
-    return parsed;
-  });
-  const entry = await timed(ctx, 'indexMs', async () => {
-    const stems = source.components.length === 0 ? ['Packages'] : source.components.map((c) => `${c}/binary-${ctx.arch.deb}/Packages`);
-    const misses: string[] = [];
-    for (const stem of stems) {
-      const index = choosePackagesIndex(release, stem, HAS_IN_PROCESS_ZSTD);
-      if (!index) {
-        misses.push(`${stem} not listed in InRelease`);
-        continue;
-      }
-      const url = resolveUnder(dir, index.path);
-      if (typeof url === 'string') throw integrityError(`index path ${url}`);
-      const packed = await fetcher.get(url, SIZE_CAPS.index, release.sha256.get(index.path));
-      const text = (await decompress(deps, ctx.scratch, index.compression, packed, SIZE_CAPS.index, index.path)).toString('utf8');
-      const found = findDebEntry(text, ctx.version, ctx.arch.deb);
-      if (typeof found !== 'string') return { found, delta: findDebEntry(text, ctx.version, ctx.arch.deb, DELTA_PACKAGE_NAME) };
-      misses.push(found);
-    }
-    throw unavailableError(misses.join('; '));
-  });
+  const repository = `${source.uri} ${source.suite}`;
+  const indices = { ctx, fetcher, keyrings };
+  // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
+  const entry =
+    (await fromHotfixIndex(indices, new URL(`${HOTFIX_INDEX_DIR}/`, dir), `${repository} ${HOTFIX_INDEX_DIR}`)) ??
+    (await findInRelease(
+      indices,
+      dir,
+      repository,
+      source.components.length === 0 ? ['Packages'] : source.components.map((c) => `${c}/binary-${ctx.arch.deb}/Packages`),
+    ));
   const poolBase = source.components.length === 0 ? dir : base;
   // The delta package at the same version in the same verified index first (docs/hotfix.md).
   if (typeof entry.delta !== 'string') {
@@ -116,10 +100,96 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
     const url = resolveUnder(poolBase, entry.found.filename);
     if (typeof url === 'string') throw integrityError(`package Filename ${url}`);
     ctx.trace.packageBytes = entry.found.size;
-    return fetcher.get(url, SIZE_CAPS.package, { size: entry.found.size, sha256: entry.found.sha256 });
+    const file = ctx.scratch.file('package.deb');
+    await fetcher.download(url, SIZE_CAPS.package, { size: entry.found.size, sha256: entry.found.sha256 }, file);
+    return file;
   });
-  return timed(ctx, 'extractMs', async () => {
-    const binary = await debBinary(deps, ctx.scratch, deb, { name: 'aks-node-controller', version: ctx.version, arch: ctx.arch.deb });
-    return writeCandidate(deps, ctx.scratch, binary);
+  const identity = { name: PACKAGE_NAME, version: ctx.version, arch: ctx.arch.deb };
+  return timed(ctx, 'extractMs', () => writeCandidate(deps, ctx.scratch, (out) => debBinary(deps, deb, identity, out, timeLeft(ctx))));
+}
+
+interface Indices {
+  ctx: FastPathContext;
+  fetcher: Fetcher;
+  keyrings: Keyring[];
+}
+
+type Found = { found: DebEntry; delta: DebEntry | string };
+
+/** `<dir>InRelease` verified by the node's keys, fresh (and recorded as seen for `repository`). */
+async function verifiedRelease({ ctx, fetcher, keyrings }: Indices, dir: URL, repository: string): Promise<ReleaseFile> {
+  return timed(ctx, 'releaseMs', async () => {
+    const signed = await fetcher.get(new URL('InRelease', dir), SIZE_CAPS.signedMetadata);
+    const text = await verifyClearsigned(ctx.deps, ctx.scratch, signed, keyrings, `${dir}InRelease`, () => timeLeft(ctx));
+    const parsed = parseRelease(text);
+    if (typeof parsed === 'string') throw integrityError(`${dir}InRelease: ${parsed}`);
+    checkFreshness(ctx.deps, repository, `${dir}InRelease`, parsed.date, parsed.validUntil);
+    recordFreshness(ctx.deps, repository, parsed.date);
+    return parsed;
   });
+}
+
+/** Our stanzas from the first of `stems` (Packages indices the Release at `dir` lists) that has our version. */
+async function findInRelease(indices: Indices, dir: URL, repository: string, stems: string[]): Promise<Found> {
+  const { ctx, fetcher } = indices;
+  const release = await verifiedRelease(indices, dir, repository);
+  return timed(ctx, 'indexMs', async () => {
+    const misses: string[] = [];
+    for (const stem of stems) {
+      const index = choosePackagesIndex(release, stem, HAS_IN_PROCESS_ZSTD);
+      if (!index) {
+        misses.push(`${stem} not listed in ${dir}InRelease`);
+        continue;
+      }
+      const url = resolveUnder(dir, index.path);
+      if (typeof url === 'string') throw integrityError(`index path ${url}`);
+      const text = await readIndex(ctx, fetcher, url, index, release.sha256.get(index.path));
+      const found = findDebEntry(text, ctx.version, ctx.arch.deb);
+      if (typeof found !== 'string') return { found, delta: findDebEntry(text, ctx.version, ctx.arch.deb, DELTA_PACKAGE_NAME) };
+      misses.push(found);
+    }
+    throw unavailableError(misses.join('; '));
+  });
+}
+
+/**
+ * The hotfix index: a flat repository of only our packages, signed with the repository's own key and
+ * checked exactly like it. Not published, unreachable, or without our version: undefined (the caller
+ * reads the full index). A bad signature, replayed or tampered metadata: an integrity failure, as anywhere.
+ */
+async function fromHotfixIndex(indices: Indices, dir: URL, repository: string): Promise<Found | undefined> {
+  try {
+    return await findInRelease(indices, dir, repository, ['Packages']);
+  } catch (error) {
+    if (!isUnavailable(error)) throw error;
+    indices.ctx.deps.log.info('no usable hotfix index, reading the repository index', { index: `${dir}`, reason: error.message });
+    return undefined;
+  }
+}
+
+/**
+ * The stanzas of our packages in a Packages index: fetched into the scratch directory and checked
+ * against the signed size and SHA-256 before a byte of it is decompressed, then scanned as a stream.
+ */
+async function readIndex(
+  ctx: FastPathContext,
+  fetcher: Fetcher,
+  url: URL,
+  index: { path: string; compression: Compression },
+  expected: Expected | undefined,
+): Promise<string> {
+  if (!expected) throw integrityError(`${index.path}: no size and SHA-256 in the signed Release`);
+  const file = ctx.scratch.file(`index-${index.path.replace(/[^\w.-]+/g, '_')}`);
+  const size = await fetcher.download(url, SIZE_CAPS.index, expected, file);
+  const scan = scanIndex(index.path, '\n\n', `Package: ${PACKAGE_NAME}`);
+  await decode(ctx.deps, {
+    compression: index.compression,
+    input: () => readRange(file, 0, size),
+    sink: scan.sink,
+    maxBytes: SIZE_CAPS.index,
+    what: index.path,
+    timeoutMs: timeLeft(ctx),
+  });
+  ctx.deps.fs.unlink(file);
+  return scan.kept();
 }

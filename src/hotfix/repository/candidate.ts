@@ -7,14 +7,27 @@ import { errorMessage, isAgentError } from '../../platform/errors.ts';
 import type { Deadline } from '../retry.ts';
 import { promoteWithHealthGate } from '../switch/gate.ts';
 import { expectedBinaryVersion } from '../../pointer/version.ts';
+import type { FileOut } from '../../formats/archive-stream.ts';
 import { integrityError } from './errors.ts';
 import type { Scratch } from './scratch.ts';
 
-/** Writes the candidate executable (0700, fsynced) and returns its path. */
-export function writeCandidate(deps: Deps, scratch: Scratch, binary: Uint8Array): string {
+/**
+ * Creates the candidate (0600 while it is written), lets `fill` stream the executable into it, then
+ * fsyncs it and makes it 0700; on any failure it is removed. Returns its path.
+ */
+export async function writeCandidate(deps: Deps, scratch: Scratch, fill: (out: FileOut) => Promise<void>): Promise<string> {
   const path = scratch.file('candidate');
-  deps.fs.atomicWrite(path, binary, { mode: 0o700 });
-  return path;
+  // The package's digest already vouches for these bytes: no second sha256 over 113 MB.
+  const writer = deps.fs.createHashingWriter(path, 0o600, { hash: false });
+  try {
+    await fill(writer);
+    writer.close();
+    deps.fs.chmod(path, 0o700);
+    return path;
+  } catch (error) {
+    writer.discard();
+    throw error;
+  }
 }
 
 /**

@@ -6,6 +6,13 @@ import type { Deadline } from '../retry.ts';
 import type { Trace } from './fetcher.ts';
 import type { Scratch } from './scratch.ts';
 
+/**
+ * The hotfix index (docs/hotfix.md): a small signed repository of only our packages, in this directory
+ * beside the apt release directory's indices (`dists/<suite>/aks-node-controller/`) or the rpm
+ * repository's repodata (`<baseurl>/aks-node-controller/repodata/`).
+ */
+export const HOTFIX_INDEX_DIR = 'aks-node-controller';
+
 export interface FastPathContext {
   deps: Deps;
   scratch: Scratch;
@@ -32,4 +39,14 @@ export async function timed<T>(ctx: FastPathContext, stage: string, step: () => 
   } finally {
     ctx.trace.stages[stage] = (ctx.trace.stages[stage] ?? 0) + (ctx.deps.clock.now().getTime() - started);
   }
+}
+
+/** What a step may still take: the fast path's budget and the whole command's deadline, whichever ends first. */
+export function timeLeft(ctx: FastPathContext): number {
+  return Math.min(ctx.budgetEnd - ctx.deps.clock.now().getTime(), ctx.deadline.remainingMs());
+}
+
+/** A child's bound: min(its own bound, what is left); nothing starts once no time is left. */
+export function childBound(ctx: FastPathContext, ownMs: number): number {
+  return Math.max(0, Math.min(ownMs, timeLeft(ctx)));
 }

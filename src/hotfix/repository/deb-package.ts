@@ -1,13 +1,16 @@
 // The agent's executable out of a verified .deb: the control file must name our package, the version and
 // the architecture the signed index promised (a package that says otherwise is the wrong package), then
-// only the one executable is unpacked from data.tar.{zst,xz,gz}, with a size bound.
+// only the one executable is streamed out of data.tar.{zst,xz,gz}, read in place from the package file,
+// through the decoder and a tar reader into the candidate file, with a size bound.
 import type { Deps } from '../../platform/deps.ts';
+import { readRange } from '../../platform/file-stream.ts';
 import { NODE_PATHS } from '../../platform/paths.ts';
-import { arMembers, tarFile } from './archive.ts';
-import { compressionOf, decompress } from './decompress.ts';
+import { type Member, type MemberRange, arLayout, arMembers, tarFile } from '../../formats/archive.ts';
+import { tarExtractor, type FileOut } from '../../formats/archive-stream.ts';
+import { compressionOf, decode, decodeBytes } from './decompress.ts';
 import { integrityError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';
-import type { Scratch } from './scratch.ts';
+import type { Compression } from './release.ts';
 
 /** The file inside the package (the package manager's install path, without a sandbox root). */
 export const PACKAGED_BINARY = `.${NODE_PATHS.packageBinary}`;
@@ -19,34 +22,69 @@ export interface PackageIdentity {
   arch: string;
 }
 
-export async function debBinary(deps: Deps, scratch: Scratch, deb: Buffer, expected: PackageIdentity): Promise<Buffer> {
-  const tar = await debPayload(deps, scratch, deb, expected, SIZE_CAPS.binary + 16 * 1024 * 1024);
-  const binary = tarFile(tar, PACKAGED_BINARY, SIZE_CAPS.binary);
-  if (typeof binary === 'string') throw integrityError(`package: ${binary}`);
-  return binary;
+/** Streams the executable of the verified .deb at `debFile` into `out`. */
+export async function debBinary(deps: Deps, debFile: string, expected: PackageIdentity, out: FileOut, timeoutMs: number): Promise<void> {
+  const reader = deps.fs.openReader(debFile);
+  let members: MemberRange[] | string;
+  let control: Buffer;
+  try {
+    members = arLayout((at, n) => reader.read(at, n), reader.size);
+    if (typeof members === 'string') throw integrityError(`package: ${members}`);
+    const found = memberOf(members, 'control.tar');
+    if (found.member.size > CONTROL_CAP) throw integrityError(`package: control member of ${found.member.size} bytes`);
+    control = reader.read(found.member.offset, found.member.size);
+    checkDebian(reader.read(members[0]!.offset, Math.min(members[0]!.size, 16)), members[0]!.name);
+    await checkControl(deps, found.compression, control, expected, timeoutMs);
+  } finally {
+    reader.close();
+  }
+  const data = memberOf(members, 'data.tar');
+  if (data.member.size === 0) throw integrityError('package: empty data.tar member');
+  const extractor = tarExtractor(PACKAGED_BINARY, SIZE_CAPS.binary, out);
+  await decode(deps, {
+    compression: data.compression,
+    input: () => readRange(debFile, data.member.offset, data.member.size),
+    sink: extractor.sink,
+    maxBytes: SIZE_CAPS.binary + 16 * 1024 * 1024,
+    what: 'data.tar',
+    timeoutMs,
+  });
+  const problem = extractor.problem();
+  if (problem) throw integrityError(`package: ${problem}`);
 }
 
-/** The data.tar of a verified .deb whose control file names `expected` (the delta package reads it too). */
+/** The data.tar of a small verified .deb held in memory (the delta package), after the control check. */
 export async function debPayload(
   deps: Deps,
-  scratch: Scratch,
   deb: Buffer,
   expected: PackageIdentity,
   maxTarBytes: number,
+  timeoutMs: number,
 ): Promise<Buffer> {
   const members = arMembers(deb);
   if (typeof members === 'string') throw integrityError(`package: ${members}`);
-  if (members[0]?.name !== 'debian-binary' || !members[0].data.toString('latin1').startsWith('2.')) {
+  checkDebian(members[0]?.data ?? Buffer.alloc(0), members[0]?.name);
+  const control = memberOf(members, 'control.tar');
+  await checkControl(deps, control.compression, control.member.data, expected, timeoutMs);
+  const data = memberOf(members, 'data.tar');
+  return decodeBytes(deps, data.compression, data.member.data, maxTarBytes, 'data.tar', timeoutMs);
+}
+
+function checkDebian(first: Buffer, name: string | undefined): void {
+  if (name !== 'debian-binary' || !first.toString('latin1').startsWith('2.')) {
     throw integrityError('package: not a Debian binary package (debian-binary 2.x first)');
   }
-  const member = (prefix: string) => {
-    const found = members.find((m) => m.name.startsWith(prefix));
-    const compression = found && compressionOf(found.name);
-    if (!found || !compression) throw integrityError(`package: no readable ${prefix}* member`);
-    return { found, compression };
-  };
-  const control = member('control.tar');
-  const controlTar = await decompress(deps, scratch, control.compression, control.found.data, CONTROL_CAP, 'control.tar');
+}
+
+function memberOf<M extends Member | MemberRange>(members: M[], prefix: string): { member: M; compression: Compression } {
+  const member = members.find((m) => m.name.startsWith(prefix));
+  const compression = member && compressionOf(member.name);
+  if (!member || !compression) throw integrityError(`package: no readable ${prefix}* member`);
+  return { member, compression };
+}
+
+async function checkControl(deps: Deps, compression: Compression, packed: Uint8Array, expected: PackageIdentity, timeoutMs: number) {
+  const controlTar = await decodeBytes(deps, compression, packed, CONTROL_CAP, 'control.tar', timeoutMs);
   const controlFile = tarFile(controlTar, './control', CONTROL_CAP);
   if (typeof controlFile === 'string') throw integrityError(`package: ${controlFile}`);
   const fields = new Map<string, string>();
@@ -60,6 +98,4 @@ export async function debPayload(
       `package says ${actual.name} ${actual.version} ${actual.arch}, expected ${expected.name} ${expected.version} ${expected.arch}`,
     );
   }
-  const data = member('data.tar');
-  return decompress(deps, scratch, data.compression, data.found.data, maxTarBytes, 'data.tar');
 }

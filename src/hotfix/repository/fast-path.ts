@@ -7,12 +7,10 @@ import type { Deps } from '../../platform/deps.ts';
 import { errorMessage, isAgentError } from '../../platform/errors.ts';
 import { packageManagerFor } from '../install.ts';
 import type { Deadline } from '../retry.ts';
-import { fetchAptCandidate } from './apt-path.ts';
 import { verifyAndPromote } from './candidate.ts';
 import { type FastPathContext, nodeArch, timed } from './context.ts';
 import { INTEGRITY_STEP, isUnavailable } from './errors.ts';
 import type { Trace } from './fetcher.ts';
-import { fetchRpmCandidate } from './rpm-path.ts';
 import { createScratch } from './scratch.ts';
 
 const MAX_BUDGET_MS = 120_000;
@@ -39,7 +37,11 @@ export async function tryRepositoryFastPath(deps: Deps, version: string, deadlin
   }
   const ctx: FastPathContext = { deps, scratch, version, arch, deadline, budgetEnd, trace };
   try {
-    const candidate = pm === 'apt-get' ? await fetchAptCandidate(ctx) : await fetchRpmCandidate(ctx);
+    // Loaded only here: the streams, decoders and archive readers are not on any other command's start-up.
+    const candidate =
+      pm === 'apt-get'
+        ? await (await import('./apt-path.ts')).fetchAptCandidate(ctx)
+        : await (await import('./rpm-path.ts')).fetchRpmCandidate(ctx);
     await timed(ctx, 'verifyMs', () => verifyAndPromote(deps, candidate, version, deadline));
     if (trace.path !== 'delta') trace.path = 'repository';
     return { staged: true };

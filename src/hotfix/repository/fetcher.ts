@@ -33,41 +33,63 @@ export interface Trace {
 
 export interface Fetcher {
   get(url: URL, cap: number, expected?: Expected): Promise<Buffer>;
+  /**
+   * Streams the answer into a new file at `path` (created exclusively, 0600), hashing while writing, and
+   * checks it against `expected`; on any failure the file is removed. Returns its size.
+   */
+  download(url: URL, cap: number, expected: Expected, path: string): Promise<number>;
 }
 
 export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, deadlineAt: number, trace: Trace): Fetcher {
   const allowed = (url: URL) => urlRuleViolation(base, url) === undefined;
+  async function fetch(url: URL, cap: number, expected: Expected | undefined, onChunk?: (chunk: Uint8Array) => void) {
+    const violation = urlRuleViolation(base, url);
+    if (violation) throw integrityError(`refusing ${violation}`);
+    const timeoutMs = deadlineAt - deps.clock.now().getTime();
+    if (timeoutMs <= 0) throw unavailableError(`no time left to fetch ${url}`);
+    const maxBytes = expected?.size !== undefined ? Math.min(expected.size, cap) : cap;
+    if (expected?.size !== undefined && expected.size > cap)
+      throw integrityError(`${url}: signed metadata states ${expected.size} bytes, above the ${cap}-byte limit`);
+    const result = await deps.http.get(url, {
+      maxBytes,
+      timeoutMs,
+      proxy,
+      allowRedirect: allowed,
+      onBytes: (n) => void (trace.fetchedBytes += n),
+      onChunk,
+    });
+    if (!result.ok) {
+      if (result.kind === 'too-large' && expected?.size !== undefined && expected.size <= cap) {
+        throw integrityError(`${url}: larger than the signed size ${expected.size}`);
+      }
+      if (result.kind === 'redirect' || result.kind === 'too-large') throw integrityError(result.message);
+      throw unavailableError(result.message);
+    }
+    return result.body;
+  }
+  const check = (url: URL, expected: Expected, size: number, digest: string) => {
+    if (expected.size !== undefined && size !== expected.size) {
+      throw integrityError(`${url}: size ${size} does not match the signed size ${expected.size}`);
+    }
+    if (digest !== expected.sha256) throw integrityError(`${url}: SHA-256 ${digest} does not match the signed ${expected.sha256}`);
+  };
   return {
     async get(url, cap, expected) {
-      const violation = urlRuleViolation(base, url);
-      if (violation) throw integrityError(`refusing ${violation}`);
-      const timeoutMs = deadlineAt - deps.clock.now().getTime();
-      if (timeoutMs <= 0) throw unavailableError(`no time left to fetch ${url}`);
-      const maxBytes = expected?.size !== undefined ? Math.min(expected.size, cap) : cap;
-      if (expected?.size !== undefined && expected.size > cap)
-        throw integrityError(`${url}: signed metadata states ${expected.size} bytes, above the ${cap}-byte limit`);
-      const result = await deps.http.get(url, {
-        maxBytes,
-        timeoutMs,
-        proxy,
-        allowRedirect: allowed,
-        onBytes: (n) => void (trace.fetchedBytes += n),
-      });
-      if (!result.ok) {
-        if (result.kind === 'too-large' && expected?.size !== undefined && expected.size <= cap) {
-          throw integrityError(`${url}: larger than the signed size ${expected.size}`);
-        }
-        if (result.kind === 'redirect' || result.kind === 'too-large') throw integrityError(result.message);
-        throw unavailableError(result.message);
+      const body = await fetch(url, cap, expected);
+      if (expected) check(url, expected, body.length, sha256Hex(body));
+      return body;
+    },
+    async download(url, cap, expected, path) {
+      const writer = deps.fs.createHashingWriter(path, 0o600);
+      try {
+        await fetch(url, cap, expected, (chunk) => writer.write(chunk));
+        const written = writer.close();
+        check(url, expected, written.size, written.sha256);
+        return written.size;
+      } catch (error) {
+        writer.discard();
+        throw error;
       }
-      if (expected) {
-        if (expected.size !== undefined && result.body.length !== expected.size) {
-          throw integrityError(`${url}: size ${result.body.length} does not match the signed size ${expected.size}`);
-        }
-        const digest = sha256Hex(result.body);
-        if (digest !== expected.sha256) throw integrityError(`${url}: SHA-256 ${digest} does not match the signed ${expected.sha256}`);
-      }
-      return result.body;
     },
   };
 }

@@ -6,11 +6,15 @@
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { describeRun } from '../retry.ts';
-import { dearmorPublicKeys, isArmored } from './armor.ts';
+import { dearmorPublicKeys, isArmored } from '../../formats/armor.ts';
+import { collector } from './decompress.ts';
 import { integrityError, unavailableError } from './errors.ts';
+import { clearsignedProblem, detachedProblem } from '../../formats/openpgp-shape.ts';
 import type { Scratch } from './scratch.ts';
 
 const GPGV_TIMEOUT_MS = 30_000;
+/** The verified Release text gpgv writes out is bounded like the InRelease it came from. */
+const VERIFIED_TEXT_CAP = 4 * 1024 * 1024;
 
 export interface Keyring {
   /** Where the key came from, for messages. */
@@ -41,19 +45,30 @@ function writeKeyrings(scratch: Scratch, keyrings: Keyring[]): string[] {
   });
 }
 
-async function gpgv(deps: Deps, scratch: Scratch, keyrings: Keyring[], args: string[], what: string): Promise<void> {
+/** How long gpgv may take: min(its own bound, what the caller has left). */
+export type TimeLeft = () => number;
+
+async function gpgv(deps: Deps, scratch: Scratch, keyrings: Keyring[], args: string[], what: string, timeLeft: TimeLeft): Promise<Buffer> {
   const files = writeKeyrings(scratch, keyrings);
   deps.fs.mkdirp(scratch.file('gnupg'), 0o700);
-  const argv = ['--homedir', scratch.file('gnupg'), '--status-fd', '1', ...files.flatMap((f) => ['--keyring', f]), ...args];
+  // Status lines on stderr; stdout carries the verified text (clearsigned), counted and capped.
+  const argv = ['--homedir', scratch.file('gnupg'), '--status-fd', '2', ...files.flatMap((f) => ['--keyring', f]), ...args];
+  const timeoutMs = Math.round(Math.min(GPGV_TIMEOUT_MS, timeLeft()));
+  if (timeoutMs <= 0) throw unavailableError(`no time left to verify ${what}`);
+  const out = collector();
   const result = await deps.proc.run({
     program: 'gpgv',
     args: argv,
     env: definedEnv(deps.env),
-    timeoutMs: GPGV_TIMEOUT_MS,
+    timeoutMs,
     captureLimit: 64 * 1024,
+    stdoutSink: out.sink,
+    maxStdoutBytes: VERIFIED_TEXT_CAP,
   });
   if (result.spawnError) throw unavailableError(`gpgv: ${describeRun(result, 'gpgv')!.message}`);
-  const status = result.stdout
+  if (result.outputCapped) throw integrityError(`${what}: gpgv wrote more than ${VERIFIED_TEXT_CAP} bytes of signed text`);
+  if (result.timedOut) throw unavailableError(`${what}: gpgv gave no answer within ${timeoutMs} ms`);
+  const status = result.stderr
     .split('\n')
     .filter((l) => l.startsWith('[GNUPG:] '))
     .map((l) => l.slice(9));
@@ -63,6 +78,7 @@ async function gpgv(deps: Deps, scratch: Scratch, keyrings: Keyring[], args: str
     const keys = keyrings.map((k) => k.origin).join(', ');
     throw integrityError(`${what}: signature not verified by ${keys} (${detail})`);
   }
+  return out.bytes();
 }
 
 /**
@@ -100,11 +116,12 @@ export async function verifyClearsigned(
   signed: Uint8Array,
   keyrings: Keyring[],
   what: string,
+  timeLeft: TimeLeft,
 ): Promise<string> {
+  const problem = clearsignedProblem(Buffer.from(signed).toString('latin1'));
+  if (problem) throw integrityError(`${what}: ${problem}`);
   const input = scratch.write('InRelease', signed);
-  const output = scratch.file('Release.verified');
-  await gpgv(deps, scratch, keyrings, ['--output', output, input], what);
-  return deps.fs.readText(output, 'manifest');
+  return (await gpgv(deps, scratch, keyrings, ['--output', '-', input], what, timeLeft)).toString('utf8');
 }
 
 /** Verifies a detached signature over `data`. */
@@ -115,8 +132,11 @@ export async function verifyDetached(
   signature: Uint8Array,
   keyrings: Keyring[],
   what: string,
+  timeLeft: TimeLeft,
 ): Promise<void> {
+  const problem = detachedProblem(signature);
+  if (problem) throw integrityError(`${what}: signature refused before verification: ${problem}`);
   const dataFile = scratch.write('signed-data', data);
   const sigFile = scratch.write('signed-data.asc', signature);
-  await gpgv(deps, scratch, keyrings, [sigFile, dataFile], what);
+  await gpgv(deps, scratch, keyrings, [sigFile, dataFile], what, timeLeft);
 }

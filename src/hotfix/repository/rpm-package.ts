@@ -5,9 +5,10 @@
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { describeRun } from '../retry.ts';
-import { cpioFile } from './archive.ts';
+import { readRange } from '../../platform/file-stream.ts';
+import { cpioExtractor, type FileOut } from '../../formats/archive-stream.ts';
 import { type PackageIdentity, PACKAGED_BINARY } from './deb-package.ts';
-import { decompress } from './decompress.ts';
+import { decode, decodeBytes } from './decompress.ts';
 import { integrityError, unavailableError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';
 import type { Compression } from './release.ts';
@@ -21,31 +22,56 @@ interface Header {
   end: number;
 }
 
-function readHeader(rpm: Buffer, at: number): Header | string {
-  if (rpm.length < at + 16 || rpm.readUInt32BE(at) !== 0x8eade801) return `no RPM header at byte ${at}`;
-  const count = rpm.readUInt32BE(at + 8);
-  const storeSize = rpm.readUInt32BE(at + 12);
-  const store = at + 16 + count * 16;
-  if (count > 100_000 || store + storeSize > rpm.length) return 'corrupt RPM header';
+type Read = (position: number, length: number) => Buffer;
+const MAX_HEADER_BYTES = 16 * 1024 * 1024;
+
+function readHeader(read: Read, size: number, at: number): Header | string {
+  if (size < at + 16) return `no RPM header at byte ${at}`;
+  const intro = read(at, 16);
+  if (intro.readUInt32BE(0) !== 0x8eade801) return `no RPM header at byte ${at}`;
+  const count = intro.readUInt32BE(8);
+  const storeSize = intro.readUInt32BE(12);
+  const length = count * 16 + storeSize;
+  if (count > 100_000 || length > MAX_HEADER_BYTES || at + 16 + length > size) return 'corrupt RPM header';
+  const body = read(at + 16, length);
+  const store = count * 16;
   const strings = new Map<number, string>();
   for (let i = 0; i < count; i++) {
-    const entry = at + 16 + i * 16;
-    const [tagId, type, offset] = [rpm.readUInt32BE(entry), rpm.readUInt32BE(entry + 4), rpm.readUInt32BE(entry + 8)];
+    const entry = i * 16;
+    const [tagId, type, offset] = [body.readUInt32BE(entry), body.readUInt32BE(entry + 4), body.readUInt32BE(entry + 8)];
     if ((type === 6 || type === 9) && offset < storeSize) {
       const from = store + offset;
-      strings.set(tagId, rpm.subarray(from, rpm.indexOf(0, from)).toString('utf8'));
+      const nul = body.indexOf(0, from);
+      strings.set(tagId, body.subarray(from, nul < 0 ? body.length : nul).toString('utf8'));
     }
   }
-  return { strings, end: store + storeSize };
+  return { strings, end: at + 16 + length };
 }
 
 /** rpmkeys --checksig with the repository key only: digests AND a signature must be OK. */
-export async function verifyRpmSignature(deps: Deps, scratch: Scratch, rpmFile: string, keyFiles: string[]): Promise<void> {
+export async function verifyRpmSignature(
+  deps: Deps,
+  scratch: Scratch,
+  rpmFile: string,
+  keyFiles: string[],
+  timeLeft: () => number,
+): Promise<void> {
   const dbpath = scratch.file('rpmdb');
   deps.fs.mkdirp(dbpath, 0o700);
   const env = definedEnv(deps.env);
-  const run = (args: string[]) =>
-    deps.proc.run({ program: 'rpmkeys', args: ['--dbpath', dbpath, ...args], env, timeoutMs: RPMKEYS_TIMEOUT_MS, captureLimit: 64 * 1024 });
+  const run = async (args: string[]) => {
+    const timeoutMs = Math.round(Math.min(RPMKEYS_TIMEOUT_MS, timeLeft()));
+    if (timeoutMs <= 0) throw unavailableError('no time left to check the package signature');
+    const result = await deps.proc.run({
+      program: 'rpmkeys',
+      args: ['--dbpath', dbpath, ...args],
+      env,
+      timeoutMs,
+      captureLimit: 64 * 1024,
+    });
+    if (result.timedOut) throw unavailableError(`rpmkeys ${args[0]}: no answer within ${timeoutMs} ms`);
+    return result;
+  };
   for (const key of keyFiles) {
     const imported = await run(['--import', key]);
     if (imported.spawnError) throw unavailableError(`rpmkeys: ${describeRun(imported, 'rpmkeys')!.message}`);
@@ -60,30 +86,58 @@ export async function verifyRpmSignature(deps: Deps, scratch: Scratch, rpmFile: 
   }
 }
 
+/** Streams the executable of the verified, signature-checked .rpm at `rpmFile` into `out`. */
 export async function rpmBinary(
   deps: Deps,
-  scratch: Scratch,
-  rpm: Buffer,
+  rpmFile: string,
   expected: PackageIdentity & { release: string },
-): Promise<Buffer> {
-  const cpio = await rpmPayload(deps, scratch, rpm, expected, SIZE_CAPS.binary + 16 * 1024 * 1024);
-  const binary = cpioFile(cpio, PACKAGED_BINARY, SIZE_CAPS.binary);
-  if (typeof binary === 'string') throw integrityError(`package: ${binary}`);
-  return binary;
+  out: FileOut,
+  timeoutMs: number,
+): Promise<void> {
+  const reader = deps.fs.openReader(rpmFile);
+  let layout: { payload: number; compression: Compression };
+  try {
+    layout = rpmLayout((at, n) => reader.read(at, n), reader.size, expected);
+  } finally {
+    reader.close();
+  }
+  const size = deps.fs.stat(rpmFile)?.size ?? 0;
+  if (size <= layout.payload) throw integrityError('package: no payload after the RPM header');
+  const extractor = cpioExtractor(PACKAGED_BINARY, SIZE_CAPS.binary, out);
+  await decode(deps, {
+    compression: layout.compression,
+    input: () => readRange(rpmFile, layout.payload, size - layout.payload),
+    sink: extractor.sink,
+    maxBytes: SIZE_CAPS.binary + 16 * 1024 * 1024,
+    what: 'rpm payload',
+    timeoutMs,
+  });
+  const problem = extractor.problem();
+  if (problem) throw integrityError(`package: ${problem}`);
 }
 
-/** The cpio payload of a verified .rpm whose header names `expected` (the delta package reads it too). */
+/** The cpio payload of a small verified .rpm held in memory (the delta package). */
 export async function rpmPayload(
   deps: Deps,
-  scratch: Scratch,
   rpm: Buffer,
   expected: PackageIdentity & { release: string },
   maxCpioBytes: number,
+  timeoutMs: number,
 ): Promise<Buffer> {
-  if (rpm.length < 96 || rpm.readUInt32BE(0) !== 0xedabeedb) throw integrityError('package: not an RPM file');
-  const signature = readHeader(rpm, 96);
+  const layout = rpmLayout((at, n) => rpm.subarray(at, at + n), rpm.length, expected);
+  return decodeBytes(deps, layout.compression, rpm.subarray(layout.payload), maxCpioBytes, 'rpm payload', timeoutMs);
+}
+
+/** Where the payload starts and how it is compressed, once the header names `expected`. */
+function rpmLayout(
+  read: Read,
+  size: number,
+  expected: PackageIdentity & { release: string },
+): { payload: number; compression: Compression } {
+  if (size < 96 || read(0, 4).readUInt32BE(0) !== 0xedabeedb) throw integrityError('package: not an RPM file');
+  const signature = readHeader(read, size, 96);
   if (typeof signature === 'string') throw integrityError(`package: ${signature}`);
-  const header = readHeader(rpm, Math.ceil(signature.end / 8) * 8);
+  const header = readHeader(read, size, Math.ceil(signature.end / 8) * 8);
   if (typeof header === 'string') throw integrityError(`package: ${header}`);
   const field = (t: number) => header.strings.get(t) ?? '';
   const actual = `${field(TAGS.name)} ${field(TAGS.version)}-${field(TAGS.release)} ${field(TAGS.arch)}`;
@@ -93,5 +147,5 @@ export async function rpmPayload(
   const compressors: Record<string, Compression> = { zstd: 'zst', xz: 'xz', gzip: 'gz' };
   const compression = compressors[field(TAGS.payloadCompressor) || 'gzip'];
   if (!compression) throw unavailableError(`package payload compressor ${field(TAGS.payloadCompressor)} is not supported`);
-  return decompress(deps, scratch, compression, rpm.subarray(header.end), maxCpioBytes, 'rpm payload');
+  return { payload: header.end, compression };
 }

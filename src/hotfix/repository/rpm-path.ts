@@ -3,19 +3,22 @@
 // already verified -> the primary index it pins by SHA-256 -> exactly our version, release, architecture
 // -> the .rpm, checksum as pinned, own signature by rpmkeys -> the executable.
 import { errorMessage } from '../../platform/errors.ts';
+import { readRange } from '../../platform/file-stream.ts';
 import { tryDelta } from '../delta/delta-path.ts';
 import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
 import { openRpmDelta } from '../delta/package-files.ts';
 import { parseOsReleaseField } from '../../platform/os-release.ts';
 import { writeCandidate } from './candidate.ts';
-import { type FastPathContext, timed } from './context.ts';
-import { compressionOf, decompress } from './decompress.ts';
+import { type FastPathContext, HOTFIX_INDEX_DIR, timed, timeLeft } from './context.ts';
+import { compressionOf, decode } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
-import { createFetcher, SIZE_CAPS } from './fetcher.ts';
+import { createFetcher, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 import { checkFreshness, recordFreshness } from './freshness.ts';
-import { readKeyrings, verifyDetached } from './gpg.ts';
+import { type Keyring, readKeyrings, verifyDetached } from './gpg.ts';
 import { dnfProxy } from './proxy.ts';
-import { findRpmEntry, parseRepomd, type RpmEntry } from './repodata.ts';
+import { scanIndex } from './index-scan.ts';
+import { PACKAGE_NAME } from './packages-index.ts';
+import { findRpmEntry, parseRepomd, type RepoFile, type RpmEntry } from './repodata.ts';
 import { rpmBinary, verifyRpmSignature } from './rpm-package.ts';
 import { enabledRepos, parseIni, type YumRepo } from './yum-repo.ts';
 import { repositoryBase, resolveUnder } from './url-rules.ts';
@@ -57,29 +60,58 @@ async function findInRepo(ctx: FastPathContext, repo: YumRepo, mainProxy: string
   if (keyFiles.length === 0) throw unavailableError(`repository ${repo.id}: no file:// gpgkey`);
   const keyrings = readKeyrings(deps, keyFiles);
   const fetcher = createFetcher(deps, base, dnfProxy(repo.proxy, mainProxy, base, deps.env), ctx.budgetEnd, trace);
+  const located = { ctx, fetcher, keyrings };
+  // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
+  const entry =
+    (await fromHotfixIndex(located, new URL(`${HOTFIX_INDEX_DIR}/`, base), `${repo.baseurl} ${HOTFIX_INDEX_DIR}`, repo.id)) ??
+    (await findInRepodata(located, base, repo.baseurl, repo.id));
+  return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
+}
+
+interface Located {
+  ctx: FastPathContext;
+  fetcher: Fetcher;
+  keyrings: Keyring[];
+}
+
+type Found = { found: RpmEntry; delta: RpmEntry | string };
+
+/** Our packages in the primary index of the repodata under `mdBase`, verified by the node's keys and fresh. */
+async function findInRepodata({ ctx, fetcher, keyrings }: Located, mdBase: URL, repository: string, id: string): Promise<Found> {
+  const { deps } = ctx;
   const repomd = await timed(ctx, 'releaseMs', async () => {
-    const xml = await fetcher.get(new URL('repodata/repomd.xml', base), SIZE_CAPS.signedMetadata);
-    const signature = await fetcher.get(new URL('repodata/repomd.xml.asc', base), SIZE_CAPS.signedMetadata);
-    await verifyDetached(deps, ctx.scratch, xml, signature, keyrings, `${base}repodata/repomd.xml`);
+    const xml = await fetcher.get(new URL('repodata/repomd.xml', mdBase), SIZE_CAPS.signedMetadata);
+    const signature = await fetcher.get(new URL('repodata/repomd.xml.asc', mdBase), SIZE_CAPS.signedMetadata);
+    await verifyDetached(deps, ctx.scratch, xml, signature, keyrings, `${mdBase}repodata/repomd.xml`, () => timeLeft(ctx));
     const parsed = parseRepomd(xml.toString('utf8'));
     if (typeof parsed === 'string') throw integrityError(parsed);
     const date = parsed.revision !== undefined ? new Date(parsed.revision * 1000) : undefined;
-    checkFreshness(deps, repo.baseurl, `${base}repodata/repomd.xml`, date, undefined);
-    recordFreshness(deps, repo.baseurl, date);
+    checkFreshness(deps, repository, `${mdBase}repodata/repomd.xml`, date, undefined);
+    recordFreshness(deps, repository, date);
     return parsed;
   });
-  const entry = await timed(ctx, 'indexMs', async () => {
-    const url = resolveUnder(base, repomd.primary.href);
-    if (typeof url === 'string') throw integrityError(`primary location ${url}`);
-    const packed = await fetcher.get(url, SIZE_CAPS.index, { size: repomd.primary.size, sha256: repomd.primary.sha256 });
-    const compression = compressionOf(repomd.primary.href);
-    if (!compression) throw unavailableError(`primary index ${repomd.primary.href}: unknown compression`);
-    const xml = (await decompress(deps, ctx.scratch, compression, packed, SIZE_CAPS.index, repomd.primary.href)).toString('utf8');
+  return timed(ctx, 'indexMs', async () => {
+    const xml = await readPrimary(ctx, fetcher, mdBase, repomd.primary);
     const found = findRpmEntry(xml, ctx.version, ctx.arch.rpm);
-    if (typeof found === 'string') throw unavailableError(`repository ${repo.id}: ${found}`);
+    if (typeof found === 'string') throw unavailableError(`repository ${id}: ${found}`);
     return { found, delta: findRpmEntry(xml, ctx.version, ctx.arch.rpm, DELTA_PACKAGE_NAME) };
   });
-  return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
+}
+
+/**
+ * The hotfix index: repodata of only our packages (their locations relative to the repository's
+ * baseurl), signed with the repository's own key and checked exactly like it. Not published,
+ * unreachable, or without our version: undefined (the caller reads the full index). A bad signature,
+ * replayed or tampered metadata: an integrity failure, as anywhere.
+ */
+async function fromHotfixIndex(located: Located, mdBase: URL, repository: string, id: string): Promise<Found | undefined> {
+  try {
+    return await findInRepodata(located, mdBase, repository, id);
+  } catch (error) {
+    if (!isUnavailable(error)) throw error;
+    located.ctx.deps.log.info('no usable hotfix index, reading the repository index', { index: `${mdBase}`, reason: error.message });
+    return undefined;
+  }
 }
 
 /** Fetches, verifies and extracts; returns the written candidate's path (not yet version-checked). */
@@ -114,14 +146,35 @@ async function fetchPackage(
   const rpm = await timed(ctx, 'packageMs', async () => {
     const url = resolveUnder(found.base, entry.href);
     if (typeof url === 'string') throw integrityError(`package location ${url}`);
-    const data = await found.fetcher.get(url, SIZE_CAPS.package, { size: entry.size, sha256: entry.sha256 });
-    await verifyRpmSignature(deps, scratch, scratch.write('package.rpm', data), found.keyFiles);
-    ctx.trace.packageBytes = data.length;
-    return data;
+    const file = scratch.file('package.rpm');
+    ctx.trace.packageBytes = await found.fetcher.download(url, SIZE_CAPS.package, { size: entry.size, sha256: entry.sha256 }, file);
+    await verifyRpmSignature(deps, scratch, file, found.keyFiles, () => timeLeft(ctx));
+    return file;
   });
-  return timed(ctx, 'extractMs', async () => {
-    const identity = { name: 'aks-node-controller', version: entry.version, release: entry.release, arch: ctx.arch.rpm };
-    const binary = await rpmBinary(deps, scratch, rpm, identity);
-    return writeCandidate(deps, scratch, binary);
+  const identity = { name: PACKAGE_NAME, version: entry.version, release: entry.release, arch: ctx.arch.rpm };
+  return timed(ctx, 'extractMs', () => writeCandidate(deps, scratch, (out) => rpmBinary(deps, rpm, identity, out, timeLeft(ctx))));
+}
+
+/**
+ * The <package> blocks of our packages in the primary index: fetched into the scratch directory and
+ * checked against repomd's SHA-256 (and size) before a byte of it is decompressed, then scanned as a stream.
+ */
+async function readPrimary(ctx: FastPathContext, fetcher: ReturnType<typeof createFetcher>, base: URL, primary: RepoFile): Promise<string> {
+  const url = resolveUnder(base, primary.href);
+  if (typeof url === 'string') throw integrityError(`primary location ${url}`);
+  const compression = compressionOf(primary.href);
+  if (!compression) throw unavailableError(`primary index ${primary.href}: unknown compression`);
+  const file = ctx.scratch.file('primary');
+  const size = await fetcher.download(url, SIZE_CAPS.index, { size: primary.size, sha256: primary.sha256 }, file);
+  const scan = scanIndex(primary.href, '</package>', `<name>${PACKAGE_NAME}`);
+  await decode(ctx.deps, {
+    compression,
+    input: () => readRange(file, 0, size),
+    sink: scan.sink,
+    maxBytes: SIZE_CAPS.index,
+    what: primary.href,
+    timeoutMs: timeLeft(ctx),
   });
+  ctx.deps.fs.unlink(file);
+  return scan.kept();
 }

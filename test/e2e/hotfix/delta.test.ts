@@ -3,11 +3,11 @@
 // answer (no delta for our sha256, no delta package) falls back to the full package, and every integrity
 // failure (a delta or a reconstruction that does not match the manifest) is final with nothing staged.
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'uvu';
+import { repackDeb } from '../../fakes/delta-craft.ts';
 import * as assert from 'uvu/assert';
 import {
   buildAgent,
@@ -33,21 +33,6 @@ const ctx = {} as {
   stub: string;
   sandboxes: Sandbox[];
 };
-
-/** Rebuilds a .deb after `change` edited its unpacked tree (a tampered publication, re-signed by the repo). */
-function repackDeb(deb: string, outDir: string, change: (tree: string) => void): string {
-  const tree = mkdtempSync(join(tmpdir(), 'anc-repack-'));
-  try {
-    execFileSync('dpkg-deb', ['-R', deb, tree]);
-    change(tree);
-    mkdirSync(outDir, { recursive: true });
-    const out = join(outDir, basename(deb));
-    execFileSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '--build', tree, out], { stdio: 'ignore' });
-    return out;
-  } finally {
-    rmSync(tree, { recursive: true, force: true });
-  }
-}
 
 function onlyFile(tree: string, suffix: string): string {
   const name = readdirSync(join(tree, DELTA_DIR)).find((n) => n.endsWith(suffix))!;

@@ -11,15 +11,18 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { describeFetchError, httpGet } from '../../../src/platform/http.ts';
 import { parseDeb822Sources, parseOneLineSources, releaseDirectory } from '../../../src/hotfix/repository/apt-source.ts';
-import { arMembers, cpioFile, tarFile } from '../../../src/hotfix/repository/archive.ts';
-import { dearmorPublicKeys } from '../../../src/hotfix/repository/armor.ts';
+import { arMembers, cpioFile, tarFile } from '../../../src/formats/archive.ts';
+import { dearmorPublicKeys } from '../../../src/formats/armor.ts';
 import { findDebEntry } from '../../../src/hotfix/repository/packages-index.ts';
 import { aptProxy, dnfProxy, parseAptConf } from '../../../src/hotfix/repository/proxy.ts';
 import { choosePackagesIndex, parseRelease } from '../../../src/hotfix/repository/release.ts';
 import { findRpmEntry, parseRepomd } from '../../../src/hotfix/repository/repodata.ts';
 import { isLocalHost, resolveUnder, urlRuleViolation } from '../../../src/hotfix/repository/url-rules.ts';
 import { enabledRepos } from '../../../src/hotfix/repository/yum-repo.ts';
-import { decompress, HAS_IN_PROCESS_ZSTD } from '../../../src/hotfix/repository/decompress.ts';
+import { decodeBytes, HAS_IN_PROCESS_ZSTD } from '../../../src/hotfix/repository/decompress.ts';
+import { cpioExtractor, tarExtractor } from '../../../src/formats/archive-stream.ts';
+import { scanIndex } from '../../../src/hotfix/repository/index-scan.ts';
+import { clearsignedProblem, detachedProblem } from '../../../src/formats/openpgp-shape.ts';
 import { createScratch } from '../../../src/hotfix/repository/scratch.ts';
 import { runProcess } from '../../../src/platform/proc.ts';
 import { fakeDeps } from '../../fakes/deps.ts';
@@ -191,7 +194,7 @@ test('armor: dearmors concatenated public key blocks (gpg --export --armor round
   }
 });
 
-test('archives: ar members, tar (prefix/./ names, size bound, type check), cpio newc', () => {
+test('archives: ar members, tar (prefix/./ names, size bound, type check), cpio newc; the same as streams', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'anc-unit-ar-'));
   try {
     writeFileSync(join(dir, 'debian-binary'), '2.0\n');
@@ -213,9 +216,37 @@ test('archives: ar members, tar (prefix/./ names, size bound, type check), cpio 
     execFileSync('sh', ['-c', 'cd t && find . | cpio --quiet -o -H newc > ../p.cpio'], { cwd: dir });
     assert.equal(cpioFile(readFileSync(join(dir, 'p.cpio')), './usr/bin/aks-node-controller', 100), Buffer.from('hello'));
     assert.is(arMembers(gzipSync('x')), 'not an ar archive');
+    // The same members as streams, fed in awkward pieces (a header split across chunks).
+    const streamed = async (make: typeof tarExtractor, bytes: Buffer, wanted: string, max: number) => {
+      const parts: Buffer[] = [];
+      const x = make(wanted, max, { write: (c) => void parts.push(Buffer.from(c)) });
+      for (let at = 0; at < bytes.length; at += 97) x.sink.write(bytes.subarray(at, at + 97));
+      await new Promise((ok) => x.sink.end(ok));
+      return x.problem() ?? Buffer.concat(parts).toString();
+    };
+    assert.is(await streamed(tarExtractor, tar, './usr/bin/aks-node-controller', 100), 'hello');
+    assert.match(await streamed(tarExtractor, tar, './usr/bin/aks-node-controller', 3), 'above the 3-byte limit');
+    assert.match(await streamed(tarExtractor, tar, './usr/bin/link', 100), 'is not a regular file');
+    assert.match(await streamed(tarExtractor, tar, './usr/bin/other', 100), 'is not in the package');
+    assert.match(await streamed(tarExtractor, tar.subarray(0, 700), './usr/bin/other', 100), 'truncated');
+    assert.is(await streamed(cpioExtractor, readFileSync(join(dir, 'p.cpio')), './usr/bin/aks-node-controller', 100), 'hello');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('index scan keeps only our records, across chunk boundaries; OpenPGP shape checks refuse non-signatures', async () => {
+  const scan = scanIndex('Packages', '\n\n', 'Package: aks-node-controller');
+  const text = `${debFiller('amd64', 300)}\nPackage: aks-node-controller\nVersion: 1\n\nPackage: other\nVersion: 2\n`;
+  for (let at = 0; at < text.length; at += 1000) scan.sink.write(Buffer.from(text.slice(at, at + 1000)));
+  await new Promise((ok) => scan.sink.end(ok));
+  assert.ok(scan.kept().includes('Package: aks-node-controller\nVersion: 1\n'));
+  assert.not.ok(scan.kept().includes('Package: other'));
+  assert.match(clearsignedProblem('-----BEGIN PGP MESSAGE-----\n\nowGbwMvMwCE')!, 'not a clearsigned document');
+  // A compressed-data packet (tag 8, new format) where a signature belongs.
+  assert.match(detachedProblem(Buffer.from([0xc8, 0x03, 0x01, 0x02, 0x03]))!, 'packet of type 8');
+  assert.match(detachedProblem(Buffer.from([0xa3, 0x01, 0x78]))!, 'indeterminate-length');
+  assert.is(detachedProblem(Buffer.from([0xc2, 0x02, 0x04, 0x00])), undefined);
 });
 
 test('httpGet: byte cap, redirects asked for, status and hang reported (not thrown)', async () => {
@@ -247,7 +278,7 @@ test('httpGet: byte cap, redirects asked for, status and hang reported (not thro
   }
 });
 
-test('decompress: gzip in-process, zstd/xz through the tools under Node 20, output bounded', async () => {
+test('decode: gzip in-process, zstd/xz through the tools (on pipes) under Node 20, output bounded', async () => {
   const d = fakeDeps({ run: runProcess });
   const scratch = createScratch(d);
   try {
@@ -255,12 +286,12 @@ test('decompress: gzip in-process, zstd/xz through the tools under Node 20, outp
     const input = scratch.write('in', text);
     execFileSync('sh', ['-c', 'zstd -q -19 -k -f "$1" -o "$1.zst" && xz -k -f "$1"', 'sh', input]);
     assert.is(HAS_IN_PROCESS_ZSTD, false, 'Node 20 has no zstd in node:zlib (bun has)');
-    assert.equal(await decompress(d, scratch, 'gz', gzipSync(text), 1e6, 'x'), text);
-    assert.equal(await decompress(d, scratch, 'zst', readFileSync(`${input}.zst`), 1e6, 'x'), text);
-    assert.equal(await decompress(d, scratch, 'xz', readFileSync(`${input}.xz`), 1e6, 'x'), text);
+    assert.equal(await decodeBytes(d, 'gz', gzipSync(text), 1e6, 'x', 10_000), text);
+    assert.equal(await decodeBytes(d, 'zst', readFileSync(`${input}.zst`), 1e6, 'x', 10_000), text);
+    assert.equal(await decodeBytes(d, 'xz', readFileSync(`${input}.xz`), 1e6, 'x', 10_000), text);
     for (const kind of ['gz', 'zst', 'xz'] as const) {
       const packed = kind === 'gz' ? gzipSync(text) : readFileSync(`${input}.${kind}`);
-      await decompress(d, scratch, kind, packed, 1000, 'Packages').then(
+      await decodeBytes(d, kind, packed, 1000, 'Packages', 10_000).then(
         () => assert.unreachable(`${kind}: bound not enforced`),
         (e: Error & { step?: string }) =>
           assert.equal([e.step, /unpacks to more than the 1000-byte limit/.test(e.message)], ['integrityFailed', true]),

@@ -53,6 +53,18 @@ test('rebuilds the target file, hashing as it writes, with the requested mode', 
   s.deps.cleanup();
 });
 
+test('the deadline stops a reconstruction before its next window: deltaUnavailable, the partial file removed', () => {
+  const s = setup();
+  const delta = encode(readFileSync(s.baseFile), s.target, ['-9', '-S', 'none', '-A', '-n', '-W', '65536']);
+  const entry = { ...s.entry, sha256: sha(delta), size: delta.length };
+  let checks = 0;
+  const f = failure(() => reconstructTarget(s.deps, s.manifest, entry, delta, s.baseFile, s.out, 0o700, () => (checks++ === 0 ? 1000 : 0)));
+  assert.is(f.step, 'deltaUnavailable');
+  assert.match(f.message, /no time left to reconstruct \(stopped after \d+ bytes\)/);
+  assert.not.ok(existsSync(s.out));
+  s.deps.cleanup();
+});
+
 test('a corrupted delta fails its manifest digest: integrity, nothing written', () => {
   const s = setup();
   const corrupt = Buffer.from(s.delta);

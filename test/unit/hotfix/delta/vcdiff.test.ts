@@ -7,7 +7,7 @@ const LIMITS = { maxWindow: 64 << 20, maxTarget: 1 << 30 };
 
 function decode(delta: Uint8Array, base: Uint8Array, limits = LIMITS): Buffer {
   const windows: Uint8Array[] = [];
-  const n = decodeVcdiff(delta, bufferSource(base), (w) => void windows.push(w), limits);
+  const n = decodeVcdiff(delta, bufferSource(base), (w) => void windows.push(w.slice()), limits);
   const out = Buffer.concat(windows);
   assert.is(n, out.length);
   return out;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { mulberry32 } from '../../config/gen.ts';
 
 /** The packager's settings: plain RFC 3284 (no secondary compression, no app header, no checksum). */
-export const PACKAGER_FLAGS = ['-9', '-S', 'none', '-A', '-n'];
+export const PACKAGER_FLAGS = ['-9', '-S', 'none', '-A', '-n', '-W', String(2 * 1024 * 1024)];
 
 export function encode(base: Uint8Array, target: Uint8Array, flags: string[] = PACKAGER_FLAGS): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'anc-vcdiff-'));
@@ -42,5 +42,9 @@ export function pair(seed: number, size: number): { base: Buffer; target: Buffer
 }
 
 export function bufferSource(base: Uint8Array) {
-  return { size: base.length, read: (position: number, length: number) => base.subarray(position, position + length) };
+  return {
+    size: base.length,
+    copyTo: (target: Uint8Array, offset: number, position: number, length: number) =>
+      target.set(base.subarray(position, position + length), offset),
+  };
 }

@@ -22,12 +22,34 @@ export function arMembers(deb: Buffer): Member[] | string {
   return members;
 }
 
-function tarNumber(field: Buffer): number {
+/** Where each member of an `!<arch>` file lies, read through positional reads (no member is loaded). */
+export function arLayout(read: (position: number, length: number) => Buffer, fileSize: number): MemberRange[] | string {
+  if (fileSize < 8 || read(0, 8).toString('latin1') !== '!<arch>\n') return 'not an ar archive';
+  const members: MemberRange[] = [];
+  for (let at = 8; at + 60 <= fileSize && members.length < 64; ) {
+    const header = read(at, 60).toString('latin1');
+    const name = header.slice(0, 16).trim().replace(/\/$/, '');
+    const size = Number(header.slice(48, 58).trim());
+    if (header.slice(58, 60) !== '`\n' || !Number.isSafeInteger(size) || at + 60 + size > fileSize)
+      return `corrupt ar member at byte ${at}`;
+    members.push({ name, offset: at + 60, size });
+    at += 60 + size + (size % 2);
+  }
+  return members;
+}
+
+export interface MemberRange {
+  name: string;
+  offset: number;
+  size: number;
+}
+
+export function tarNumber(field: Buffer): number {
   if (field[0]! & 0x80) return field.subarray(1).reduce((n, b) => n * 256 + b, 0); // GNU base-256
   return parseInt(field.toString('latin1').replace(/\0.*$/s, '').trim() || '0', 8);
 }
 
-function paxRecords(data: Buffer): Map<string, string> {
+export function paxRecords(data: Buffer): Map<string, string> {
   const records = new Map<string, string>();
   const text = data.toString('utf8');
   for (let at = 0; at < text.length; ) {

@@ -1,0 +1,59 @@
+// Reading a package index as it streams by (Packages stanzas, primary.xml <package> blocks): the bytes
+// are cut into records at `separator` and only the records naming one of our packages are kept (and
+// decoded to text), so an index of thousands of entries never sits in memory whole. A record longer than
+// MAX_RECORD is refused.
+import { Writable } from 'node:stream';
+import { collectGarbage, GARBAGE_STRIDE } from '../../platform/memory.ts';
+import { integrityError } from './errors.ts';
+
+const MAX_RECORD = 1024 * 1024;
+/** The decoded index moves in small chunks: collect more often than big streams do. */
+const SCAN_STRIDE = GARBAGE_STRIDE / 4;
+
+export interface IndexScan {
+  sink: Writable;
+  /** The kept records, each ending with the separator. */
+  kept(): string;
+}
+
+export function scanIndex(what: string, separator: string, marker: string): IndexScan {
+  const sep = Buffer.from(separator);
+  const wanted = Buffer.from(marker);
+  const kept: string[] = [];
+  let carry: Buffer = Buffer.alloc(0);
+  let seen = 0;
+  const consume = (chunk: Buffer, last: boolean) => {
+    const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+    let at = 0;
+    for (let end = buf.indexOf(sep, at); end >= 0; end = buf.indexOf(sep, at)) {
+      const record = buf.subarray(at, end + sep.length);
+      if (record.includes(wanted)) kept.push(record.toString('utf8'));
+      at = end + sep.length;
+    }
+    carry = Buffer.from(buf.subarray(at));
+    if (last && carry.includes(wanted)) kept.push(carry.toString('utf8'));
+    if (carry.length > MAX_RECORD) throw integrityError(`${what}: a record longer than ${MAX_RECORD} bytes`);
+    if (Math.floor((seen + chunk.length) / SCAN_STRIDE) > Math.floor(seen / SCAN_STRIDE)) collectGarbage();
+    seen += chunk.length;
+  };
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      try {
+        consume(chunk, false);
+        callback();
+      } catch (error) {
+        callback(error as Error);
+      }
+    },
+    final(callback) {
+      try {
+        consume(Buffer.alloc(0), true);
+        collectGarbage();
+        callback();
+      } catch (error) {
+        callback(error as Error);
+      }
+    },
+  });
+  return { sink, kept: () => kept.join('') };
+}
