@@ -39,10 +39,15 @@ FEATURE_ENV=()
 HOTFIX_FLAG="${ENABLE_PROVISIONING_HOTFIX-}"
 HOTFIX_FLAG_SET="${ENABLE_PROVISIONING_HOTFIX+set}"
 
+# Control characters (C0 including newline, DEL, UTF-8 C1) in a message become '?': a version string a
+# staged binary printed must not retitle, clear or colour the console, nor forge a journal line.
 log() {
-    echo "$*"
+    local LC_ALL=C line="$*"
+    line="${line//[$'\x01'-$'\x1f'$'\x7f']/?}"
+    line="${line//$'\xc2'[$'\x80'-$'\x9f']/?}"
+    echo "$line"
     # logger may be missing (minimal images, test sandboxes): the message is on stdout anyway.
-    "$LOGGER_CMD" -t "$LOG_TAG" -- "$*" >/dev/null 2>&1 || true
+    "$LOGGER_CMD" -t "$LOG_TAG" -- "$line" >/dev/null 2>&1 || true
 }
 
 wait_for_hostname() {
@@ -136,6 +141,11 @@ executable_format() {
     { od -An -tx1 -N6 -- "$1" && od -An -tx1 -j18 -N2 -- "$1"; } 2>/dev/null | tr -d ' \n'
 }
 
+# The baked binary can run at all: a non-empty executable file (something may have deleted it).
+baked_binary_present() {
+    [[ -f "$BIN_PATH" && -x "$BIN_PATH" && -s "$BIN_PATH" ]]
+}
+
 hotfix_binary_usable() {
     local candidate="$1" format version
     [[ -f "$candidate" && -x "$candidate" ]] || return 1
@@ -144,8 +154,14 @@ hotfix_binary_usable() {
         return 1
     fi
     format="$(executable_format "$candidate")"
-    if [[ "$format" != "$(executable_format "$BIN_PATH")" ]]; then
-        log "Not using hotfix binary ${candidate}: not an executable for this machine (header ${format:-unreadable})"
+    # Without the baked binary to compare with, an ELF header and the version check below decide.
+    if baked_binary_present; then
+        if [[ "$format" != "$(executable_format "$BIN_PATH")" ]]; then
+            log "Not using hotfix binary ${candidate}: not an executable for this machine (header ${format:-unreadable})"
+            return 1
+        fi
+    elif [[ "$format" != 7f454c46* ]]; then
+        log "Not using hotfix binary ${candidate}: not an ELF executable (header ${format:-unreadable})"
         return 1
     fi
     if ! version="$(run_agent timeout -k 1 "$HOTFIX_VERSION_TIMEOUT" "$candidate" version 2>/dev/null)" || [[ -z "$version" ]]; then
@@ -168,7 +184,9 @@ if [[ -f "$FEATURES_PATH" ]]; then
     read_features
 fi
 
-if [[ "$HOTFIX_FLAG" == "true" ]]; then
+if ! baked_binary_present; then
+    log "VHD-baked binary ${BIN_PATH} is missing or not executable; skipping the hotfix refresh, a staged hotfix may still provision"
+elif [[ "$HOTFIX_FLAG" == "true" ]]; then
     log "ENABLE_PROVISIONING_HOTFIX=true; running check-hotfix to refresh hotfix pointer"
     # Always the VHD binary: a staged hotfix must not decide about its own replacement.
     if run_agent "$BIN_PATH" check-hotfix; then
@@ -178,7 +196,7 @@ if [[ "$HOTFIX_FLAG" == "true" ]]; then
     fi
 fi
 
-if [[ -f "$HOTFIX_JSON" ]]; then
+if [[ -f "$HOTFIX_JSON" ]] && baked_binary_present; then
     log "Found ANC hotfix config at ${HOTFIX_JSON}; running download-hotfix"
     if run_agent "$BIN_PATH" download-hotfix; then
         log "ANC download-hotfix completed; binary selection follows"
@@ -188,12 +206,16 @@ if [[ -f "$HOTFIX_JSON" ]]; then
 fi
 
 # A hotfix binary staged by an earlier boot counts too, as long as it passes the floor check.
+# While any runnable agent exists, provisioning is attempted (and so a status file written).
 if hotfix_binary_usable "$HOTFIX_BIN"; then
     SELECTED_BIN="$HOTFIX_BIN"
     log "Using hotfix binary: ${SELECTED_BIN}"
-else
+elif baked_binary_present; then
     SELECTED_BIN="$BIN_PATH"
     log "Using VHD-baked binary: ${SELECTED_BIN}"
+else
+    log "No runnable aks-node-controller: the VHD-baked binary ${BIN_PATH} is missing or not executable and no usable hotfix binary is staged; reimage the node"
+    exit 127
 fi
 
 PROVISION_ARGS=(provision)
@@ -216,7 +238,7 @@ run_provision() {
     EXIT_CODE=$?
 }
 
-if [[ "$SELECTED_BIN" == "$HOTFIX_BIN" ]]; then
+if [[ "$SELECTED_BIN" == "$HOTFIX_BIN" ]] && baked_binary_present; then
     # Tells the hotfix to leave the status files to the baked fallback when it fails before the scripts.
     run_provision ANC_LAUNCHER_FALLBACK=baked "$SELECTED_BIN"
 else
@@ -227,6 +249,8 @@ fi
 if [[ "$EXIT_CODE" -ne 0 && "$SELECTED_BIN" == "$HOTFIX_BIN" ]]; then
     if [[ -e "$SCRIPTS_STARTED_MARKER" ]]; then
         log "Hotfix binary failed after the provisioning scripts started (exit ${EXIT_CODE}); not retrying"
+    elif ! baked_binary_present; then
+        log "Hotfix binary failed (exit ${EXIT_CODE}); no VHD-baked binary to fall back to, the hotfix's own status stands"
     else
         if [[ "$EXIT_CODE" -gt 128 && "$EXIT_CODE" -le 192 ]]; then
             REASON="was killed by signal $((EXIT_CODE - 128)) before the provisioning scripts started"

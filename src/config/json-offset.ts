@@ -1,6 +1,7 @@
 // Where a JSON text stops being valid, as a byte offset: error messages name the file and the offset and
 // never quote the content (a node config holds the bootstrap token; a pointer may be a symlink to
 // anything). Pure.
+import { AgentError } from '../platform/errors.ts';
 import { scanJson } from '../platform/json-scan.ts';
 
 /** `not valid JSON (syntax error at byte offset N of M)`, or `empty (0 bytes)`; undefined when valid. */
@@ -16,4 +17,17 @@ export function jsonSyntaxProblem(text: string, maxDepth?: number): string | und
   return truncated
     ? `not complete JSON (it ends at byte ${total} inside a value)`
     : `not valid JSON (syntax error at byte offset ${offset} of ${total})`;
+}
+
+/**
+ * JSON.parse for the agent's own state files: its error says where the text stops being valid, never
+ * what the text is (JSON.parse's message quotes the first characters; the file may be a symlink to a
+ * secret).
+ */
+export function parseStateJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AgentError('ANC_IO', jsonSyntaxProblem(text) ?? 'not valid JSON');
+  }
 }

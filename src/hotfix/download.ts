@@ -3,7 +3,7 @@
 // Every step throws normally; ONE catch-all in downloadHotfix turns whatever happened into an outcome
 // from a closed set, one log line, one `DownloadHotfix` guest-agent event and the exit code (spec 1.4).
 import type { Deps } from '../platform/deps.ts';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { definedEnv } from '../platform/deps.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { AgentError, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
@@ -12,6 +12,7 @@ import type { Trace } from './repository/fetcher.ts';
 import { decideFromPointerFile } from '../pointer/decide.ts';
 import type { HotfixDecision, HotfixReason } from '../pointer/resolve.ts';
 import { deadlineFrom, retryCommand, type Deadline } from './retry.ts';
+import { settleLeftoverGuard } from './switch/baked-guard.ts';
 import { expectedBinaryVersion } from '../pointer/version.ts';
 import { startAttrs } from '../platform/build-info.ts';
 
@@ -72,6 +73,9 @@ export async function downloadHotfix(deps: Deps, options: DownloadOptions): Prom
   deps.log.info('aks-node-controller hotfix download started', startAttrs(deps));
   removeLeftoverTemps(deps, dirname(deps.paths.hotfixBinary), TEMP_PREFIX.hotfixBinary, start);
   removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.fetchScratch, start);
+  // A run killed inside the health gate leaves the whole candidate under the pending name, and perhaps the guard.
+  removeLeftoverTemps(deps, dirname(deps.paths.hotfixPending), basename(deps.paths.hotfixPending), start);
+  settleLeftoverGuard(deps);
   let report: Report;
   try {
     report = await download(deps, options, seen);

@@ -2,7 +2,7 @@
 // pointer file goes through: temp file in the same directory, fsync, rename, fsync of the directory.
 import type { Stats } from 'node:fs';
 import { fs, path as nodePath } from './builtins.ts';
-import { readBoundedFile, type InputKind } from './input.ts';
+import { readBoundedFile, readFileTail, type InputKind } from './input.ts';
 import {
   createHashingWriter,
   openPositionalReader,
@@ -26,6 +26,15 @@ export interface LinkStat extends FileStat {
   gid: number;
 }
 
+export interface FileIdentity {
+  /** `dev:ino`: the same file, whatever its name. */
+  file: string;
+  /** Size, mode and modification time: equal while the content was not rewritten. */
+  content: string;
+  /** The inode change time too: any change at all (a link, a chmod, a write). */
+  exact: string;
+}
+
 export interface AtomicWriteOptions {
   /** Permission bits of the final file (applied with chmod, so the umask does not change them). */
   mode: number;
@@ -37,6 +46,8 @@ export interface FileSystem {
   /** Every read goes through the input guard (input.ts): regular files only, never blocking, capped per kind. */
   readFile(path: string, kind: InputKind): Buffer;
   readText(path: string, kind: InputKind): string;
+  /** The last `bytes` bytes of a regular file of any size, same guard; `truncated` when it holds more. */
+  readTail(path: string, bytes: number): { data: Buffer; truncated: boolean };
   /** readFile that refuses a symlink as the last component (ELOOP) instead of following it. */
   readFileNoFollow(path: string, kind: InputKind): Buffer;
   /** undefined when the path does not exist; never follows a symlink at the last component. */
@@ -57,6 +68,10 @@ export interface FileSystem {
   /** atomicWrite of a copy of `src`, never holding it in memory (the kernel copies: copy_file_range). */
   atomicCopy(src: string, path: string, options: AtomicWriteOptions): void;
   unlink(path: string): void;
+  /** Which file is at path (device, inode) and which version of it (size, mode, times); undefined when absent. Never follows a symlink. */
+  identity(path: string): FileIdentity | undefined;
+  /** link(2): a second name for the same file. */
+  link(existing: string, newPath: string): void;
   /** rename(2): atomic within one file system (promoting a staged file). */
   rename(from: string, to: string): void;
   /** Removes a directory tree (no error when it does not exist). */
@@ -84,6 +99,13 @@ export function statOrUndefined(path: string): FileStat | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+function identityOf(path: string): FileIdentity | undefined {
+  const s = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (!s) return undefined;
+  const content = `${s.size}:${s.mode}:${s.mtimeNs}`;
+  return { file: `${s.dev}:${s.ino}`, content, exact: `${content}:${s.ctimeNs}` };
 }
 
 export function atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void {
@@ -200,6 +222,7 @@ export function createRealFileSystem(): FileSystem {
   return {
     readFile: readBoundedFile,
     readText: (path, kind) => readBoundedFile(path, kind).toString('utf8'),
+    readTail: readFileTail,
     readFileNoFollow: (path, kind) => readBoundedFile(path, kind, { noFollow: true }),
     lstat: lstatOrUndefined,
     stageFile,
@@ -213,6 +236,8 @@ export function createRealFileSystem(): FileSystem {
     atomicWrite,
     atomicCopy,
     unlink: (path) => fs.rmSync(path, { force: true }),
+    identity: identityOf,
+    link: (existing, newPath) => fs.linkSync(existing, newPath),
     rename: (from, to) => fs.renameSync(from, to),
     removeTree: (path) => fs.rmSync(path, { recursive: true, force: true }),
     readdir: (path) => fs.readdirSync(path),

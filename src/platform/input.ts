@@ -66,6 +66,39 @@ function fileType(stat: Stats): string {
   return 'this file type';
 }
 
+/** Opens without blocking and refuses anything but a regular file (the fd is closed on refusal). */
+function openRegularFile(path: string, noFollow = false): number {
+  const flags = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY | (noFollow ? fs.constants.O_NOFOLLOW : 0);
+  const fd = fs.openSync(path, flags);
+  const stat = fs.fstatSync(fd);
+  if (stat.isFile()) return fd;
+  fs.closeSync(fd);
+  if (stat.isDirectory()) throw refusal('EISDIR', 'illegal operation on a directory, read');
+  throw refusal('ENOTREG', `${fileType(stat)} is not a regular file (refused without reading)`);
+}
+
+/**
+ * The last `bytes` bytes of a regular file of any size (a log that grew large), through the same guard;
+ * `truncated` when the file holds more.
+ */
+export function readFileTail(path: string, bytes: number): { data: Buffer; truncated: boolean } {
+  const fd = openRegularFile(path);
+  try {
+    const size = fs.fstatSync(fd).size;
+    const length = Math.min(size, bytes);
+    const data = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = fs.readSync(fd, data, done, length - done, size - length + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return { data: data.subarray(0, done), truncated: size > length };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Reads a whole regular file of the given kind. Throws the open error (ENOENT, EACCES, ...) as is,
  * EISDIR for a directory, ENOTREG for a FIFO/device/socket, EFBIG past the kind's cap.
@@ -73,12 +106,9 @@ function fileType(stat: Stats): string {
 export function readBoundedFile(path: string, kind: InputKind, options: { noFollow?: boolean } = {}): Buffer {
   const limit = INPUT_LIMITS[kind];
   // noFollow: a symlink as the last component is refused (ELOOP) instead of read through.
-  const flags = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY | (options.noFollow ? fs.constants.O_NOFOLLOW : 0);
-  const fd = fs.openSync(path, flags);
+  const fd = openRegularFile(path, options.noFollow);
   try {
     const stat = fs.fstatSync(fd);
-    if (stat.isDirectory()) throw refusal('EISDIR', 'illegal operation on a directory, read');
-    if (!stat.isFile()) throw refusal('ENOTREG', `${fileType(stat)} is not a regular file (refused without reading)`);
     const tooLarge = (size: string) => refusal('EFBIG', `${size} bytes is over the ${limit}-byte limit for a ${KIND_NAME[kind]}`);
     if (stat.size > limit) throw tooLarge(String(stat.size));
     // Read at most limit + 1 bytes: a file that grows while we read is caught without reading it all.

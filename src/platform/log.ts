@@ -1,6 +1,7 @@
 // JSON-lines log per spec 2: one object per line with `time`, `level`, `msg`, then the attributes, written
 // to the log file and, for machines (the journal, a pipe), to stderr. Secrets print as their placeholder
 // (Secret.toJSON). Read-only commands get a logger without a file (they work as non-root, on a laptop).
+import { escapeControls } from './terminal.ts';
 import { fs, path } from './builtins.ts';
 import { formatLogTime } from './clock.ts';
 
@@ -25,7 +26,8 @@ function renderValue(value: unknown): unknown {
 export function renderLogLine(now: Date, level: LogLevel, msg: string, attrs: LogAttrs = {}): string {
   const record: Record<string, unknown> = { time: formatLogTime(now), level, msg };
   for (const [key, value] of Object.entries(attrs)) record[key] = renderValue(value);
-  return JSON.stringify(record) + '\n';
+  // JSON leaves DEL and C1 raw; the journal and a `cat` of the file must not get them.
+  return escapeControls(JSON.stringify(record)) + '\n';
 }
 
 export interface LogSinkOptions {

@@ -26,6 +26,8 @@ export const NODE_PATHS = {
   hotfixPointer: '/opt/azure/containers/aks-node-controller-hotfix.json',
   // the health-gated switch and the return to the baked agent (docs/hotfix.md "safety model")
   hotfixPending: '/opt/azure/containers/aks-node-controller-hotfix.pending',
+  // a second name of the baked binary while a candidate runs in the health gate (switch/baked-guard.ts)
+  bakedGuard: '/opt/azure/containers/.aks-node-controller-baked-guard',
   hotfixQuarantine: '/opt/azure/containers/aks-node-controller-hotfix-quarantine.json',
   scriptsStartedMarker: '/opt/azure/containers/aks-node-controller-scripts-started',
   // script hotfixes (hotfix/scripts): the record of what an embedded payload replaced, the originals'

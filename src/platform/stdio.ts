@@ -7,6 +7,7 @@
 // goes through the stream, which queues; so does everything after it, and after a write that would block
 // (EAGAIN on a descriptor someone left non-blocking), so the order of the bytes never changes.
 import { fs } from './builtins.ts';
+import { escapeControls } from './terminal.ts';
 
 export interface OutputStream {
   write(text: string | Uint8Array): void;
@@ -43,8 +44,10 @@ export function fdOutput(fd: 1 | 2, io: FdOutputIo = realIo(fd)): AgentOutput {
   };
   return {
     writeQueued,
-    write(text) {
+    write(raw) {
       if (state.closed) return;
+      // The text-output edge: strings never carry a raw control character (terminal.ts); bytes pass as they are.
+      const text = typeof raw === 'string' ? escapeControls(raw) : raw;
       if (!state.queue && typeof text === 'string' && text.endsWith('\n')) return io.printLine(text.slice(0, -1));
       let bytes = typeof text === 'string' ? Buffer.from(text) : text;
       if (state.queue) return writeQueued(bytes);

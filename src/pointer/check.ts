@@ -8,6 +8,7 @@ import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { goJsonKind, goLookupField, parseGoJson } from '../platform/json.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './document.ts';
 import type { Verdict } from './gate.ts';
+import type { SignedPointer } from './payload.ts';
 import { configMapEntry, parseConfigMapPointer } from './configmap-body.ts';
 import { resolveVersion } from './resolve.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
@@ -115,7 +116,7 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   let served: HotfixPointer;
   try {
     // With an envelope only its signed bytes are read; without one, the ConfigMap as before.
-    served = gate.verdict.signed ? parsePointer(gate.verdict.text, 'signed pointer') : parseConfigMapPointer(body);
+    served = gate.verdict.signed ? signedPointer(gate.verdict.pointer) : parseConfigMapPointer(body);
   } catch (error) {
     // A ConfigMap that was fetched but cannot be parsed does NOT fall back (spec 6.6).
     throw new AgentError('ANC_HOTFIX', `parsing anc-hotfix-version ConfigMap: ${errorMessage(error)}`);
@@ -125,6 +126,14 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   const { resolved } = resolveVersion(staged, deps.version);
   gate.commit();
   return { outcome: resolved === '' ? 'noHotfixForBase' : 'configMapRead' };
+}
+
+/**
+ * What a node stages from signed bytes: exactly what the signature check read (payload.ts), the one
+ * reader `hotfix pointer verify` and `sign` use too; a signed payload has no legacy `version`.
+ */
+function signedPointer(pointer: SignedPointer): HotfixPointer {
+  return { ...emptyPointer(), hotfixes: pointer.hotfixes, ...(pointer.rollout ? { rollout: pointer.rollout } : {}) };
 }
 
 /** A refused pointer: its outcome names why; nothing was staged (fail-open, exit 0). */
@@ -151,7 +160,7 @@ async function coldStart(deps: CheckDeps, fetchError: unknown): Promise<CheckHot
   if (envelope !== undefined && envelope !== null) {
     const gate = gateOnNode(deps, signing, { envelope }, 'customData');
     if (!gate.verdict.accepted) return rejection(gate.verdict);
-    const signed = parsePointer(gate.verdict.text, 'signed cold-start pointer');
+    const signed = gate.verdict.signed ? signedPointer(gate.verdict.pointer) : emptyPointer();
     stagePointer(deps, signed.hotfixes, undefined, signed.rollout);
     gate.commit();
     return { outcome: 'customDataFallback' };

@@ -3,6 +3,7 @@
 // and a scope. It is ordinary pointer JSON, so agents that predate signing read the same bytes as an
 // unsigned pointer (they ignore the extra keys). Pure: parsing and rendering bytes.
 import { AgentError } from '../platform/errors.ts';
+import { readingAmbiguity } from './payload-shape.ts';
 
 export const POINTER_SCHEMA_VERSION = 1;
 
@@ -27,11 +28,20 @@ export interface SignedPointer {
   rollout?: Record<string, RolloutWave>;
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/** An RFC 3339 timestamp with its zone, as a Date; undefined when it is not one. */
+/**
+ * An RFC 3339 timestamp with its zone, as a Date; undefined when it is not one. Every field must be in
+ * range for its calendar (2027-02-30 and 24:00:00 are refused, as Go's time.Parse refuses them), never
+ * rolled over into another date.
+ */
 export function parseRfc3339(text: string): Date | undefined {
-  if (!RFC3339.test(text)) return undefined;
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (m[8] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return undefined;
   const ms = Date.parse(text.toUpperCase());
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
@@ -62,6 +72,8 @@ export function parseSignedPointer(bytes: Uint8Array): SignedPointer {
     throw invalid('not valid JSON');
   }
   if (!isObject(doc)) throw invalid('not a JSON object');
+  const ambiguity = readingAmbiguity(text);
+  if (ambiguity) throw invalid(ambiguity);
   if (doc.schemaVersion !== POINTER_SCHEMA_VERSION) {
     throw invalid(
       `schemaVersion ${JSON.stringify(doc.schemaVersion ?? null)} is not supported (this agent reads ${POINTER_SCHEMA_VERSION})`,
@@ -71,7 +83,10 @@ export function parseSignedPointer(bytes: Uint8Array): SignedPointer {
   if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial < 1) throw invalid('serial must be an integer >= 1');
   if (typeof doc.expires !== 'string') throw invalid('expires must be an RFC 3339 time');
   const expiresAt = parseRfc3339(doc.expires);
-  if (!expiresAt) throw invalid(`expires ${JSON.stringify(doc.expires)} is not an RFC 3339 time (e.g. 2026-12-01T00:00:00Z)`);
+  if (!expiresAt)
+    throw invalid(
+      `expires ${JSON.stringify(doc.expires)} is not a valid RFC 3339 time (a real calendar date and time with its zone, e.g. 2026-12-01T00:00:00Z)`,
+    );
   return {
     schemaVersion: POINTER_SCHEMA_VERSION,
     serial,

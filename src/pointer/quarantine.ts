@@ -4,6 +4,7 @@
 // {"versions":[{"version":"202604.01.1","reason":"...","recordedAt":"2026-..."}]}.
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
+import { parseStateJson } from '../config/json-offset.ts';
 
 export interface QuarantineEntry {
   version: string;
@@ -28,9 +29,9 @@ export function readQuarantine(deps: RecordDeps): QuarantineEntry[] {
   }
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseStateJson(text);
   } catch (error) {
-    return fail(errorMessage(error), error);
+    return fail(errorMessage(error));
   }
   const versions = (doc as { versions?: unknown } | null)?.versions;
   if (!Array.isArray(versions)) return fail('expected {"versions":[...]}');

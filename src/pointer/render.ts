@@ -49,7 +49,10 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
   }
   const expires = flags.expires ?? '';
   const expiresAt = parseRfc3339(expires);
-  if (!expiresAt) throw usage(`--expires ${JSON.stringify(expires)}: expected an RFC 3339 time, e.g. 2026-12-31T00:00:00Z`);
+  if (!expiresAt)
+    throw usage(
+      `--expires ${JSON.stringify(expires)}: expected a valid RFC 3339 time (a real calendar date and time with its zone), e.g. 2026-12-31T00:00:00Z`,
+    );
   if (expiresAt.getTime() <= now.getTime()) throw usage(`--expires ${expires} is already past (now ${now.toISOString()})`);
   const scope: Record<string, string[]> = {};
   for (const entry of flags.scope) {

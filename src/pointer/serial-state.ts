@@ -4,6 +4,7 @@
 // missing: only root can damage it, and refusing every pointer forever would be the worse failure.
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
+import { parseStateJson } from '../config/json-offset.ts';
 
 export interface SerialState {
   serial: number;
@@ -17,7 +18,7 @@ export function readSerialState(deps: StateDeps): SerialState | undefined {
   const path = deps.paths.hotfixPointerSerial;
   try {
     if (!deps.fs.stat(path)) return undefined;
-    const doc = JSON.parse(deps.fs.readText(path, 'state')) as Partial<SerialState> | null;
+    const doc = parseStateJson(deps.fs.readText(path, 'state')) as Partial<SerialState> | null;
     if (typeof doc?.serial !== 'number' || !Number.isSafeInteger(doc.serial) || doc.serial < 0)
       throw new AgentError('ANC_HOTFIX', 'no integer "serial"');
     return { serial: doc.serial, keyid: String(doc.keyid ?? ''), acceptedAt: String(doc.acceptedAt ?? '') };

@@ -74,9 +74,18 @@ function readEvents(deps: Deps, notes: string[]): RawEvent[] {
 }
 
 function readLog(deps: Deps, notes: string[]): LogLine[] {
-  const text = readOptional(deps, deps.paths.logFile, 'status', notes);
-  if (text === undefined) return [];
-  const tail = text.length > LOG_TAIL_BYTES ? text.slice(-LOG_TAIL_BYTES) : text;
+  let tail: string;
+  try {
+    if (!deps.fs.exists(deps.paths.logFile)) return [];
+    // A log of any size: only its end says which binary ran last.
+    const read = deps.fs.readTail(deps.paths.logFile, LOG_TAIL_BYTES);
+    tail = read.data.toString('utf8');
+    // Started mid-line (and perhaps mid-character): the first line is not whole.
+    if (read.truncated) tail = tail.slice(tail.indexOf('\n') + 1);
+  } catch (error) {
+    notes.push(`cannot read ${deps.paths.strip(deps.paths.logFile)}: ${errorMessage(error)}`);
+    return [];
+  }
   return tail.split('\n').flatMap((line) => {
     try {
       return line.startsWith('{') ? [JSON.parse(line) as LogLine] : [];

@@ -11,6 +11,8 @@
  *   -DCRASH_BEFORE_SCRIPTS `provision` runs the real agent under ptrace (x86-64) and kills it the moment
  *                         it opens the scripts-started marker: after everything before the scripts (the
  *                         script hotfix applied), before the scripts; then dies of SIGSEGV itself
+ *   -DDELETE_BAKED        `version` deletes the baked binary (<AKS_NODE_ROOT>/opt/azure/containers/
+ *                         aks-node-controller), then answers like the real agent
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -132,8 +134,15 @@ int main(int argc, char **argv) {
     }
 #elif defined(CRASH_BEFORE_SCRIPTS)
     if (provision && !dry) return trace_until_marker(argv);
+#elif defined(DELETE_BAKED)
+    if (strcmp(command, "version") == 0) {
+        char baked[4096];
+        const char *root = getenv("AKS_NODE_ROOT");
+        snprintf(baked, sizeof baked, "%s/opt/azure/containers/aks-node-controller", root ? root : "");
+        unlink(baked);
+    }
 #else
-#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS, CONFIG_ERROR or CRASH_BEFORE_SCRIPTS"
+#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS, CONFIG_ERROR, CRASH_BEFORE_SCRIPTS or DELETE_BAKED"
 #endif
     execv(REAL, argv);
     perror("execv " REAL);

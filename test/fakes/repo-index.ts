@@ -174,3 +174,32 @@ export function createSigningKey(outDir: string, name: string): SigningKey {
     },
   };
 }
+
+/** A signer whose signatures carry both keys' (a key rotation): one clearsigned text, two signature packets. */
+export function createRotationSigner(first: SigningKey, second: SigningKey): SigningKey {
+  const home = mkdtempSync(join(tmpdir(), 'anc-gpg-rotation-'));
+  const env = { ...process.env, GNUPGHOME: home };
+  const fingerprints: string[] = [];
+  for (const key of [first, second]) {
+    const secret = run('gpg', ['--batch', '--pinentry-mode', 'loopback', '--passphrase', '', '--export-secret-keys'], {
+      env: { ...process.env, GNUPGHOME: key.home },
+    });
+    execFileSync('gpg', ['--batch', '--import'], { input: secret, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const colons = run('gpg', ['--with-colons', '--list-secret-keys'], { env: { ...process.env, GNUPGHOME: key.home } }).toString();
+    fingerprints.push(/^fpr:+([0-9A-F]+):/m.exec(colons)![1]!);
+  }
+  const users = fingerprints.flatMap((f) => ['-u', f]);
+  return {
+    home,
+    keyring: first.keyring,
+    armored: first.armored,
+    clearsign: (input, output) =>
+      void run('gpg', ['--batch', '--yes', '--digest-algo', 'SHA256', ...users, '--clearsign', '-o', output, input], { env }),
+    detachSign: (input, output) =>
+      void run('gpg', ['--batch', '--yes', ...users, '--armor', '--detach-sign', '-o', output, input], { env }),
+    close() {
+      run('gpgconf', ['--kill', 'all'], { env });
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

@@ -19,7 +19,7 @@ import { type Keyring, readKeyrings, verifyClearsigned } from './gpg.ts';
 import { scanIndex } from './index-scan.ts';
 import { type DebEntry, findDebEntry, PACKAGE_NAME } from './packages-index.ts';
 import { aptProxy } from './proxy.ts';
-import { choosePackagesIndex, type Compression, parseRelease, type ReleaseFile } from './release.ts';
+import { choosePackagesIndex, type Compression, parseRelease, type ReleaseFile } from '../../formats/release.ts';
 import { repositoryBase, resolveUnder } from './url-rules.ts';
 
 function readSource(ctx: FastPathContext): AptSource {

@@ -10,7 +10,7 @@ import { tarExtractor, type FileOut } from '../../formats/archive-stream.ts';
 import { compressionOf, decode, decodeBytes } from './decompress.ts';
 import { integrityError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';
-import type { Compression } from './release.ts';
+import type { Compression } from '../../formats/release.ts';
 
 /** The file inside the package (the package manager's install path, without a sandbox root). */
 export const PACKAGED_BINARY = `.${NODE_PATHS.packageBinary}`;

@@ -13,7 +13,7 @@ import { definedEnv } from '../../platform/deps.ts';
 import { isAgentError } from '../../platform/errors.ts';
 import { describeRun } from '../retry.ts';
 import { integrityError, unavailableError } from './errors.ts';
-import type { Compression } from './release.ts';
+import type { Compression } from '../../formats/release.ts';
 
 /** A decoder tool's own bound; the caller's time left lowers it. */
 export const TOOL_TIMEOUT_MS = 120_000;

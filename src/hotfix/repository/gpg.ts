@@ -1,7 +1,8 @@
 // OpenPGP verification with the real `gpgv`, the tool apt itself uses: clearsigned InRelease (the
 // verified text is what gpgv writes out, never our own reading of the armor) and detached signatures
-// (repomd.xml.asc). A signature that is bad, by an unknown key or by an expired/revoked key is an
-// integrity failure; a missing gpgv or keyring only makes the fast path unavailable.
+// (repomd.xml.asc). A signature that is bad or by an expired/revoked key is an integrity failure, and so is
+// a document no trusted key signed; a second signature by a key this node lacks (a key rotation) is not.
+// A missing gpgv or keyring only makes the fast path unavailable.
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { describeRun } from '../retry.ts';
@@ -71,14 +72,41 @@ async function gpgv(deps: Deps, scratch: Scratch, keyrings: Keyring[], args: str
     .split('\n')
     .filter((l) => l.startsWith('[GNUPG:] '))
     .map((l) => l.slice(9));
-  const has = (token: string) => status.some((l) => l.startsWith(`${token} `) || l === token);
-  const refused = ['BADSIG', 'ERRSIG', 'NO_PUBKEY', 'EXPKEYSIG', 'REVKEYSIG', 'EXPSIG'].find(has);
-  if (result.exitCode !== 0 || refused || !has('GOODSIG') || !has('VALIDSIG')) {
-    const detail = refused ? status.find((l) => l.startsWith(refused)) : (describeRun(result, 'gpgv')?.message ?? 'no good signature');
+  const refusal = judgeSignatures(status, result.exitCode);
+  if (refusal) {
+    const detail = refusal === 'no good signature' ? (describeRun(result, 'gpgv')?.message ?? refusal) : refusal;
     const keys = keyrings.map((k) => k.origin).join(', ');
     throw integrityError(`${what}: signature not verified by ${keys} (${detail})`);
   }
   return out.bytes();
+}
+
+/**
+ * gpgv's status lines -> undefined when the bytes are vouched for, else why not. As apt does during a key
+ * rotation: a document may carry several signatures, and it is accepted when one is good and valid by a
+ * trusted key and every other one is good too or only by a key this node does not have (ERRSIG +
+ * NO_PUBKEY, gpgv exit 2). Any bad, expired, revoked or otherwise unverifiable signature refuses it, and
+ * so does more than one signed text: every signature then covers the one text gpgv writes out.
+ */
+export function judgeSignatures(status: string[], exitCode: number | null): string | undefined {
+  const groups: string[][] = [];
+  for (const line of status) {
+    if (line.startsWith('NEWSIG')) groups.push([]);
+    else groups.at(-1)?.push(line);
+  }
+  const has = (lines: string[], token: string) => lines.find((l) => l.startsWith(`${token} `) || l === token);
+  if (status.filter((l) => l.startsWith('PLAINTEXT ')).length > 1) return 'more than one signed text';
+  let good = 0;
+  for (const lines of groups) {
+    const refused = ['BADSIG', 'EXPKEYSIG', 'REVKEYSIG', 'EXPSIG'].map((t) => has(lines, t)).find(Boolean);
+    if (refused) return refused;
+    if (has(lines, 'GOODSIG') && has(lines, 'VALIDSIG')) good++;
+    else if (!has(lines, 'NO_PUBKEY')) return has(lines, 'ERRSIG') ?? 'a signature gpgv did not judge';
+  }
+  // Exit 2 is gpgv's "some signature could not be checked": only the unknown keys tolerated above.
+  const exitOk = exitCode === 0 || (exitCode === 2 && good < groups.length);
+  if (good === 0) return groups.map((lines) => has(lines, 'NO_PUBKEY')).find(Boolean) ?? 'no good signature';
+  return exitOk ? undefined : `gpgv exited with status ${exitCode}`;
 }
 
 /** Verifies a clearsigned document; returns exactly the signed text gpgv vouches for. */

@@ -11,7 +11,7 @@ import { type PackageIdentity, PACKAGED_BINARY } from './deb-package.ts';
 import { decode, decodeBytes } from './decompress.ts';
 import { integrityError, unavailableError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';
-import type { Compression } from './release.ts';
+import type { Compression } from '../../formats/release.ts';
 import type { Scratch } from './scratch.ts';
 
 const RPMKEYS_TIMEOUT_MS = 60_000;

@@ -18,11 +18,27 @@ function ipv4(host: string): number | undefined {
   return ((parts[0]! << 24) | (parts[1]! << 16) | (parts[2]! << 8) | parts[3]!) >>> 0;
 }
 
+/**
+ * The IPv4 address inside an IPv4-mapped IPv6 literal, in any spelling: `::ffff:127.0.0.1`,
+ * `0:0:0:0:0:ffff:7f00:1`, and the `::ffff:7f00:1` a URL's hostname normalises them to.
+ */
+function mappedIpv4(host: string): number | undefined {
+  if (!host.includes(':')) return undefined;
+  let normal: string;
+  try {
+    normal = new URL(`http://[${host}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  const m = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(normal);
+  return m ? ((Number.parseInt(m[1]!, 16) << 16) | Number.parseInt(m[2]!, 16)) >>> 0 : undefined;
+}
+
 /** Loopback, RFC 1918 private or link-local (IPv4 and IPv6 literals, and `localhost`). */
 export function isLocalHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host === '::1') return true;
-  const v4 = ipv4(host) ?? ipv4(host.replace(/^::ffff:/, ''));
+  const v4 = ipv4(host) ?? mappedIpv4(host);
   if (v4 !== undefined) return PRIVATE_V4.some(([net, bits]) => v4 >>> (32 - bits) === net >>> (32 - bits));
   return /^fe[89ab][0-9a-f]:/.test(host) || /^f[cd][0-9a-f]{2}:/.test(host);
 }

@@ -10,6 +10,7 @@ import { AgentError, errorMessage } from '../../platform/errors.ts';
 import type { RunResult } from '../../platform/proc.ts';
 import { describeRun, type Deadline } from '../retry.ts';
 import { copyBinaryAlongside, VERIFY_TIMEOUT_MS } from '../stage.ts';
+import { guardBaked } from './baked-guard.ts';
 
 /** Bound of the dry-run self-test (it reads the configuration and renders the command: well under 1 s). */
 export const SELF_TEST_TIMEOUT_MS = 30_000;
@@ -44,8 +45,17 @@ export async function promoteWithHealthGate(
   else copyBinaryAlongside(deps, candidatePath, pending, bakedBinary);
   try {
     const started = deps.clock.now().getTime();
-    await checkVersion(deps, pending, expectedVersion, deadline);
-    await selfTest(deps, pending, deadline);
+    const guard = guardBaked(deps);
+    const failed = await checkVersion(deps, pending, expectedVersion, deadline)
+      .then(() => selfTest(deps, pending, deadline))
+      .then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+    // The baked binary must be intact after the candidate's runs, whatever they returned.
+    const harm = guard.settle();
+    if (harm) throw healthCheckFailed(harm);
+    if (failed) throw failed.error;
     deps.log.info('hotfix health check passed', { path: pending, durationMs: deps.clock.now().getTime() - started });
     promote(deps, pending, hotfixBinary);
   } catch (error) {
@@ -69,7 +79,7 @@ function moveAlongside(deps: Deps, from: string, to: string, ref: string): void 
 /** `<pending> version` must run within its bound and print exactly the requested version (D5). */
 async function checkVersion(deps: Deps, pending: string, expected: string, deadline: Deadline): Promise<void> {
   const result = await bounded(deps, pending, ['version'], VERIFY_TIMEOUT_MS, deadline, 4096);
-  const failure = describeFailure(result, pending, ['version'], VERIFY_TIMEOUT_MS);
+  const failure = describeFailure(result, pending, ['version']);
   if (failure) throw healthCheckFailed(failure);
   const printed = result.stdout.replace(/\r?\n$/, '');
   if (printed !== expected) {
@@ -96,7 +106,7 @@ async function selfTest(deps: Deps, pending: string, deadline: Deadline): Promis
     throw healthCheckFailed(`no node configuration to self-test against (neither ${where} exists)`);
   }
   const result = await bounded(deps, pending, args, SELF_TEST_TIMEOUT_MS, deadline, 1024 * 1024);
-  const failure = describeFailure(result, pending, args, SELF_TEST_TIMEOUT_MS);
+  const failure = describeFailure(result, pending, args);
   if (failure) throw healthCheckFailed(failure);
   let view: unknown;
   try {
@@ -116,18 +126,20 @@ async function bounded(
   boundMs: number,
   deadline: Deadline,
   captureLimit: number,
-): Promise<RunResult> {
+): Promise<RunResult & { boundMs: number }> {
   const timeoutMs = Math.min(boundMs, deadline.remainingMs());
   if (timeoutMs <= 0) throw healthCheckFailed(`no time left of the ${deadline.seconds}s deadline to run ${program} ${args[0]}`);
-  return deps.proc.run({ program, args, env: definedEnv(deps.env), timeoutMs, captureLimit });
+  const result = await deps.proc.run({ program, args, env: definedEnv(deps.env), timeoutMs, captureLimit });
+  return { ...result, boundMs: timeoutMs };
 }
 
 /** What went wrong, with the last line the binary printed on stderr (the agent's own error message). */
-function describeFailure(result: RunResult, program: string, args: string[], boundMs: number): string | undefined {
+function describeFailure(result: RunResult & { boundMs: number }, program: string, args: string[]): string | undefined {
   const failure = describeRun(result, program);
   if (!failure) return undefined;
   const what = `${program} ${args[0]}${args[1] === '--dry-run' ? ' --dry-run' : ''}`;
-  if (result.timedOut) return `${what}: no answer within ${boundMs / 1000} s (${failure.message})`;
+  // The bound actually applied: the command's deadline may have cut the run's own bound short.
+  if (result.timedOut) return `${what}: no answer within ${formatSeconds(result.boundMs)} (${failure.message})`;
   const said = result.stderr
     .trim()
     .split('\n')
@@ -135,6 +147,10 @@ function describeFailure(result: RunResult, program: string, args: string[], bou
     .at(-1)
     ?.slice(0, 300);
   return `${what}: ${failure.message}${said ? ` (${said})` : ''}`;
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 function promote(deps: Deps, pending: string, hotfixBinary: string): void {

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { waveSeed } from '../../../src/pointer/wave.ts';
 import { BAKED_VERSION, HOTFIX_VERSION, sandboxedFirstBoot, type BootOptions, type BootResult } from '../../fakes/boot.ts';
 import { buildMisbehavingAgent, type Fault } from '../../fakes/misbehaving-agent.ts';
-import { imagePaths } from '../../fakes/node-image.ts';
+import { imagePaths, runLauncher } from '../../fakes/node-image.ts';
 import { buildAgent, buildHotfixPackages, type HotfixPackages } from '../../fakes/repos.ts';
 import { runAnc } from '../harness.ts';
 
@@ -172,6 +172,41 @@ test("exits with the agent's error after the scripts started: never retried", as
   assert.ok(existsSync(imagePaths(b.root).hotfixBinary), 'not quarantined: the scripts had started');
   assert.not.ok(existsSync(join(b.root, 'opt/azure/containers/aks-node-controller-hotfix-quarantine.json')));
   assertProvisionWaitReturned(b);
+});
+
+test('its `version` run deletes the baked binary: the gate refuses it and puts the baked binary back; baked provisions', async () => {
+  const b = await boot('DELETE_BAKED');
+  const out = b.launcher.stdout;
+  assert.is(b.launcher.exitCode, 0, out + b.launcher.stderr);
+  assert.match(
+    messages(b, 'DownloadHotfix')[0]!,
+    /^outcome=healthCheckFailed .*error=health check: the candidate's runs deleted the baked binary \S+\/aks-node-controller \(restored\)/,
+  );
+  const p = imagePaths(b.root);
+  assert.ok(readFileSync(p.binary).equals(readFileSync(baked)), 'the baked binary is back, byte for byte');
+  assert.not.ok(existsSync(p.hotfixBinary));
+  assert.equal(
+    readdirSync(join(b.root, 'opt/azure/containers')).filter((f) => /pending|guard/.test(f)),
+    [],
+    'no leftovers',
+  );
+  assert.ok(out.includes('Using VHD-baked binary: '));
+  assert.equal(provisionedBy(b), [BAKED_VERSION]);
+  assertProvisionWaitReturned(b);
+});
+
+test('the baked binary is gone under a staged hotfix: the launcher still provisions with the hotfix and writes status', async () => {
+  const b = await boot('none');
+  assert.equal(provisionedBy(b), [HOTFIX_VERSION]);
+  const p = imagePaths(b.root);
+  for (const f of [p.binary, p.provisionJson, p.provisionComplete]) rmSync(f, { force: true });
+  const again = await runLauncher(b.root);
+  assert.is(again.exitCode, 0, again.stdout + again.stderr);
+  assert.ok(again.stdout.includes('VHD-baked binary'), again.stdout);
+  assert.ok(again.stdout.includes('Using hotfix binary: '), again.stdout);
+  assert.equal(provisionedBy(b), [HOTFIX_VERSION, HOTFIX_VERSION]);
+  assert.ok(existsSync(p.provisionJson) && existsSync(p.provisionComplete), 'status files written');
+  assert.is(JSON.parse(readFileSync(p.provisionJson, 'utf8')).ExitCode, '0');
 });
 
 test('a fine hotfix, but the node is outside the wave: notInWave, nothing installed, explain says why', async () => {

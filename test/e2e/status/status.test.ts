@@ -92,4 +92,22 @@ test('hotfix decision: status and explain give the one node decision (quarantine
   }
 });
 
+test('an agent log over 16 MiB: its last MiBs still say which binary ran', async () => {
+  const box = makeSandbox('anc-status-');
+  try {
+    const line = (version: string, binary: string) =>
+      `${JSON.stringify({ time: '2026-04-01T10:00:00Z', level: 'INFO', msg: 'aks-node-controller started', task: 'Provision', version, binary })}\n`;
+    const filler = `${JSON.stringify({ time: '2026-04-01T10:00:00Z', level: 'INFO', msg: 'x'.repeat(200) })}\n`.repeat(90_000);
+    box.write(
+      '/var/log/azure/aks-node-controller.log',
+      line('202604.01.0', 'baked') + filler + line('202604.01.1', 'hotfix') + filler.slice(0, 1 << 20),
+    );
+    const s = JSON.parse((await runAnc(['status', '-o', 'json'], { root: box.root })).stdout);
+    assert.equal(s.binary, { kind: 'hotfix', version: '202604.01.1' });
+    assert.equal(s.notes, []);
+  } finally {
+    box.cleanup();
+  }
+});
+
 test.run();

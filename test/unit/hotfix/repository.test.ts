@@ -15,7 +15,7 @@ import { arMembers, cpioFile, tarFile } from '../../../src/formats/archive.ts';
 import { dearmorPublicKeys } from '../../../src/formats/armor.ts';
 import { findDebEntry } from '../../../src/hotfix/repository/packages-index.ts';
 import { aptProxy, dnfProxy, parseAptConf } from '../../../src/hotfix/repository/proxy.ts';
-import { choosePackagesIndex, parseRelease } from '../../../src/hotfix/repository/release.ts';
+import { choosePackagesIndex, parseRelease } from '../../../src/formats/release.ts';
 import { findRpmEntry, parseRepomd } from '../../../src/hotfix/repository/repodata.ts';
 import { isLocalHost, resolveUnder, urlRuleViolation } from '../../../src/hotfix/repository/url-rules.ts';
 import { enabledRepos } from '../../../src/hotfix/repository/yum-repo.ts';

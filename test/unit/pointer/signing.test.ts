@@ -127,7 +127,7 @@ test('payload schema: every field named when wrong', () => {
     [{ ...base, schemaVersion: 2 }, 'schemaVersion 2 is not supported'],
     [{ ...base, serial: 1.5 }, 'serial must be an integer >= 1'],
     [{ ...base, serial: 0 }, 'serial must be an integer >= 1'],
-    [{ ...base, expires: '2027-01-01' }, 'is not an RFC 3339 time'],
+    [{ ...base, expires: '2027-01-01' }, 'is not a valid RFC 3339 time'],
     [{ ...base, scope: { region: 'eastus' } }, 'scope.region must be a list of strings'],
     [{ ...base, hotfixes: { a: 1 } }, 'hotfixes["a"] must be a string'],
     [{ ...base, rollout: { a: { percent: 101, salt: 's' } } }, 'rollout["a"].percent must be a number from 0 to 100'],
