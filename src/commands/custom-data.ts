@@ -23,7 +23,12 @@ export const customDataCommand = {
   args: '[file]',
   description: 'Render the custom data (base64) that makes a VM provision itself from a node configuration',
   options: [
-    { flag: '--format <format>', description: 'mime (default: boothook + cloud-config), cloud-config (write_files) or ignition (Flatcar)' },
+    {
+      flag: '--format <format>',
+      description: 'mime (default: boothook + cloud-config), cloud-config (write_files) or ignition (Flatcar)',
+      // The same list as CUSTOM_DATA_FORMATS (kept here so the command table loads no renderer; test-checked).
+      values: ['mime', 'cloud-config', 'ignition'],
+    },
     { flag: '--raw', description: 'Print the decoded document instead of base64', boolean: true },
     {
       flag: '--decode',

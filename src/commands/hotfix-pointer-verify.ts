@@ -23,7 +23,7 @@ export const hotfixPointerVerifyCommand = {
   args: '[file]',
   description: 'Check a hotfix pointer ConfigMap exactly as a node would (exit 0 accepted, 1 rejected)',
   options: [
-    { flag: '--mode <mode>', description: 'enforce or unsigned-allowed (default, as on a node)' },
+    { flag: '--mode <mode>', description: 'enforce or unsigned-allowed (default, as on a node)', values: ['enforce', 'unsigned-allowed'] },
     { flag: '--min-serial <n>', description: "The node's serial floor: the highest serial it accepted (default 0, a fresh node)" },
     { flag: '--kubeconfig <file>', description: 'Read the ConfigMap from this cluster instead of a file' },
     { flag: '--node-config <file>', description: 'Match the scope against this node configuration' },

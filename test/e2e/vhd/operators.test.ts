@@ -116,28 +116,6 @@ test('packages ship the man page and bash/zsh completion; rpmlint and lintian fi
     { encoding: 'utf8', env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } },
   );
   assert.is(bash.stdout, 'diff\n', bash.stderr);
-  // zsh: the script parses, and with zsh's completion builtins stubbed it offers the group's commands,
-  // the output formats after -o, and files for a command's arguments.
-  const zshScript = join(work, '_aks-node-controller');
-  writeFileSync(zshScript, execFileSync(BIN, ['completion', 'zsh'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: work } }));
-  assert.is(spawnSync('zsh', ['-n', zshScript]).status, 0, 'zsh -n accepts the script');
-  const driver = [
-    'typeset -ga OFFERED',
-    'compadd() { [[ $1 == -- ]] && shift; OFFERED+=("$@"); }',
-    '_describe() { local -a items; items=("${(@P)${@[-1]}}"); for i in $items; do OFFERED+=("${i%%:*}"); done; }',
-    '_files() { OFFERED+=("<files>"); }',
-    'script=$1; shift; words=("$@"); CURRENT=${#words}; PREFIX=${words[CURRENT]}',
-    'eval "$(sed \'$d\' $script)"',
-    '_aks_node_controller',
-    'print -l -- $OFFERED',
-  ].join('\n');
-  const offered = (...words: string[]) =>
-    spawnSync('zsh', ['-c', driver, 'zsh', zshScript, 'aks-node-controller', ...words], { encoding: 'utf8' })
-      .stdout.split('\n')
-      .filter(Boolean);
-  assert.equal(offered('config', ''), ['validate', 'schema', 'hash', 'diff', '--help']);
-  assert.equal(offered('status', '-o', ''), ['text', 'json', 'yaml']);
-  assert.equal(offered('config', 'diff', 'a.json', ''), ['<files>']);
 });
 
 test.run();
