@@ -28,7 +28,8 @@ export function parseInput(command: AnyCommand, rest: string[]): { args: string[
   // The parser drops a lone `-` (stdin as a file argument); it passes through under another name.
   const STDIN = '\u0000stdin';
   try {
-    parsed = cli.parse(['node', PROGRAM, command.name, ...withoutOutput.map((a) => (a === '-' ? STDIN : a))], { run: false });
+    const words = withoutOutput.map((a) => (a === '-' ? STDIN : isBareBoolean(command, a) ? `${a}=true` : a));
+    parsed = cli.parse(['node', PROGRAM, command.name, ...words], { run: false });
   } catch (error) {
     throw new AgentError('ANC_USAGE', errorMessage(error), { hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.` });
   }
@@ -46,6 +47,14 @@ export function parseInput(command: AnyCommand, rest: string[]): { args: string[
   const typed = coerceBooleans(command, rawOptionValues(command, ['', ...withoutOutput], options));
   if (command.output) typed.output = outputFormat(format);
   return { args, options: typed };
+}
+
+/**
+ * A boolean flag given without `=value`. cac takes the next word as the value of a dashed boolean
+ * (`--show-secrets file` would swallow the file), so it is handed over as `--flag=true`.
+ */
+function isBareBoolean(command: AnyCommand, arg: string): boolean {
+  return command.options.some((o) => o.boolean && `--${o.flag.replace(/^--/, '')}` === arg);
 }
 
 /** How many positional arguments the usage line allows (`<old> <new>` = 2, `[...args]` = any). */
