@@ -16,6 +16,11 @@ export const E2E_NEEDS = [
     ['linux', 'apt-get', 'dpkg', 'dpkg-deb', 'dnf', 'rpm', 'rpmbuild', 'createrepo_c', 'gpg'],
     'apt and dnf installing hotfix packages',
   ],
+  [
+    'hotfix/delta-packaging',
+    ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'xdelta3', 'rpmlint'],
+    'building and linting the delta packages',
+  ],
   ['hotfix/packaging', ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'lintian', 'xz'], 'building and linting .deb and .rpm packages'],
   ['vhd/custom-data', ['linux', 'cloud-init'], 'cloud-init applies the custom data'],
   ['vhd/image', ['linux', 'systemd-analyze'], 'the image: systemd checks the unit, the launcher runs the agent'],

@@ -17,7 +17,7 @@
 // packages beside the full ones (build-delta-packages.mjs).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +132,15 @@ function buildDeb({ bin, arch, version, outDir, compression, epoch, work, docs }
   return { file: out, payloadSha256: sha256(payload) };
 }
 
+/** `Wed Apr 01 2026`, the day of SOURCE_DATE_EPOCH, for an rpm %changelog entry. */
+export function rpmChangelogDate(epoch) {
+  const day = new Date(Number(epoch) * 1000).toUTCString().split(' ');
+  return `${day[0].replace(',', '')} ${day[2]} ${day[1]} ${day[3]}`;
+}
+
+/** The copyright file with the homepage filled in (both packages ship it). */
+export const copyrightText = () => readFileSync(join(here, 'copyright'), 'utf8').replaceAll('@HOMEPAGE@', HOMEPAGE);
+
 function buildRpm({ bin, arch, version, outDir, compression, epoch, work, docs }) {
   const top = join(work, `rpm-${arch}`);
   const docsDir = join(work, `rpm-docs-${arch}`);
@@ -139,10 +148,7 @@ function buildRpm({ bin, arch, version, outDir, compression, epoch, work, docs }
   writeFileSync(join(docsDir, 'aks-node-controller.8.gz'), gzipReproducible(docs.man));
   writeFileSync(join(docsDir, 'bash-completion'), docs.bash);
   writeFileSync(join(docsDir, 'zsh-completion'), docs.zsh);
-  writeFileSync(join(docsDir, 'copyright'), readFileSync(join(here, 'copyright'), 'utf8').replaceAll('@HOMEPAGE@', HOMEPAGE));
-  // `Wed Apr 01 2026`, the day of SOURCE_DATE_EPOCH, for %changelog.
-  const day = new Date(Number(epoch) * 1000).toUTCString().split(' ');
-  const changelogDate = `${day[0].replace(',', '')} ${day[2]} ${day[1]} ${day[3]}`;
+  writeFileSync(join(docsDir, 'copyright'), copyrightText());
   const defines = {
     _topdir: top,
     pkg_version: version,
@@ -155,7 +161,7 @@ function buildRpm({ bin, arch, version, outDir, compression, epoch, work, docs }
     clamp_mtime_to_source_date_epoch: '1',
     _buildhost: 'reproducible',
     docs_dir: docsDir,
-    pkg_changelog_date: changelogDate,
+    pkg_changelog_date: rpmChangelogDate(epoch),
     _rpmdir: outDir,
     _build_name_fmt: '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
   };
@@ -188,6 +194,13 @@ export function buildPackages(options) {
     options.docs ??
     cliDocs([options.bins.amd64 ?? bins[0][1], process.env.ANC_BIN, join(here, '..', '..', 'dist', 'aks-node-controller')], version);
   const results = [];
+  // Each package is reported as it is done, with the seconds it took (a release build runs for minutes).
+  let lap = Date.now();
+  const done = (result) => {
+    const now = Date.now();
+    options.onPackage?.(result, (now - lap) / 1000);
+    lap = now;
+  };
   try {
     for (const [arch, binFile] of bins) {
       if (!ARCHES[arch]) throw new Error(`unknown arch ${arch}`);
@@ -208,14 +221,21 @@ export function buildPackages(options) {
           rawSize: statSync(bin).size,
           sha256: expected,
         });
+        done(results.at(-1));
       }
     }
     if (options.deltaFrom?.length) {
       const bins = Object.fromEntries(Object.entries(options.bins).map(([arch, file]) => [arch, file && resolve(file)]));
       const deltaFrom = options.deltaFrom.map((file) => resolve(file));
-      for (const d of buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats, work })) {
-        results.push({ package: 'aks-node-controller-delta', ...d, rawSize: d.manifest.target.size, sha256: d.manifest.target.sha256 });
-      }
+      const asResult = (d) => ({
+        package: 'aks-node-controller-delta',
+        ...d,
+        rawSize: d.manifest.target.size,
+        sha256: d.manifest.target.sha256,
+      });
+      buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats, work, onPackage: (d) => done(asResult(d)) }).forEach((d) =>
+        results.push(asResult(d)),
+      );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -262,6 +282,10 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
+    if (flag === '--help' || flag === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
     if (flag === '--fast') a.fast = true;
     else if (flag === '--compression') a.compression = value();
     else if (flag === '--lintian') a.lintian = true;
@@ -276,7 +300,7 @@ function parseArgs(argv) {
       if (inline !== undefined) a.deltaFrom.push(resolve(inline));
       while (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) a.deltaFrom.push(resolve(argv[++i]));
       if (a.deltaFrom.length === 0) fail('--delta-from needs at least one executable');
-    } else fail(`unknown argument ${argv[i]}`);
+    } else fail(`unknown argument ${argv[i]} (see --help)`);
   }
   return a;
 }
@@ -305,14 +329,63 @@ function fail(message) {
   process.exit(1);
 }
 
+/** One line per package: file, size and what was checked. */
+function describe(r) {
+  if (r.package === 'aks-node-controller-delta') {
+    const deltas =
+      r.manifest.deltas.map((d) => `${d.base.sha256.slice(0, 12)}: ${d.size} bytes`).join(', ') || 'no base of this architecture';
+    return `${r.file}  ${r.size} bytes  target sha256 ${r.manifest.target.sha256}  deltas ${deltas}`;
+  }
+  return `${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${((r.size / r.rawSize) * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK`;
+}
+
+/** What to do when an input executable is not there. */
+function missingInput(file, a) {
+  if (a.bin) return `--bin ${file}: no such file`;
+  return `${file} is missing: build the executables first with \`node build.mjs --all\` (after a bare npm ci: \`npm run runtimes\` once), or package one file with --bin FILE --arch A`;
+}
+
+export const USAGE = `Usage: npm run package -- [flags]   (node vhd/packaging/build-packages.mjs [flags])
+
+Builds the aks-node-controller .deb and .rpm packages (and, with --delta-from, the
+aks-node-controller-delta packages) from the executables \`node build.mjs --all\` wrote,
+and prints each package as it is done, with its size, payload check and time.
+
+Flags:
+  --arch amd64|arm64|all   architectures to package (default all)
+  --bin-dir DIR            where aks-node-controller-linux-<arch> are (default dist/)
+  --bin FILE               package this one executable (needs a single --arch)
+  --out-dir DIR            where the packages go (default dist/packages/)
+  --version V              package version (default: what the amd64 executable reports)
+  --formats deb,rpm        which formats (default both)
+  --compression zstd|xz    payload compression (default zstd -19; xz for lintian)
+  --fast                   zstd -3: quick builds for tests
+  --lintian                run lintian on the .deb files (needs --compression xz)
+  --delta-from FILE...     the executables images ship: add delta packages from each
+  -h, --help               this text
+
+Environment:
+  PACKAGE_MAINTAINER       the Maintainer/Packager field (default: ${MAINTAINER})
+  ANC_VERSION              refuse executables stamped with another version
+  SOURCE_DATE_EPOCH        timestamps (default: midnight UTC of the version's date)
+
+Lint configuration: vhd/packaging/lintian-overrides (shipped in the .deb) and
+vhd/packaging/rpmlint.toml (\`rpmlint --config vhd/packaging/rpmlint.toml FILE.rpm\`);
+each entry says why. docs/operators.md "Publish a hotfix" has the whole release checklist.
+`;
+
 function main() {
   const a = parseArgs(process.argv.slice(2));
   const arches = a.arch === 'all' ? ['amd64', 'arm64'] : [a.arch];
   if (a.bin && arches.length !== 1) throw new Error('--bin needs a single --arch');
   if (a.lintian && a.compression !== 'xz') throw new Error('--lintian needs --compression xz: lintian rejects zstd members');
   const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
+  for (const file of Object.values(bins)) if (!existsSync(file)) throw new Error(missingInput(file, a));
   if (process.env.ANC_VERSION) checkStampedVersion(bins, process.env.ANC_VERSION);
   const started = Date.now();
+  process.stdout.write(
+    `packaging ${arches.join(', ')} as ${a.formats.join(', ')} (${compressionOf(a)}${a.fast ? '' : ', minutes per package'})\n`,
+  );
   const results = buildPackages({
     bins,
     outDir: a.outDir,
@@ -321,18 +394,8 @@ function main() {
     compression: a.compression,
     formats: a.formats,
     deltaFrom: a.deltaFrom,
+    onPackage: (r, seconds) => process.stdout.write(`${describe(r)}  (${seconds.toFixed(1)} s)\n`),
   });
-  for (const r of results) {
-    if (r.package === 'aks-node-controller-delta') {
-      const deltas =
-        r.manifest.deltas.map((d) => `${d.base.sha256.slice(0, 12)}: ${d.size} bytes`).join(', ') || 'no base of this architecture';
-      process.stdout.write(`${r.file}  ${r.size} bytes  target sha256 ${r.manifest.target.sha256}  deltas ${deltas}\n`);
-      continue;
-    }
-    process.stdout.write(
-      `${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${((r.size / r.rawSize) * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK\n`,
-    );
-  }
   if (a.deltaFrom.length && !results.some((r) => r.package === 'aks-node-controller-delta')) {
     process.stderr.write(
       `build-packages: no --delta-from executable is of a built architecture (${arches.join(', ')}): no delta package\n`,
