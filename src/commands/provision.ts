@@ -7,6 +7,7 @@ interface ProvisionOptions {
   nbcCmd?: string | number;
   dryRun?: boolean;
   showSecrets?: boolean;
+  components?: string | number;
 }
 
 /** A path flag: cac hands a value-less `--flag` over as `true`, which is a usage error (spec 1.1). */
@@ -24,12 +25,17 @@ export const provisionCommand = {
     { flag: '--nbc-cmd <file>', description: 'path to the NBC command file' },
     { flag: '--dry-run', description: 'print the command that would be run without executing it', boolean: true },
     { flag: '--show-secrets', description: 'with --dry-run: print secret values instead of <redacted>', boolean: true },
+    {
+      flag: '--components <file>',
+      description: "with --dry-run: the image's components.json to use (off a node; default /opt/azure/components.json)",
+    },
   ],
   // --dry-run only prints: no node log, no events, runs as any user.
   readOnly: (argv) => argv.some((a) => a === '--dry-run' || a === '--dry-run=true'),
   examples: [
     ['provision --provision-config=node.json', 'what the launcher runs at boot (with the node configuration file)'],
     ['provision --dry-run --provision-config=node.json', 'the command and environment it would run, secrets redacted (works anywhere)'],
+    ['provision --dry-run --components components.json --provision-config=node.json', "the same off a node, with the image's GPU table"],
   ],
   exitCodes: [
     [1, 'configuration or usage error (provision.json records ExitCode 240)'],
@@ -39,6 +45,14 @@ export const provisionCommand = {
   async run(input, deps) {
     const provisionConfig = asPath(input.options.provisionConfig, 'provision-config');
     const nbcCmd = asPath(input.options.nbcCmd, 'nbc-cmd');
+    const componentsFile = asPath(input.options.components, 'components');
+    if (componentsFile !== undefined && input.options.dryRun !== true) {
+      // A real provision reads the image's own table; another one would provision with the wrong drivers.
+      throw new AgentError(
+        'ANC_USAGE',
+        "--components is for --dry-run only: a real provision reads the image's /opt/azure/components.json",
+      );
+    }
     const { provision } = await import('../provision/run.ts');
     return provision(
       {
@@ -46,6 +60,8 @@ export const provisionCommand = {
         nbcCmd,
         dryRun: input.options.dryRun === true,
         showSecrets: input.options.showSecrets === true,
+        componentsFile:
+          componentsFile === undefined ? undefined : componentsFile.startsWith('/') ? componentsFile : `${deps.cwd}/${componentsFile}`,
       },
       deps,
     );

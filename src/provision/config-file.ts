@@ -64,11 +64,11 @@ export function decodeConfigText(path: string, data: Uint8Array): string {
  * The guarded pipeline: file checks, a strict syntax check (a truncated file must fail, not provision
  * with whatever was read before the cut), then the env builder's prepare (load, gate, facts, build).
  */
-export async function prepareConfig(deps: Deps, path: string) {
+export async function prepareConfig(deps: Deps, path: string, factsOptions: import('./facts.ts').FactsOptions = {}) {
   const text = readConfigText(deps, path);
   const { loadConfiguration } = await import('../config/load.ts');
   const syntax = loadConfiguration(text).issues.find((i) => i.kind === 'syntax' && i.severity === 'error');
   if (syntax) throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not valid JSON: ${syntax.message}`);
   const { prepareFromConfigFile } = await import('./prepare.ts');
-  return prepareFromConfigFile(path, deps);
+  return prepareFromConfigFile(path, deps, factsOptions);
 }

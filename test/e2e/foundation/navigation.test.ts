@@ -208,7 +208,7 @@ test('read-only commands work as a non-root user without a node root: no /var/lo
   chmodSync(cwd, 0o777);
   const file = join(cwd, 'node.json');
   writeFileSync(file, CONFIG, { mode: 0o644 });
-  // provision --dry-run needs the image's components.json: a read-only copy of an image's files (the user
+  // provision --dry-run with the image's components.json: a read-only copy of an image's files (the user
   // cannot write there) stands in for the image, as docs/operators.md shows.
   const image = makeSandbox('anc-image-');
   image.write('/opt/azure/components.json', '{}');
@@ -237,6 +237,11 @@ test('read-only commands work as a non-root user without a node root: no /var/lo
       const r = asUser(args);
       assert.ok(r.status === 0, `${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     }
+    // On a laptop with no image at all: the command and env, and a warning that the GPU table is empty.
+    const laptop = asUser(['provision', '--dry-run', `--provision-config=${file}`]);
+    assert.is(laptop.status, 0, laptop.stderr);
+    assert.ok(JSON.parse(laptop.stdout).command, 'the dry run printed the command');
+    assert.match(laptop.stderr, /^warning: \/opt\/azure\/components\.json not found: the GPU driver variables are empty in this dry run/);
     const dry = asUser(['provision', '--dry-run', `--provision-config=${file}`], { AKS_NODE_ROOT: image.root });
     assert.is(dry.status, 0, dry.stderr);
     assert.ok(JSON.parse(dry.stdout).env, 'the dry run printed the environment');
