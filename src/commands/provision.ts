@@ -1,5 +1,6 @@
 // provision (spec 4, D6, D9): run the provisioning scripts from a node configuration or an NBC command file.
 import { AgentError } from '../platform/errors.ts';
+import type { Deps } from '../platform/deps.ts';
 import type { Command } from './command.ts';
 
 interface ProvisionOptions {
@@ -54,7 +55,8 @@ export const provisionCommand = {
       );
     }
     const { provision } = await import('../provision/run.ts');
-    return provision(
+    const started = deps.clock.now().getTime();
+    const result = await provision(
       {
         provisionConfig,
         nbcCmd,
@@ -65,5 +67,20 @@ export const provisionCommand = {
       },
       deps,
     );
+    if (input.options.dryRun !== true) await sayOutcome(result, (deps.clock.now().getTime() - started) / 1000, deps);
+    return result;
   },
 } satisfies Command<ProvisionOptions>;
+
+/** One line for a person at a terminal; a rejected configuration already printed its error and hint. */
+async function sayOutcome(result: { exitCode: number; stderr?: string }, seconds: number, deps: Deps): Promise<void> {
+  const took = `${seconds.toFixed(1)} s`;
+  if (result.exitCode === 0) return deps.log.say(`provision: provisioning succeeded in ${took}`);
+  if (result.stderr) return;
+  const { nameExitCode } = await import('../status/exit-codes.ts');
+  const named = nameExitCode(result.exitCode === 255 ? -1 : result.exitCode);
+  const name = named ? ` ${named.name} (${named.meaning})` : '';
+  deps.log.say(
+    `provision: the provisioning scripts failed after ${took} with exit code ${result.exitCode}${name}; run \`aks-node-controller status\``,
+  );
+}

@@ -63,6 +63,7 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
   const log = openLogger({
     toFile: !options.readOnly,
     toStderr: logToStderr(env.ANC_LOG_STDERR, process.stderr.isTTY === true, options.readOnly),
+    stderrIsTerminal: process.stderr.isTTY === true,
     logDir: paths.logDir,
     logFile: paths.logFile,
     cwd: process.cwd(),
