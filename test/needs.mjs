@@ -32,6 +32,7 @@ export const E2E_NEEDS = [
   ],
   ['status/boot-status', ['linux'], 'a failed boot through the node launcher'],
   ['check-hotfix/kubectl', ['kubectl'], 'kubectl against the apiserver stand-in'],
+  ['pointer/rehearsal', ['kubectl'], 'the publish checklist with kubectl against the apiserver stand-in'],
 ];
 
 /** Every tool named above (what ANC_HIDE_DEBIAN_TOOLS hides), plus qemu for the arm64 test. */

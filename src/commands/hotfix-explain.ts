@@ -1,33 +1,85 @@
 // `hotfix explain [-o text|json|yaml]`: which hotfix download-hotfix would install, and why (wave,
-// quarantine), and which binary would run.
+// quarantine), and which binary would run. `--pointer` takes a pointer file or a ConfigMap as rendered
+// for publishing (YAML or JSON, signed or not): the ConfigMap is gated as check-hotfix gates it, then one
+// decision is made per `--current-version` (one per image in the fleet).
 import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
 import type { Command } from './command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
+import type { Deps } from '../platform/deps.ts';
 
 export const hotfixExplainCommand = {
   name: 'hotfix explain',
   description: 'Show which hotfix download-hotfix would install and why (wave, quarantine), and which binary would run',
   options: [
-    { flag: '--current-version <version>', description: "Version to decide for (default: this binary's version)" },
-    { flag: '--pointer <file>', description: 'Pointer file to read (default: the on-node hotfix pointer)' },
+    {
+      flag: '--current-version <version>',
+      description: "Version to decide for (default: this binary's version); repeat it for one decision per image",
+      repeatable: true,
+    },
+    {
+      flag: '--pointer <file>',
+      description: 'Pointer file, or a ConfigMap from `hotfix pointer render`/`sign` (default: the on-node hotfix pointer)',
+    },
   ],
   output: true,
   readOnly: true,
   examples: [
     ['hotfix explain', "the decision for this node: its pointer file and this binary's version"],
     [
-      'hotfix explain -o json --pointer pointer.json --current-version 202604.01.0',
-      'a pointer you are about to publish, for a given image',
+      'hotfix explain --pointer configmap.yaml --current-version 202604.01.0 --current-version 202605.02.1',
+      'a ConfigMap you are about to publish: one decision per image version, as those nodes would decide',
     ],
   ],
   async run({ options }, deps) {
-    const { explainHotfix } = await import('../hotfix/explain.ts');
+    const { explainHotfix, explainPointer } = await import('../hotfix/explain.ts');
     const given = options.pointer === undefined ? undefined : String(options.pointer);
     const path = given === undefined ? deps.paths.hotfixPointer : given.startsWith('/') ? given : `${deps.cwd}/${given}`;
-    const current = options.currentVersion === undefined ? deps.version : String(options.currentVersion);
-    if (current.length > ECHO_LIMIT) {
-      throw new AgentError('ANC_USAGE', `--current-version is ${current.length} characters long; a version is YYYYMM.DD.PATCH[-REV]`);
+    const versions = (options.currentVersion ?? []).map(String);
+    for (const v of versions) {
+      if (v.length > ECHO_LIMIT) {
+        throw new AgentError('ANC_USAGE', `--current-version is ${v.length} characters long; a version is YYYYMM.DD.PATCH[-REV]`);
+      }
     }
-    return { exitCode: 0, stdout: await render(options.output, explainHotfix(deps, path, current), undefined, { compactJson: true }) };
+    const currents = versions.length === 0 ? [deps.version] : versions;
+    const { isConfigMapText, pointerFromConfigMap } = await import('../pointer/configmap-check.ts');
+    const text = given === undefined ? undefined : peek(deps, path);
+    if (text === undefined || !isConfigMapText(text)) {
+      const one = (current: string) => explainHotfix(deps, path, current);
+      // One version keeps the shape scripts read; several give one decision each.
+      const value = currents.length === 1 ? one(currents[0]!) : { decisions: currents.map(one) };
+      return { exitCode: 0, stdout: await render(options.output, value, undefined, { compactJson: true }) };
+    }
+    const { pointer, gate } = await pointerFromConfigMap(deps, text, given!);
+    const value = { pointer: gate, decisions: currents.map((current) => explainPointer(deps, pointer, current)) };
+    return { exitCode: 0, stdout: await render(options.output, value, configMapText, { compactJson: true }) };
   },
-} satisfies Command<{ currentVersion?: string | number; pointer?: string; output?: OutputFormat }>;
+} satisfies Command<{ currentVersion?: string[]; pointer?: string; output?: OutputFormat }>;
+
+/** The pointer file's text when it can be read; otherwise explainHotfix reports it as a node would. */
+function peek(deps: Deps, path: string): string | undefined {
+  try {
+    return deps.fs.readText(path, 'pointer');
+  } catch {
+    return undefined;
+  }
+}
+
+type Checked = {
+  pointer: import('../pointer/configmap-check.ts').ConfigMapGate;
+  decisions: import('../hotfix/explain.ts').HotfixExplanation[];
+};
+
+/** For people: what a node does with this ConfigMap, then one line per image version. */
+function configMapText({ pointer, decisions }: Checked): string {
+  const how = `${pointer.signed ? `signed${pointer.serial === undefined ? '' : `, serial ${pointer.serial}`}` : 'unsigned'}, mode ${pointer.mode}`;
+  const lines = [
+    pointer.accepted
+      ? `${pointer.file}: a node would stage this pointer (${how}; scope not matched here)`
+      : `${pointer.file}: a node would refuse this pointer (${pointer.outcome}: ${pointer.reason}); it stages nothing (${how})`,
+  ];
+  for (const d of decisions) {
+    const target = d.upgrade ? ` -> ${d.resolved}` : d.resolved ? ` (requested ${d.resolved})` : '';
+    lines.push(`  ${d.current}${target}: ${d.upgrade ? 'takes the hotfix' : 'stays'} (${d.reason}${d.detail ? `: ${d.detail}` : ''})`);
+  }
+  return `${lines.join('\n')}\n`;
+}

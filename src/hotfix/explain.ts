@@ -2,6 +2,7 @@
 // as one JSON object for operators and scripts. Reads files only; never installs, never emits events.
 import type { Deps } from '../platform/deps.ts';
 import { readPointerFile } from './pointer-file.ts';
+import type { HotfixPointer } from './pointer.ts';
 import { decideHotfix } from './resolve.ts';
 import { nodeEligibility } from './switch/eligibility.ts';
 
@@ -30,7 +31,11 @@ export interface HotfixExplanation {
 }
 
 export function explainHotfix(deps: Pick<Deps, 'fs' | 'paths'>, pointerPath: string, current: string): HotfixExplanation {
-  const pointer = readPointerFile(deps.fs, pointerPath);
+  return explainPointer(deps, readPointerFile(deps.fs, pointerPath), current);
+}
+
+/** The same for a pointer already read (a ConfigMap file gated like check-hotfix does). */
+export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: HotfixPointer, current: string): HotfixExplanation {
   const d = decideHotfix(pointer, current);
   const e = nodeEligibility(deps, pointer, d);
   const refusal = d.upgrade ? e.refusal : undefined;

@@ -99,7 +99,7 @@ test('explain: --current-version and a relative --pointer', async () => {
   const d = fakeDeps();
   try {
     put(`${d.cwd}/p.json`, '{"version":"202604.01.1"}');
-    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: 'dev', pointer: 'p.json', output: 'json' } }, d);
+    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: ['dev'], pointer: 'p.json', output: 'json' } }, d);
     const { current, base, resolved, upgrade, reason } = JSON.parse(r.stdout!);
     assert.equal(
       { current, base, resolved, upgrade, reason },
