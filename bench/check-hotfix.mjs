@@ -192,10 +192,10 @@ if (!args.includes('--signing')) {
   const { generateKeyPairSync } = await import('node:crypto');
   const { mkdtempSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const { decidePointer } = await import('../src/hotfix/pointer/gate.ts');
-  const { signPayload } = await import('../src/hotfix/pointer/signature.ts');
-  const { serializeEnvelope, POINTER_PAYLOAD_TYPE } = await import('../src/hotfix/pointer/dsse.ts');
-  const { renderSignedPointer } = await import('../src/hotfix/pointer/payload.ts');
+  const { decidePointer } = await import('../src/pointer/gate.ts');
+  const { signPayload } = await import('../src/pointer/signature.ts');
+  const { serializeEnvelope, POINTER_PAYLOAD_TYPE } = await import('../src/pointer/dsse.ts');
+  const { renderSignedPointer } = await import('../src/pointer/payload.ts');
   const dir = mkdtempSync(join(tmpdir(), 'anc-bench-keys-'));
   const pair = generateKeyPairSync('ed25519');
   const keys = [{ keyid: 'bench', algorithm: 'ed25519', publicKey: String(pair.publicKey.export({ type: 'spki', format: 'pem' })) }];

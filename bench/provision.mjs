@@ -59,7 +59,7 @@ async function benchInProcess() {
   await build({
     stdin: {
       contents:
-        "export { buildCseEnv } from './src/provision/env/index.ts';\nexport { loadConfiguration } from './src/config/load.ts';\nexport { resolveNodePaths } from './src/platform/paths.ts';\n",
+        "export { buildCseEnv } from './src/cse/env/index.ts';\nexport { loadConfiguration } from './src/config/load.ts';\nexport { resolveNodePaths } from './src/platform/paths.ts';\n",
       resolveDir: cwd,
       loader: 'ts',
     },

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /**
- * The pointer-signing key set (src/hotfix/pointer/keys.ts reads the same format at run time), checked
+ * The pointer-signing key set (src/pointer/keys.ts reads the same format at run time), checked
  * here so a bad file fails the build, not a node: {"keys":[{"keyid","algorithm":"ed25519","publicKey"}]}.
  * Returns the compact JSON to bake ('' = no keys) and the key ids; `fail(message)` reports and exits.
  */

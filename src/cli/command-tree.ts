@@ -1,7 +1,7 @@
 // The command table seen as a tree of words: which words name a command, which a group (`config`,
 // `hotfix`, and any deeper prefix a later command adds), and the nearest name to a typo. Help,
 // completion and the man page are all generated from this, so a new command needs no change here.
-import type { AnyCommand } from '../commands/command.ts';
+import type { AnyCommand } from './command.ts';
 
 export const PROGRAM = 'aks-node-controller';
 

@@ -1,6 +1,6 @@
 // bash and zsh completion scripts generated from the command table: the words after the program pick a
 // group (complete its subcommands) or a command (complete its flags; files for its arguments).
-import type { AnyCommand } from '../commands/command.ts';
+import type { AnyCommand } from './command.ts';
 import { groupOf, isGroup, PROGRAM } from './command-tree.ts';
 import { commandFlags } from './help.ts';
 

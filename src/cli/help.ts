@@ -1,6 +1,6 @@
 // Help for people, generated from the command table: the root and every group list their commands; a
 // command's help has its description, flags, examples and exit codes.
-import type { AnyCommand, OptionSpec } from '../commands/command.ts';
+import type { AnyCommand, OptionSpec } from './command.ts';
 import { groupOf, PROGRAM } from './command-tree.ts';
 import { OUTPUT_OPTION } from './output.ts';
 

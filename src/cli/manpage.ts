@@ -1,6 +1,6 @@
 // The man page (roff, section 8) generated from the command table: every command with its description,
 // flags, examples and exit codes, then the environment and the files an operator looks at.
-import type { AnyCommand } from '../commands/command.ts';
+import type { AnyCommand } from './command.ts';
 import { NODE_PATHS } from '../platform/paths.ts';
 import { PROGRAM } from './command-tree.ts';
 import { commandExitCodes, commandFlags, usageLine } from './help.ts';

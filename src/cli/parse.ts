@@ -2,8 +2,8 @@
 // did-you-mean (fail-open commands get them as arguments), flags parsed by cac, extra positional
 // arguments refused.
 import { cac } from 'cac';
-import { coerceBooleans, isKnownFlag, rawOptionValues, takeOutputFlag } from '../commands/argv.ts';
-import type { AnyCommand } from '../commands/command.ts';
+import { coerceBooleans, isKnownFlag, rawOptionValues, takeOutputFlag } from './argv.ts';
+import type { AnyCommand } from './command.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { didYouMean, PROGRAM } from './command-tree.ts';
 import { outputFormat } from './output.ts';

@@ -3,8 +3,8 @@
 // AgentErrors into output and one exit code. Help is generated from the table (help.ts).
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
-import { normaliseFlag } from './argv.ts';
-import type { AnyCommand } from './command.ts';
+import { normaliseFlag } from '../cli/argv.ts';
+import type { AnyCommand } from '../cli/command.ts';
 import { didYouMean, groupOf, matchCommandWords, PROGRAM } from '../cli/command-tree.ts';
 import { commandHelp, groupHelp } from '../cli/help.ts';
 import { parseInput } from '../cli/parse.ts';
@@ -53,7 +53,7 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   if (rest.some(isHelpFlag)) return print(deps, commandHelp(command));
   try {
     const input = parseInput(command, rest);
-    const result = await command.run(input, deps);
+    const result = await command.run({ ...input, commands }, deps);
     if (result.stdout) deps.stdout.write(result.stdout);
     if (result.stderr) deps.stderr.write(result.stderr);
     return result.exitCode;

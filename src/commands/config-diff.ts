@@ -5,7 +5,7 @@
 import type { ChangedValue } from '../config/diff-values.ts';
 import type { ConfigDiff } from '../config/rollout.ts';
 import { AgentError } from '../platform/errors.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { loadConfigFile } from './config-input.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 

@@ -1,7 +1,7 @@
 // `config hash [-o text|json|yaml] <file>` (D12): the rollout hash (customer intent) and the payload hash
 // (everything the node receives) of a node configuration. Same logic as the rollout library (config/rollout).
 import { AgentError } from '../platform/errors.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { loadConfigFile } from './config-input.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 

@@ -1,5 +1,5 @@
 // `config schema`: prints the JSON Schema (draft 2020-12) of the node configuration document.
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 
 export const configSchemaCommand = {
   name: 'config schema',

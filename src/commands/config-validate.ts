@@ -1,7 +1,7 @@
 // `config validate [-o text|json|yaml] [--strict] <file>`: every problem of a node configuration file at once,
 // each with its JSON path, what was found and what was expected. Exit 0 valid, 1 invalid/unreadable.
 import { AgentError } from '../platform/errors.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { readConfigFile } from './config-input.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 

@@ -2,7 +2,7 @@
 // turns custom data back into the configuration for debugging.
 import { AgentError } from '../platform/errors.ts';
 import type { Deps } from '../platform/deps.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { readConfigFile } from './config-input.ts';
 
 interface CustomDataOptions {
@@ -59,7 +59,7 @@ export const customDataCommand = {
   ],
   async run(input, deps) {
     const text = readInput(input.args[0], deps, input.options.decode === true);
-    const cd = await import('../provision/custom-data.ts');
+    const cd = await import('../customdata/custom-data.ts');
     if (input.options.decode) {
       const { configJson } = cd.decodeCustomData(text);
       const shown = input.options.showSecrets ? configJson : await redacted(configJson);

@@ -1,6 +1,6 @@
 import { AgentError, clip } from '../platform/errors.ts';
-import { parseSeconds } from './argv.ts';
-import type { Command } from './command.ts';
+import { parseSeconds } from '../cli/argv.ts';
+import type { Command } from '../cli/command.ts';
 
 const DEFAULT_TIMEOUT_SECONDS = 240; // D4; mirrored by hotfix/download.ts DEFAULT_TIMEOUT_SECONDS (test-checked)
 

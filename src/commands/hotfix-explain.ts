@@ -3,7 +3,7 @@
 // for publishing (YAML or JSON, signed or not): the ConfigMap is gated as check-hotfix gates it, then one
 // decision is made per `--current-version` (one per image in the fleet).
 import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 import type { Deps } from '../platform/deps.ts';
 
@@ -31,7 +31,7 @@ export const hotfixExplainCommand = {
     ],
   ],
   async run({ options }, deps) {
-    const { explainHotfix, explainPointer } = await import('../hotfix/explain.ts');
+    const { explainHotfix, explainPointer } = await import('../pointer/explain.ts');
     const given = options.pointer === undefined ? undefined : String(options.pointer);
     const path = given === undefined ? deps.paths.hotfixPointer : given.startsWith('/') ? given : `${deps.cwd}/${given}`;
     const versions = (options.currentVersion ?? []).map(String);
@@ -66,7 +66,7 @@ function peek(deps: Deps, path: string): string | undefined {
 
 type Checked = {
   pointer: import('../pointer/configmap-check.ts').ConfigMapGate;
-  decisions: import('../hotfix/explain.ts').HotfixExplanation[];
+  decisions: import('../pointer/explain.ts').HotfixExplanation[];
 };
 
 /** For people: what a node does with this ConfigMap, then one line per image version. */

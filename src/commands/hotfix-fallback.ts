@@ -1,5 +1,5 @@
 import { AgentError } from '../platform/errors.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 
 // Run by the launcher with the BAKED binary (docs/hotfix.md "fallback table"); hidden from the help.
 export const hotfixFallbackCommand = {

@@ -3,7 +3,7 @@
 import type { OutputFormat } from '../cli/output.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 
 interface RenderOptions {
   hotfix?: string[];
@@ -56,9 +56,9 @@ export const hotfixPointerRenderCommand = {
   ],
   async run({ options }, deps) {
     const format = options.output === 'json' ? 'json' : 'yaml';
-    const { pointerFieldsFromFlags } = await import('../hotfix/pointer/render.ts');
-    const { renderSignedPointer } = await import('../hotfix/pointer/payload.ts');
-    const { configMapFor, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');
+    const { pointerFieldsFromFlags } = await import('../pointer/render.ts');
+    const { renderSignedPointer } = await import('../pointer/payload.ts');
+    const { configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
     const { serial, note } = await serialFor(options, deps);
     const fields = pointerFieldsFromFlags(
       {

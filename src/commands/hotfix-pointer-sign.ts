@@ -2,7 +2,7 @@
 // ConfigMap and prints it. The private key is read, used and dropped: never printed, logged or echoed.
 import { AgentError } from '../platform/errors.ts';
 import type { OutputFormat } from '../cli/output.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 
 const HELP = { hint: 'Run `aks-node-controller hotfix pointer sign --help` for the flags; docs/pointer-signing.md for the workflow.' };
 import { readConfigFile as readInputFile } from './config-input.ts';
@@ -41,7 +41,7 @@ export const hotfixPointerSignCommand = {
       throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs exactly one ConfigMap file: sign --key KEY.pem --key-id ID FILE', HELP);
     if (!options.key || !options.keyId) throw new AgentError('ANC_USAGE', 'hotfix pointer sign needs --key FILE and --key-id ID', HELP);
     const format = options.output === 'json' ? 'json' : 'yaml';
-    const { parseConfigMapText, signConfigMap, formatConfigMap } = await import('../hotfix/pointer/configmap.ts');
+    const { parseConfigMapText, signConfigMap, formatConfigMap } = await import('../pointer/configmap.ts');
     const doc = await parseConfigMapText(readInputFile(deps, file, 'ConfigMap'), file);
     const signed = signConfigMap(doc, readInputFile(deps, options.key, 'private key'), String(options.keyId));
     return { exitCode: 0, stdout: await formatConfigMap(signed, format) };

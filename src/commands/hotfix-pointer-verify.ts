@@ -2,8 +2,8 @@
 // be accepted or rejected. Exit 0 accepted, 1 rejected.
 import { AgentError } from '../platform/errors.ts';
 import type { OutputFormat } from '../cli/output.ts';
-import type { ConfigMapDoc } from '../hotfix/pointer/configmap.ts';
-import type { Command } from './command.ts';
+import type { ConfigMapDoc } from '../pointer/configmap.ts';
+import type { Command } from '../cli/command.ts';
 
 const HELP = { hint: 'Run `aks-node-controller hotfix pointer verify --help` for the flags; docs/pointer-signing.md for the workflow.' };
 import { readConfigFile as readInputFile } from './config-input.ts';
@@ -54,11 +54,11 @@ export const hotfixPointerVerifyCommand = {
     [1, 'rejected (the outcome says why), or a usage error'],
   ],
   async run({ args, options }, deps) {
-    const { signingMode, SIGNING_MODES } = await import('../hotfix/pointer/gate.ts');
-    const { bakedKeys, parseKeySet } = await import('../hotfix/pointer/keys.ts');
-    const { parseRfc3339 } = await import('../hotfix/pointer/payload.ts');
-    const { factsFromFlags, verifyConfigMap, verifyText } = await import('../hotfix/pointer/verify.ts');
-    const { parseConfigMapText } = await import('../hotfix/pointer/configmap.ts');
+    const { signingMode, SIGNING_MODES } = await import('../pointer/gate.ts');
+    const { bakedKeys, parseKeySet } = await import('../pointer/keys.ts');
+    const { parseRfc3339 } = await import('../pointer/payload.ts');
+    const { factsFromFlags, verifyConfigMap, verifyText } = await import('../pointer/verify.ts');
+    const { parseConfigMapText } = await import('../pointer/configmap.ts');
     const format = options.output ?? 'text';
     if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode))
       throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`, HELP);

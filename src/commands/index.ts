@@ -1,5 +1,5 @@
 // The command table. Adding a subcommand = one file in commands/ plus one line here.
-import type { AnyCommand } from './command.ts';
+import type { AnyCommand } from '../cli/command.ts';
 import { checkHotfixCommand } from './check-hotfix.ts';
 import { completionCommand } from './completion.ts';
 import { configDiffCommand } from './config-diff.ts';

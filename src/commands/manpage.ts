@@ -1,6 +1,6 @@
 // `manpage` (hidden): the man page in roff, generated from the command table; the packages ship it as
 // aks-node-controller(8).
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 
 export const manpageCommand = {
   name: 'manpage',
@@ -8,8 +8,8 @@ export const manpageCommand = {
   options: [],
   hidden: true,
   readOnly: true,
-  async run(_input, deps) {
-    const [{ COMMANDS }, { manPage }] = await Promise.all([import('./index.ts'), import('../cli/manpage.ts')]);
-    return { exitCode: 0, stdout: manPage(COMMANDS, deps.version) };
+  async run({ commands = [] }, deps) {
+    const { manPage } = await import('../cli/manpage.ts');
+    return { exitCode: 0, stdout: manPage(commands, deps.version) };
   },
 } satisfies Command<{}>;

@@ -1,7 +1,7 @@
 // provision-wait (spec 5, D10): block until provisioning finished, print provision.json, exit 0/1.
 import { clip } from '../platform/errors.ts';
-import { parseSeconds } from './argv.ts';
-import type { Command } from './command.ts';
+import { parseSeconds } from '../cli/argv.ts';
+import type { Command } from '../cli/command.ts';
 import { startAttrs } from '../platform/build-info.ts';
 
 interface ProvisionWaitOptions {

@@ -1,7 +1,7 @@
 // provision (spec 4, D6, D9): run the provisioning scripts from a node configuration or an NBC command file.
 import { AgentError } from '../platform/errors.ts';
 import type { Deps } from '../platform/deps.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 
 interface ProvisionOptions {
   provisionConfig?: string | number;

@@ -1,6 +1,6 @@
 // `status [-o text|json|yaml]`: why did this node fail (or is it still booting)? One screen from
 // provision.json, the events, the agent log, the hotfix pointer and the node configuration.
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 
 export const statusCommand = {

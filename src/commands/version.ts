@@ -1,7 +1,7 @@
 // `version [-o text|json|yaml]`: the stamped version. Text is the bare version (what install.sh, the
 // packaging and the hotfix self-test read); `--version` is this command, so both print the same.
 import { BUILD_COMMIT, BUILD_TIME, binaryKind, buildTarget, runtimeVersion } from '../platform/build-info.ts';
-import type { Command } from './command.ts';
+import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 
 export const versionCommand = {
@@ -16,7 +16,7 @@ export const versionCommand = {
   ],
   async run({ options }, deps) {
     if (options.output === 'text') return { exitCode: 0, stdout: `${deps.version}\n` };
-    const { bakedKeys } = await import('../hotfix/pointer/keys.ts');
+    const { bakedKeys } = await import('../pointer/keys.ts');
     const info = {
       version: deps.version,
       commit: BUILD_COMMIT,

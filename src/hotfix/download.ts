@@ -8,14 +8,13 @@ import { definedEnv } from '../platform/deps.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { AgentError, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './install.ts';
-import { readPointerFile } from './pointer-file.ts';
 import type { Trace } from './repository/fetcher.ts';
 import { tryRepositoryFastPath } from './repository/fast-path.ts';
-import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.ts';
+import { decideFromPointerFile } from '../pointer/decide.ts';
+import type { HotfixDecision, HotfixReason } from '../pointer/resolve.ts';
 import { deadlineFrom, retryCommand, type Deadline } from './retry.ts';
-import { nodeEligibility } from './switch/eligibility.ts';
 import { promoteWithHealthGate } from './switch/gate.ts';
-import { expectedBinaryVersion } from './version.ts';
+import { expectedBinaryVersion } from '../pointer/version.ts';
 import { startAttrs } from '../platform/build-info.ts';
 
 /** Closed outcome set. `exit` null = the failing package manager's exit code (spec 1.4). */
@@ -110,12 +109,10 @@ interface Seen {
 
 async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promise<Report> {
   const deadline = deadlineFrom(() => deps.clock.now(), options.timeoutSeconds);
-  const pointer = readPointerFile(deps.fs, deps.paths.hotfixPointer);
-  const decision = decideHotfix(pointer, deps.version);
+  const { resolve: decision, refusal } = decideFromPointerFile(deps, deps.paths.hotfixPointer, deps.version);
   seen.target = decision.resolved;
   logDecision(deps, decision);
   if (!decision.upgrade) return { outcome: OUTCOME_FOR_REASON[decision.reason], exitCode: 0 };
-  const { refusal } = nodeEligibility(deps, pointer, decision);
   if (refusal) {
     deps.log.info('hotfix not taken by this node, skipping download', {
       target: decision.resolved,

@@ -13,7 +13,7 @@
 import { AgentError } from '../platform/errors.ts';
 import { parseOsReleaseId } from '../platform/os-release.ts';
 import { NODE_PATHS, type NodePaths } from '../platform/paths.ts';
-import { isSafeHotfixVersion } from './version.ts';
+import { isSafeHotfixVersion } from '../pointer/version.ts';
 
 export type PackageManager = 'apt-get' | 'dnf' | 'tdnf';
 

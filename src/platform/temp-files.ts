@@ -1,8 +1,9 @@
 // Temp files of the atomic writes (fs.atomicWrite) that a killed run left behind. Each command removes
 // its own kind at its next start: only files older than the current run, so a concurrent writer's fresh
 // temp file is never touched. A hotfix binary's temp file is as large as the agent (~100 MB).
-import type { Deps } from './deps.ts';
 import { errorMessage } from './errors.ts';
+import type { FileSystem } from './fs.ts';
+import type { Logger } from './log.ts';
 
 /** Prefixes of the temp files, one per owner; all start with `.aks-node-controller-`. */
 export const TEMP_PREFIX = {
@@ -14,7 +15,7 @@ export const TEMP_PREFIX = {
   fetchScratch: '.aks-node-controller-fetch-',
 } as const;
 
-export function removeLeftoverTemps(deps: Pick<Deps, 'fs' | 'log'>, dir: string, prefix: string, runStarted: Date): void {
+export function removeLeftoverTemps(deps: { fs: FileSystem; log: Logger }, dir: string, prefix: string, runStarted: Date): void {
   try {
     const removed = deps.fs.removeStaleFiles(dir, prefix, runStarted);
     if (removed.length > 0) deps.log.info('removed temp files left by an interrupted earlier run', { dir, files: removed });

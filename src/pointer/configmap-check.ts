@@ -4,11 +4,11 @@
 // so a node then decides against no pointer. `hotfix explain --pointer CONFIGMAP` decides on the result.
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
-import { parseConfigMapPointer } from '../hotfix/configmap-pointer.ts';
-import { emptyPointer, parsePointer, type HotfixPointer } from '../hotfix/pointer.ts';
-import { parseConfigMapText } from '../hotfix/pointer/configmap.ts';
-import { decidePointer } from '../hotfix/pointer/gate.ts';
-import { ENVELOPE_KEY, nodeSigning } from '../hotfix/pointer/node-gate.ts';
+import { parseConfigMapPointer } from './configmap-body.ts';
+import { emptyPointer, parsePointer, type HotfixPointer } from './document.ts';
+import { parseConfigMapText } from './configmap.ts';
+import { decidePointer } from './gate.ts';
+import { ENVELOPE_KEY, nodeSigning } from './node-gate.ts';
 
 export interface ConfigMapGate {
   file: string;

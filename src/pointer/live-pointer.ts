@@ -3,11 +3,11 @@
 // recorded; `hotfix pointer verify FILE --kubeconfig` and `render --kubeconfig` start from them.
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
-import { parseConfigMapText, POINTER_KEY, type ConfigMapDoc } from '../hotfix/pointer/configmap.ts';
-import { parseEnvelope } from '../hotfix/pointer/dsse.ts';
-import { payloadSha256 } from '../hotfix/pointer/gate.ts';
-import { ENVELOPE_KEY } from '../hotfix/pointer/node-gate.ts';
-import { parseSignedPointer } from '../hotfix/pointer/payload.ts';
+import { parseConfigMapText, POINTER_KEY, type ConfigMapDoc } from './configmap.ts';
+import { parseEnvelope } from './dsse.ts';
+import { payloadSha256 } from './gate.ts';
+import { ENVELOPE_KEY } from './node-gate.ts';
+import { parseSignedPointer } from './payload.ts';
 
 export interface LivePointer {
   doc: ConfigMapDoc;

@@ -9,7 +9,7 @@ import { readNbcText } from './nbc.ts';
 export async function compareEnvsStep(deps: Deps, configPath: string, nbcFile: string): Promise<void> {
   deps.log.info('ProvisionConfig and NBCCmd both provided, comparing envs');
   try {
-    const { mergeEnv } = await import('./command.ts');
+    const { mergeEnv } = await import('../cse/command.ts');
     const prepared = await prepareConfig(deps, configPath);
     const processEnv = definedEnv(deps.env);
     const pc = cseSpecific(mergeEnv(processEnv, prepared.command.cseEnv), processEnv);

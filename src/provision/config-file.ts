@@ -3,7 +3,7 @@
 // AgentError naming the file; nothing larger than the limit is ever read into memory.
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
-import { pathError } from './path-error.ts';
+import { pathError } from '../platform/path-error.ts';
 
 /**
  * 4 MiB. A real node configuration is tens of kilobytes; everything it carries ends up in the scripts'
@@ -61,14 +61,16 @@ export function decodeConfigText(path: string, data: Uint8Array): string {
 }
 
 /**
- * The guarded pipeline: file checks, a strict syntax check (a truncated file must fail, not provision
- * with whatever was read before the cut), then the env builder's prepare (load, gate, facts, build).
+ * The guarded pipeline, reading and parsing the file once: file checks, one tolerant load (D7) whose strict
+ * syntax check refuses a truncated file (it must fail, not provision with whatever was read before the cut),
+ * then the CSE builder's prepare (version gate, facts, build) on that loaded configuration.
  */
-export async function prepareConfig(deps: Deps, path: string, factsOptions: import('./facts.ts').FactsOptions = {}) {
+export async function prepareConfig(deps: Deps, path: string, factsOptions: import('../cse/facts.ts').FactsOptions = {}) {
   const text = readConfigText(deps, path);
   const { loadConfiguration } = await import('../config/load.ts');
-  const syntax = loadConfiguration(text).issues.find((i) => i.kind === 'syntax' && i.severity === 'error');
+  const loaded = loadConfiguration(text);
+  const syntax = loaded.issues.find((i) => i.kind === 'syntax' && i.severity === 'error');
   if (syntax) throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not valid JSON: ${syntax.message}`);
-  const { prepareFromConfigFile } = await import('./prepare.ts');
-  return prepareFromConfigFile(path, deps, factsOptions);
+  const { prepareProvisionCommand } = await import('../cse/prepare.ts');
+  return prepareProvisionCommand(loaded, deps, factsOptions);
 }

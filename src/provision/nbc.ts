@@ -3,7 +3,7 @@
 import { posix } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
-import { pathError } from './path-error.ts';
+import { pathError } from '../platform/path-error.ts';
 
 /** Upper bound for reading the NBC file for the env comparison (the run itself never reads it). */
 export const MAX_NBC_BYTES = 4 * 1024 * 1024;

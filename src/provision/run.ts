@@ -59,7 +59,7 @@ function secretValues(env: Record<string, string | Secret>): Secret[] {
 
 async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps, progress: Progress): Promise<StepOutcome> {
   const prepared = await prepareConfig(deps, path, { dryRun: req.dryRun, componentsFile: req.componentsFile });
-  const { dryRunView, mergeEnv } = await import('./command.ts');
+  const { dryRunView, mergeEnv } = await import('../cse/command.ts');
   const command = prepared.command;
   // prepare.ts logs every issue (D7); the Completed event lists their paths too.
   const issues = prepared.issues.map((i) => `${i.kind} ${i.path}`);
@@ -80,7 +80,7 @@ async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps, progr
   if (req.dryRun) {
     deps.log.info('dry-run: node custom data not applied', { path: deps.paths.nodeCustomData });
   } else {
-    const { applyNodeCustomData } = await import('./node-custom-data.ts');
+    const { applyNodeCustomData } = await import('../customdata/node-custom-data.ts');
     const written = applyNodeCustomData(deps);
     if (written.length > 0) deps.log.info('applied node custom data', { path: deps.paths.nodeCustomData, files: written });
   }

@@ -9,7 +9,7 @@ import { goAtoi } from '../platform/go/strconv.ts';
 import { goEqualFold } from '../platform/go/strings.ts';
 import { goJson, parseGoJson } from '../platform/json.ts';
 import { TEMP_PREFIX } from '../platform/temp-files.ts';
-import { pathError } from './path-error.ts';
+import { pathError } from '../platform/path-error.ts';
 
 /** The reference's result record; every value is a string (`ExitCode` "240", "-1", "3", ...). */
 export interface ProvisionResult {

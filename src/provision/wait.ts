@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
-import { pathError } from './path-error.ts';
+import { pathError } from '../platform/path-error.ts';
 import { evaluateProvisionJson } from './status.ts';
 
 export interface WaitOutcome {

@@ -23,7 +23,7 @@ export interface StatusReport {
   binary: { kind: 'baked' | 'hotfix' | 'unknown'; version: string } | null;
   hotfix: {
     pointer: 'present' | 'absent' | 'unreadable';
-    /** download-hotfix's decision for the baked version, as `hotfix explain` gives it. */
+    /** The one node decision (pointer/decide.ts) for the baked version, as download-hotfix and `hotfix explain` take it. */
     decision: { current: string; resolved: string; upgrade: boolean; reason: string } | null;
     staged: boolean;
     checkHotfix: string | null;
@@ -92,12 +92,11 @@ async function hotfixDecision(
 ): Promise<StatusReport['hotfix']['decision'] | 'unreadable' | null> {
   if (!deps.fs.exists(deps.paths.hotfixPointer)) return null;
   try {
-    const [{ readPointerFile }, { decideHotfix }] = await Promise.all([
-      import('../hotfix/pointer-file.ts'),
-      import('../hotfix/resolve.ts'),
-    ]);
-    const d = decideHotfix(readPointerFile(deps.fs, deps.paths.hotfixPointer), bakedVersion ?? deps.version);
-    return { current: d.current, resolved: d.resolved, upgrade: d.upgrade, reason: d.reason };
+    // The one decision download-hotfix acts on: fleet-wide rules, then quarantine and the staged wave.
+    const { decideFromPointerFile } = await import('../pointer/decide.ts');
+    const decision = decideFromPointerFile(deps, deps.paths.hotfixPointer, bakedVersion ?? deps.version);
+    const d = decision.resolve;
+    return { current: d.current, resolved: d.resolved, upgrade: decision.take, reason: decision.reason };
   } catch (error) {
     notes.push(`hotfix pointer: ${errorMessage(error)}`);
     return 'unreadable';

@@ -1,6 +1,6 @@
 // Architecture rules of ARCHITECTURE.md / STYLE.md, checked with regexes over the sources.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
@@ -15,6 +15,9 @@ function walk(dir: string): string[] {
 
 const files = walk(SRC).map((path) => ({ rel: relative(SRC, path), text: readFileSync(path, 'utf8') }));
 const generated = (rel: string) => rel.includes('/generated/');
+/** Every relative import of a file (type-only too), as paths under src/. */
+const importsOf = (rel: string, text: string) =>
+  [...text.matchAll(/(?:^(?:import|export)\s[^;]*?from\s+|import\()'(\.{1,2}\/[^']+)'/gm)].map((m) => join(dirname(rel), m[1]!));
 const runtimeImports = (text: string) => [...text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
 
 test('no plain Error throws and no process.exit in src/', () => {
@@ -32,15 +35,15 @@ test('no top-level let; process.env and process.argv only in main.ts and platfor
   }
 });
 
-test('pure modules import no I/O (config/, provision/env/, provision/templates/, hotfix rules)', () => {
+test('pure modules import no I/O (config/, cse/env/, cse/templates/, pointer rules, delta decoding)', () => {
   const pure = (rel: string) =>
     rel.startsWith('config/') ||
-    rel.startsWith('provision/env/') ||
-    rel.startsWith('provision/templates/') ||
+    rel.startsWith('cse/env/') ||
+    rel.startsWith('cse/templates/') ||
     [
-      'hotfix/version.ts',
-      'hotfix/resolve.ts',
-      'hotfix/pointer.ts',
+      'pointer/version.ts',
+      'pointer/resolve.ts',
+      'pointer/document.ts',
       'hotfix/delta/vcdiff.ts',
       'hotfix/delta/vcdiff-code-table.ts',
       'hotfix/delta/manifest.ts',
@@ -62,7 +65,7 @@ test('commands are thin: <= 120 lines, no node: imports, satisfies Command', () 
       runtimeImports(text).some((s) => s.startsWith('node:')),
       `${rel} imports a node: module`,
     );
-    if (!['commands/command.ts', 'commands/index.ts', 'commands/cli.ts', 'commands/argv.ts', 'commands/config-input.ts'].includes(rel)) {
+    if (!['commands/index.ts', 'commands/cli.ts', 'commands/config-input.ts'].includes(rel)) {
       assert.match(text, /satisfies Command</, `${rel} does not end in satisfies Command<...>`);
     }
   }
@@ -92,13 +95,108 @@ test('on-node paths are spelled only in platform/paths.ts', () => {
   const onNode =
     /\/(opt\/azure|var\/log\/azure|var\/lib\/(kubelet|dpkg)|etc\/kubernetes|etc\/os-release|etc\/apt|etc\/yum\.repos\.d|usr\/bin\/aks-node-controller)/;
   for (const { rel, text } of files) {
-    if (rel === 'platform/paths.ts' || rel.startsWith('provision/templates/') || generated(rel)) continue;
+    if (rel === 'platform/paths.ts' || rel.startsWith('cse/templates/') || generated(rel)) continue;
     // Code only: comments may cite the contract's paths.
     const code = text
       .split('\n')
       .filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line))
       .join('\n');
     assert.not.match(code, onNode, `${rel} spells an on-node path (use platform/paths.ts)`);
+  }
+});
+
+// The rooms of the README's layout drawing, floor by floor from the top: a file imports its own room or a
+// room on a lower floor, never one beside it or above it.
+const FLOORS: readonly (readonly string[])[] = [
+  ['main.ts'],
+  ['commands'],
+  ['cli'],
+  ['status'],
+  ['provision'],
+  ['hotfix'],
+  ['pointer'],
+  ['cse', 'customdata', 'kube'],
+  ['config'],
+  ['platform'],
+];
+const roomOf = (rel: string) => rel.split('/')[0]!;
+const floorOf = (room: string) => FLOORS.findIndex((floor) => floor.includes(room));
+
+test('rooms: src/ holds exactly the drawn rooms; hotfix/ is delivery with repository/, delta/, switch/', () => {
+  const rooms = [...new Set(files.map((f) => roomOf(f.rel)))].sort();
+  assert.equal(rooms, FLOORS.flat().sort());
+  for (const sub of ['repository', 'delta', 'switch'])
+    assert.ok(
+      files.some((f) => f.rel.startsWith(`hotfix/${sub}/`)),
+      `hotfix/${sub}/`,
+    );
+  const misplaced = files.filter((f) => /^hotfix\/.*(pointer|resolve|explain|check|eligibility)/.test(f.rel)).map((f) => f.rel);
+  assert.equal(misplaced, [], 'what a node should run lives in pointer/, not hotfix/');
+});
+
+test('rooms: no folder under src/ holds more than 25% of the lines (generated code aside)', () => {
+  const lines = new Map<string, number>();
+  for (const f of files.filter((f) => !generated(f.rel)))
+    lines.set(roomOf(f.rel), (lines.get(roomOf(f.rel)) ?? 0) + f.text.split('\n').length);
+  const total = [...lines.values()].reduce((a, b) => a + b, 0);
+  for (const [room, n] of lines)
+    assert.ok(n / total <= 0.25, `${room}/ holds ${((100 * n) / total).toFixed(1)}% of src/ (${n} of ${total} lines)`);
+});
+
+test('rooms: imports only run down the floors (type imports too)', () => {
+  const upward: string[] = [];
+  for (const { rel, text } of files) {
+    for (const target of importsOf(rel, text)) {
+      const [from, to] = [roomOf(rel), roomOf(target)];
+      if (from !== to && floorOf(to) <= floorOf(from)) upward.push(`${rel} -> ${target}`);
+    }
+  }
+  assert.equal(upward, []);
+});
+
+test('no two files import each other, directly or through a ring (src/ and vhd/packaging, type imports too)', () => {
+  const graph = new Map(files.map(({ rel, text }) => [rel, importsOf(rel, text)]));
+  const packaging = join(process.cwd(), 'vhd/packaging');
+  for (const name of readdirSync(packaging).filter((n) => n.endsWith('.mjs'))) {
+    const text = readFileSync(join(packaging, name), 'utf8');
+    graph.set(
+      `vhd:${name}`,
+      importsOf(name, text).map((t) => `vhd:${t}`),
+    );
+  }
+  const rings: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string) => {
+    if (state.get(node) === 'done') return;
+    if (state.get(node) === 'open') {
+      rings.push([...path.slice(path.indexOf(node)), node]);
+      return;
+    }
+    state.set(node, 'open');
+    path.push(node);
+    for (const next of graph.get(node) ?? []) if (graph.has(next)) visit(next);
+    path.pop();
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) visit(node);
+  assert.equal(
+    rings.map((r) => r.join(' -> ')),
+    [],
+  );
+});
+
+test('one decision: pointer/decide.ts alone combines resolve, quarantine and waves; download, status and explain ask it', () => {
+  const callers = (name: string) =>
+    files
+      .filter((f) => new RegExp(`\\b${name}\\(`).test(f.text))
+      .map((f) => f.rel)
+      .sort();
+  assert.equal(callers('decideHotfix'), ['pointer/decide.ts', 'pointer/resolve.ts']);
+  assert.equal(callers('nodeEligibility'), ['pointer/decide.ts', 'pointer/eligibility.ts']);
+  for (const rel of ['hotfix/download.ts', 'status/collect.ts', 'pointer/explain.ts']) {
+    const text = files.find((f) => f.rel === rel)!.text;
+    assert.match(text, /decideFromPointerFile\(|decideForNode\(/, `${rel} does not ask the one decision`);
   }
 });
 

@@ -8,7 +8,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { ARCHES, copyrightText, HOMEPAGE, MAINTAINER, rpmChangelogDate, run } from './build-packages.mjs';
+import { ARCHES, copyrightText, HOMEPAGE, MAINTAINER, rpmChangelogDate, run } from './package-meta.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const DELTA_PACKAGE = 'aks-node-controller-delta';

@@ -15,7 +15,6 @@
 // input (a stripped bun executable silently becomes plain bun). Never run a strip step on these files.
 // --delta-from takes the executables images ship (the baked agents) and adds the aks-node-controller-delta
 // packages beside the full ones (build-delta-packages.mjs).
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,14 +22,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { buildDeltaPackages } from './build-delta-packages.mjs';
+import { ARCHES, copyrightText, HOMEPAGE, MAINTAINER, rpmChangelogDate, run } from './package-meta.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const ARCHES = {
-  amd64: { deb: 'amd64', rpm: 'x86_64' },
-  arm64: { deb: 'arm64', rpm: 'aarch64' },
-};
-export const MAINTAINER = process.env.PACKAGE_MAINTAINER ?? 'AKS node controller maintainers <aks-node-controller@example.invalid>';
-export const HOMEPAGE = 'https://github.com/Azure/AgentBaker';
 const VERSION_RE = /^\d{6}\.\d{2}\.\d+$/;
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
@@ -42,7 +36,6 @@ export const COMPRESSIONS = {
   fast: { deb: ['-Zzstd', '-z3'], rpm: 'w3T0.zstdio' },
 };
 const compressionOf = (options) => options.compression ?? (options.fast ? 'fast' : 'zstd');
-export const run = (program, args, options = {}) => execFileSync(program, args, { maxBuffer: 512 * 1024 * 1024, ...options });
 
 /** Runs the binary's `version` in a throwaway root so nothing is written to the host's /var/log. */
 export function binaryVersion(binary) {
@@ -131,15 +124,6 @@ function buildDeb({ bin, arch, version, outDir, compression, epoch, work, docs }
   const payload = run('sh', ['-c', 'dpkg-deb --fsys-tarfile "$1" | tar -xOf - ./usr/bin/aks-node-controller', 'sh', out]);
   return { file: out, payloadSha256: sha256(payload) };
 }
-
-/** `Wed Apr 01 2026`, the day of SOURCE_DATE_EPOCH, for an rpm %changelog entry. */
-export function rpmChangelogDate(epoch) {
-  const day = new Date(Number(epoch) * 1000).toUTCString().split(' ');
-  return `${day[0].replace(',', '')} ${day[2]} ${day[1]} ${day[3]}`;
-}
-
-/** The copyright file with the homepage filled in (both packages ship it). */
-export const copyrightText = () => readFileSync(join(here, 'copyright'), 'utf8').replaceAll('@HOMEPAGE@', HOMEPAGE);
 
 function buildRpm({ bin, arch, version, outDir, compression, epoch, work, docs }) {
   const top = join(work, `rpm-${arch}`);

@@ -8,7 +8,7 @@
 import { errorMessage, isAgentError } from '../../platform/errors.ts';
 import { type FastPathContext, timed } from '../repository/context.ts';
 import { INTEGRITY_STEP, integrityError } from '../repository/errors.ts';
-import { expectedBinaryVersion } from '../version.ts';
+import { expectedBinaryVersion } from '../../pointer/version.ts';
 import { DELTA_DIR, deltaFor, MANIFEST_MAX_BYTES, MANIFEST_PATH, parseDeltaManifest } from './manifest.ts';
 import { deltaUnavailableError, reconstructTarget } from './reconstruct.ts';
 

@@ -6,7 +6,7 @@ import type { Deps } from '../../platform/deps.ts';
 import { errorMessage, isAgentError } from '../../platform/errors.ts';
 import type { Deadline } from '../retry.ts';
 import { promoteWithHealthGate } from '../switch/gate.ts';
-import { expectedBinaryVersion } from '../version.ts';
+import { expectedBinaryVersion } from '../../pointer/version.ts';
 import { integrityError } from './errors.ts';
 import type { Scratch } from './scratch.ts';
 

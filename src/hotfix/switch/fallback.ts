@@ -7,11 +7,11 @@
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { errorMessage } from '../../platform/errors.ts';
-import { readPointerFile } from '../pointer-file.ts';
-import { decideHotfix } from '../resolve.ts';
+import { readPointerFile } from '../../pointer/file.ts';
+import { resolveVersion } from '../../pointer/resolve.ts';
 import { VERIFY_TIMEOUT_MS } from '../stage.ts';
-import { expectedBinaryVersion, STAMPED_VERSION } from '../version.ts';
-import { recordQuarantine } from './quarantine.ts';
+import { expectedBinaryVersion, STAMPED_VERSION } from '../../pointer/version.ts';
+import { recordQuarantine } from '../../pointer/quarantine.ts';
 
 export async function fallbackToBaked(deps: Deps, reason: string): Promise<number> {
   const start = deps.clock.now();
@@ -56,8 +56,8 @@ async function failedHotfixVersion(deps: Deps, problems: string[]): Promise<stri
     problems.push(`${binary} version: ${errorMessage(error)}`);
   }
   try {
-    const decision = decideHotfix(readPointerFile(deps.fs, deps.paths.hotfixPointer), deps.version);
-    if (decision.resolved !== '') return expectedBinaryVersion(decision.resolved);
+    const { resolved } = resolveVersion(readPointerFile(deps.fs, deps.paths.hotfixPointer), deps.version);
+    if (resolved !== '') return expectedBinaryVersion(resolved);
   } catch (error) {
     problems.push(errorMessage(error));
   }

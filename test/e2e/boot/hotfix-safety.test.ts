@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { waveSeed } from '../../../src/hotfix/pointer/wave.ts';
+import { waveSeed } from '../../../src/pointer/wave.ts';
 import { BAKED_VERSION, HOTFIX_VERSION, sandboxedFirstBoot, type BootOptions, type BootResult } from '../../fakes/boot.ts';
 import { buildMisbehavingAgent, type Fault } from '../../fakes/misbehaving-agent.ts';
 import { imagePaths } from '../../fakes/node-image.ts';

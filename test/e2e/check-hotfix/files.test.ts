@@ -5,8 +5,8 @@
 import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decideHotfix } from '../../../src/hotfix/resolve.ts';
-import { readPointerFile } from '../../../src/hotfix/pointer-file.ts';
+import { decideHotfix } from '../../../src/pointer/resolve.ts';
+import { readPointerFile } from '../../../src/pointer/file.ts';
 import { createRealFileSystem } from '../../../src/platform/fs.ts';
 import { DEFAULT_TOKEN, kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
 import {

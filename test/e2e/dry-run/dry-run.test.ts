@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfiguration } from '../../../src/config/load.ts';
 import { resolveNodePaths } from '../../../src/platform/paths.ts';
-import { buildProvisionCommand, dryRunView } from '../../../src/provision/command.ts';
+import { buildProvisionCommand, dryRunView } from '../../../src/cse/command.ts';
 import { makeSandbox, runAnc, type Sandbox } from '../harness.ts';
 
 const SECRETS = ['abcdef.CANARYTOKEN0123', 'CANARY-SP-SECRET', 'CANARYCLIENTKEY', 'CANARY-REALM-PW'];

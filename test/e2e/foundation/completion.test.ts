@@ -65,7 +65,7 @@ test('zsh: the script parses; the same answers', () => {
 });
 
 test('custom-data --format offers exactly the formats the renderer knows', async () => {
-  const { CUSTOM_DATA_FORMATS } = await import('../../../src/provision/custom-data.ts');
+  const { CUSTOM_DATA_FORMATS } = await import('../../../src/customdata/custom-data.ts');
   assert.equal(bashOffers('custom-data', '--format', ''), [...CUSTOM_DATA_FORMATS]);
 });
 

@@ -1,5 +1,6 @@
 // `status` on the compiled binary from files alone (portable): an ongoing boot, a partial one, a node never
 // booted. The failed boots through the real launcher are in boot-status.test.ts.
+import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeSandbox, runAnc } from '../harness.ts';
@@ -51,6 +52,41 @@ test('partial and never-booted nodes: a garbled provision.json and an empty root
       [config.state, config.provision.exitCode.name, config.provision.error],
       ['failed', 'ANC_CONFIG_ERROR', 'unsupported version: v9'],
     );
+  } finally {
+    box.cleanup();
+  }
+});
+
+test('hotfix decision: status and explain give the one node decision (quarantined, outside the wave, taken)', async () => {
+  const box = makeSandbox('anc-status-');
+  try {
+    const baked = '202604.01.0';
+    box.write(
+      '/var/log/azure/aks-node-controller.log',
+      `${JSON.stringify({ time: '2026-04-01T10:00:00Z', level: 'INFO', msg: 'aks-node-controller check-hotfix started', binary: 'baked', version: baked })}\n`,
+    );
+    const pointer = (rollout?: object) => JSON.stringify({ hotfixes: { '202604.01': '202604.01.1' }, ...(rollout ? { rollout } : {}) });
+    const decision = async () => {
+      const status = JSON.parse((await runAnc(['status', '-o', 'json'], { root: box.root })).stdout).hotfix.decision;
+      const explain = JSON.parse(
+        (await runAnc(['hotfix', 'explain', '-o', 'json', '--current-version', baked], { root: box.root })).stdout,
+      );
+      assert.equal([status.upgrade, status.reason], [explain.upgrade, explain.reason], 'status and explain agree');
+      const text = (await runAnc(['status'], { root: box.root })).stdout;
+      return { upgrade: status.upgrade, reason: status.reason, line: text.split('\n').find((l) => l.includes('decision')) };
+    };
+    box.write('/opt/azure/containers/aks-node-controller-hotfix.json', pointer());
+    assert.equal(await decision(), { upgrade: true, reason: 'upgrade', line: '  decision   upgrade 202604.01.0 -> 202604.01.1 (upgrade)' });
+    // Quarantined here before: status used to say "upgrade" next to the quarantine line.
+    box.write(
+      '/opt/azure/containers/aks-node-controller-hotfix-quarantine.json',
+      JSON.stringify({ versions: [{ version: '202604.01.1', reason: 'crashed before the scripts', recordedAt: '2026-04-01T10:01:00Z' }] }),
+    );
+    assert.equal(await decision(), { upgrade: false, reason: 'quarantined', line: '  decision   stay on 202604.01.0 (quarantined)' });
+    // Outside a 0% wave (no quarantine record).
+    rmSync(box.path('/opt/azure/containers/aks-node-controller-hotfix-quarantine.json'));
+    box.write('/opt/azure/containers/aks-node-controller-hotfix.json', pointer({ '202604.01': { percent: 0, salt: 's' } }));
+    assert.equal(await decision(), { upgrade: false, reason: 'notInWave', line: '  decision   stay on 202604.01.0 (notInWave)' });
   } finally {
     box.cleanup();
   }

@@ -10,7 +10,7 @@ import { downloadHotfix } from '../../../src/hotfix/download.ts';
 import { deadlineFrom } from '../../../src/hotfix/retry.ts';
 import { fallbackToBaked } from '../../../src/hotfix/switch/fallback.ts';
 import { promoteWithHealthGate } from '../../../src/hotfix/switch/gate.ts';
-import { readQuarantine, recordQuarantine } from '../../../src/hotfix/switch/quarantine.ts';
+import { readQuarantine, recordQuarantine } from '../../../src/pointer/quarantine.ts';
 import { AgentError } from '../../../src/platform/errors.ts';
 import type { RunResult, RunSpec } from '../../../src/platform/proc.ts';
 import { fakeDeps, type FakeDeps } from '../../fakes/deps.ts';

@@ -9,7 +9,7 @@ import { MESSAGES } from '../../../src/config/types.ts';
 import type { Configuration } from '../../../src/config/types.ts';
 import { resolveNodePaths } from '../../../src/platform/paths.ts';
 import { reveal } from '../../../src/platform/secret.ts';
-import { buildCseEnv } from '../../../src/provision/env/index.ts';
+import { buildCseEnv } from '../../../src/cse/env/index.ts';
 import { mulberry32, randomConfiguration, shuffledText } from './gen.ts';
 
 const load = (text: string): Configuration => loadConfiguration(text).config;

@@ -1,0 +1,82 @@
+// Machine facts: the two inputs of the env besides the config (config-contract 3.5), gathered once and
+// only through deps: the `containerd --version` output and the VHD's components.json.
+import { jsonSyntaxProblem } from '../config/json-offset.ts';
+import type { Deps } from '../platform/deps.ts';
+import { AgentError } from '../platform/errors.ts';
+import { parseGoJson } from '../platform/json.ts';
+import { parseGpuComponents } from './env/gpu-components.ts';
+import { pathError } from '../platform/os-error.ts';
+import { containerdVersionFromOutput } from './semver.ts';
+
+/** Where a dry run finds the image's component table (a real provision always reads the image's own). */
+export interface FactsOptions {
+  dryRun?: boolean;
+  /** `provision --dry-run --components FILE`: this table instead of the image's. */
+  componentsFile?: string;
+}
+
+export interface MachineFacts {
+  /** The detected containerd version (`1.7.22`), or undefined when none could be found. */
+  containerdVersion: string | undefined;
+  /** components.json as parsed JSON (validated for the GPU fields). */
+  components: unknown;
+}
+
+/** Bound on the version probe; the reference has none, but a hung binary must not stall provisioning. */
+const CONTAINERD_PROBE_TIMEOUT_MS = 30_000;
+
+/** `containerd --version` looked up on the agent's PATH; any failure means "no version". */
+export async function detectContainerdVersion(deps: Deps): Promise<string | undefined> {
+  const program = deps.proc.which('containerd', deps.env.PATH);
+  if (!program) return undefined;
+  try {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(deps.env)) if (v !== undefined) env[k] = v;
+    const result = await deps.proc.run({ program, args: ['--version'], env, timeoutMs: CONTAINERD_PROBE_TIMEOUT_MS });
+    if (result.exitCode !== 0) return undefined;
+    return containerdVersionFromOutput(result.stdout) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads and parses components.json; missing or malformed -> ANC_COMPONENTS with the reference message. */
+export function loadComponents(deps: Deps, path = deps.paths.componentsJson): unknown {
+  let text: string;
+  try {
+    text = deps.fs.readText(path, 'manifest');
+  } catch (error) {
+    throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: read ${path}: ${pathError('open', path, error)}`, {
+      cause: error,
+    });
+  }
+  let components: unknown;
+  try {
+    components = parseGoJson(text);
+  } catch (error) {
+    // Never the parser's message: it quotes the file. The byte offset says where it breaks.
+    const detail = jsonSyntaxProblem(text) ?? (error instanceof Error ? error.name : 'not valid JSON');
+    throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: parse ${path}: failed to unmarshal components.json: ${detail}`, {
+      cause: error,
+    });
+  }
+  parseGpuComponents(components, path);
+  return components;
+}
+
+/** The facts, and what a person should know about them (a dry run without the image's component table). */
+export async function gatherMachineFacts(deps: Deps, options: FactsOptions = {}): Promise<MachineFacts & { warnings: string[] }> {
+  const warnings: string[] = [];
+  let components: unknown;
+  if (options.componentsFile !== undefined) components = loadComponents(deps, options.componentsFile);
+  else if (options.dryRun && !deps.fs.exists(deps.paths.componentsJson)) {
+    // Off the node (a laptop, CI): the command is still worth seeing. A real provision fails here, as the
+    // reference does, because the GPU driver fields would be wrong.
+    components = {};
+    warnings.push(
+      `${deps.paths.componentsJson} not found: the GPU driver variables are empty in this dry run (a real provision fails without it); pass --components FILE for the image's table`,
+    );
+  } else components = loadComponents(deps);
+  const containerdVersion = await detectContainerdVersion(deps);
+  return { containerdVersion, components, warnings };
+}

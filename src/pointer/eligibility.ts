@@ -1,0 +1,55 @@
+// May THIS node take the hotfix the pointer resolves for its base? Two local refusals on top of the
+// fleet-wide rules (resolve.ts): the version is in the node's quarantine record (it failed here before),
+// or the node is outside the base's staged wave. download-hotfix acts on it, `hotfix explain` prints it.
+import type { Deps } from '../platform/deps.ts';
+import { errorMessage } from '../platform/errors.ts';
+import type { HotfixPointer } from './document.ts';
+import { decideWave, readProductUuid, type WaveDecision } from './wave.ts';
+import type { HotfixDecision } from './resolve.ts';
+import { expectedBinaryVersion } from './version.ts';
+import { quarantineEntryFor, readQuarantine, type QuarantineEntry } from './quarantine.ts';
+
+export interface Eligibility {
+  wave: WaveDecision;
+  /** Why the identity could not be used (the node then sits outside any partial wave). */
+  identityProblem?: string;
+  /** The record's entry for the resolved version. */
+  quarantine?: QuarantineEntry;
+  /** The quarantine record exists but cannot be read: fail-safe, nothing is staged. */
+  quarantineError?: string;
+  /** Set when the node must not take the hotfix. */
+  refusal?: { outcome: 'quarantined' | 'notInWave'; detail: string };
+}
+
+export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: HotfixPointer, decision: HotfixDecision): Eligibility {
+  const entry = decision.base === null ? undefined : ownEntry(pointer.rollout, decision.base);
+  const identity = readProductUuid(deps.fs, deps.paths.productUuid);
+  const wave = decideWave(entry, identity.uuid);
+  const out: Eligibility = { wave, ...(identity.problem === undefined ? {} : { identityProblem: identity.problem }) };
+  const version = expectedBinaryVersion(decision.resolved);
+  try {
+    const found = decision.resolved === '' ? undefined : quarantineEntryFor(readQuarantine(deps), version);
+    if (found) {
+      out.quarantine = found;
+      out.refusal = {
+        outcome: 'quarantined',
+        detail: `hotfix ${version} is quarantined on this node since ${found.recordedAt}: ${found.reason}`,
+      };
+    }
+  } catch (error) {
+    out.quarantineError = errorMessage(error);
+    out.refusal = { outcome: 'quarantined', detail: out.quarantineError };
+  }
+  if (!out.refusal && !wave.inWave) {
+    const seed = wave.seed === null ? `no usable identity (${identity.problem})` : `seed ${wave.seed.toFixed(6)}`;
+    out.refusal = {
+      outcome: 'notInWave',
+      detail: `node is outside the ${wave.percent}% wave for base ${decision.base}: ${seed}, cutoff ${wave.cutoff}`,
+    };
+  }
+  return out;
+}
+
+function ownEntry(rollout: HotfixPointer['rollout'], base: string) {
+  return rollout !== undefined && Object.hasOwn(rollout, base) ? rollout[base] : undefined;
+}

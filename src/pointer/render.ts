@@ -1,0 +1,69 @@
+// `hotfix pointer render` flags -> the signed-pointer payload fields, with every check an operator
+// should hear about before anything is published. Pure.
+import { AgentError } from '../platform/errors.ts';
+import { HOTFIX_BASE, SAFE_HOTFIX_VERSION } from './version.ts';
+import { parseRfc3339, SCOPE_KEYS, type PointerFields, type RolloutWave } from './payload.ts';
+
+export interface RenderFlags {
+  hotfix: readonly string[];
+  rollout: readonly string[];
+  serial: string | undefined;
+  expires: string | undefined;
+  scope: readonly string[];
+}
+
+function usage(message: string, hint = 'Run `aks-node-controller hotfix pointer render --help` for the flags.'): AgentError {
+  return new AgentError('ANC_USAGE', message, { hint });
+}
+
+function define<T>(out: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFields {
+  const hotfixes: Record<string, string> = {};
+  for (const entry of flags.hotfix) {
+    const [base, version] = splitOnce(entry, '=');
+    if (!HOTFIX_BASE.test(base) || version === undefined || !SAFE_HOTFIX_VERSION.test(version))
+      throw usage(`--hotfix ${JSON.stringify(entry)}: expected BASE=VERSION, e.g. 202604.01=202604.01.1`);
+    if (!version.startsWith(`${base}.`)) throw usage(`--hotfix ${entry}: version ${version} is not a patch of base ${base}`);
+    if (Object.hasOwn(hotfixes, base)) throw usage(`--hotfix: base ${base} is given twice`);
+    define(hotfixes, base, version);
+  }
+  const rollout: Record<string, RolloutWave> = {};
+  for (const entry of flags.rollout) {
+    const [base, rest] = splitOnce(entry, '=');
+    const [percentText, salt] = rest === undefined ? ['', undefined] : splitOnce(rest, ':');
+    const percent = Number(percentText);
+    if (!HOTFIX_BASE.test(base) || !/^\d{1,3}(\.\d+)?$/.test(percentText) || percent > 100 || salt === undefined || salt === '') {
+      throw usage(`--rollout ${JSON.stringify(entry)}: expected BASE=PERCENT:SALT with PERCENT 0..100, e.g. 202604.01=10:wave-2026-11`);
+    }
+    if (!Object.hasOwn(hotfixes, base)) throw usage(`--rollout ${entry}: base ${base} has no --hotfix`);
+    if (Object.hasOwn(rollout, base)) throw usage(`--rollout: base ${base} is given twice`);
+    define(rollout, base, { percent, salt });
+  }
+  const serialText = flags.serial ?? '';
+  const serial = Number(serialText);
+  if (!/^\d+$/.test(serialText) || !Number.isSafeInteger(serial) || serial < 1) {
+    throw usage(`--serial ${JSON.stringify(serialText)}: expected an integer >= 1, higher than every serial published before`);
+  }
+  const expires = flags.expires ?? '';
+  const expiresAt = parseRfc3339(expires);
+  if (!expiresAt) throw usage(`--expires ${JSON.stringify(expires)}: expected an RFC 3339 time, e.g. 2026-12-31T00:00:00Z`);
+  if (expiresAt.getTime() <= now.getTime()) throw usage(`--expires ${expires} is already past (now ${now.toISOString()})`);
+  const scope: Record<string, string[]> = {};
+  for (const entry of flags.scope) {
+    const [key, value] = splitOnce(entry, '=');
+    if (!(SCOPE_KEYS as readonly string[]).includes(key) || value === undefined || value.trim() === '') {
+      throw usage(`--scope ${JSON.stringify(entry)}: expected KEY=VALUE with KEY one of ${SCOPE_KEYS.join(', ')}`);
+    }
+    if (!Object.hasOwn(scope, key)) define(scope, key, []);
+    if (!scope[key]!.includes(value.trim())) scope[key]!.push(value.trim());
+  }
+  return { serial, expires, scope, hotfixes, ...(Object.keys(rollout).length > 0 ? { rollout } : {}) };
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
