@@ -28,7 +28,7 @@ export const provisionCommand = {
     { flag: '--show-secrets', description: 'with --dry-run: print secret values instead of <redacted>', boolean: true },
     {
       flag: '--components <file>',
-      description: "with --dry-run: the image's components.json to use (off a node; default /opt/azure/components.json)",
+      description: "with --dry-run: the image's components.json to use (off a node; default: the image's own)",
     },
   ],
   // --dry-run only prints: no node log, no events, runs as any user.
@@ -51,7 +51,7 @@ export const provisionCommand = {
       // A real provision reads the image's own table; another one would provision with the wrong drivers.
       throw new AgentError(
         'ANC_USAGE',
-        "--components is for --dry-run only: a real provision reads the image's /opt/azure/components.json",
+        `--components is for --dry-run only: a real provision reads only the image's own ${deps.paths.strip(deps.paths.componentsJson)}`,
       );
     }
     const { provision } = await import('../provision/run.ts');

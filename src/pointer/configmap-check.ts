@@ -50,7 +50,10 @@ export async function pointerFromConfigMap(
   }
   try {
     const pointer = verdict.signed ? parsePointer(verdict.text, 'signed pointer') : parseConfigMapPointer(JSON.stringify(doc));
-    return { pointer, gate: { ...gate, accepted: true, outcome: 'accepted', ...(verdict.signed ? { serial: verdict.pointer.serial } : {}) } };
+    return {
+      pointer,
+      gate: { ...gate, accepted: true, outcome: 'accepted', ...(verdict.signed ? { serial: verdict.pointer.serial } : {}) },
+    };
   } catch (error) {
     // check-hotfix: a ConfigMap it cannot parse is outcome `failed`, nothing staged.
     return { pointer: emptyPointer(), gate: { ...gate, accepted: false, outcome: 'failed', reason: errorMessage(error) } };
