@@ -1,6 +1,7 @@
 // The world as the commands see it: one Deps object built in main and passed down (STYLE 7).
 // Tests build their own with fakes; nothing below main reads process.env or process.argv.
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { createRealClock, type Clock } from './clock.ts';
 import { createEventSink, type EventSink } from './events.ts';
 import { createRealFileSystem, type FileSystem } from './fs.ts';
@@ -31,6 +32,10 @@ export interface Deps {
   events: EventSink;
   stdout: OutputStream;
   stderr: OutputStream;
+  /** The running machine's hostname (what the launcher compares with /etc/hostname). */
+  hostname(): string;
+  /** Columns of the terminal stdout is, or undefined when stdout is not a terminal (text then is not cut). */
+  terminalColumns: number | undefined;
   /** All of stdin as text (a `-` file argument). */
   readStdin(): string;
   /** Runs `body` with SIGTERM/SIGINT/SIGHUP turned into an abort of its signal (provision forwards them). */
@@ -84,6 +89,8 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
     events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log, BUILD_VERSION),
     stdout,
     stderr,
+    hostname,
+    terminalColumns: process.stdout.isTTY ? process.stdout.columns : undefined,
     readStdin: () => readFileSync(0, 'utf8'),
     withTerminationSignals: forwardingTerminationSignals,
   };

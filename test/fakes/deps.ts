@@ -41,6 +41,7 @@ export interface FakeDepsOptions {
   now?: () => Date;
   /** What the command reads from stdin. */
   stdin?: string;
+  hostname?: string;
 }
 
 export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
@@ -93,6 +94,8 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     stdout: { write: (t) => void out.push(String(t)) },
     stderr: { write: (t) => void err.push(String(t)) },
     readStdin: () => options.stdin ?? '',
+    hostname: () => options.hostname ?? 'aks-test-node',
+    terminalColumns: undefined,
     withTerminationSignals: forwardingTerminationSignals,
     logs,
     said,

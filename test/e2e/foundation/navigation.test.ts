@@ -231,12 +231,15 @@ test('read-only commands work as a non-root user without a node root: no /var/lo
       ['custom-data', file],
       ['hotfix', 'explain'],
       ['version'],
-      ['status'],
       ['--help'],
     ]) {
       const r = asUser(args);
       assert.ok(r.status === 0, `${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     }
+    // No node here: status reports not-started (its own exit code, 4) and writes nothing.
+    const status = asUser(['status']);
+    assert.is(status.status, 4, status.stderr);
+    assert.match(status.stdout, /^not-started: /);
     // On a laptop with no image at all: the command and env, and a warning that the GPU table is empty.
     const laptop = asUser(['provision', '--dry-run', `--provision-config=${file}`]);
     assert.is(laptop.status, 0, laptop.stderr);
