@@ -4,7 +4,7 @@
 // decision is made per `--current-version` (one per image in the fleet).
 import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
 import type { Command } from '../cli/command.ts';
-import { type OutputFormat, render } from '../cli/output.ts';
+import { type OutputFormat, plainText, render } from '../cli/output.ts';
 import type { Deps } from '../platform/deps.ts';
 
 export const hotfixExplainCommand = {
@@ -35,25 +35,48 @@ export const hotfixExplainCommand = {
     const given = options.pointer === undefined ? undefined : String(options.pointer);
     const path = given === undefined ? deps.paths.hotfixPointer : given.startsWith('/') ? given : `${deps.cwd}/${given}`;
     const versions = (options.currentVersion ?? []).map(String);
+    const { STAMPED_VERSION } = await import('../pointer/version.ts');
     for (const v of versions) {
-      if (v.length > ECHO_LIMIT) {
-        throw new AgentError('ANC_USAGE', `--current-version is ${v.length} characters long; a version is YYYYMM.DD.PATCH[-REV]`);
+      if (!STAMPED_VERSION.test(v)) {
+        const shown = v.length > ECHO_LIMIT ? `a ${v.length}-character value` : JSON.stringify(v);
+        throw new AgentError('ANC_USAGE', `--current-version ${shown} is not an image version YYYYMM.DD.PATCH (e.g. 202604.01.0)`);
       }
     }
-    const currents = versions.length === 0 ? [deps.version] : versions;
+    const { bakedAgentVersion, lastCheckHotfix } = await import('../pointer/explain-context.ts');
+    // By default the node's baked agent: it is what download-hotfix runs as, whichever copy runs explain.
+    const decidedFor = versions.length === 0 ? await bakedAgentVersion(deps) : { version: '', source: 'given' as const };
+    const currents = versions.length === 0 ? [decidedFor.version] : versions;
     const { isConfigMapText, pointerFromConfigMap } = await import('../pointer/configmap-check.ts');
     const text = given === undefined ? undefined : peek(deps, path);
     if (text === undefined || !isConfigMapText(text)) {
-      const one = (current: string) => explainHotfix(deps, path, current);
-      // One version keeps the shape scripts read; several give one decision each.
-      const value = currents.length === 1 ? one(currents[0]!) : { decisions: currents.map(one) };
-      return { exitCode: 0, stdout: await render(options.output, value, undefined, { compactJson: true }) };
+      const checkHotfix = lastCheckHotfix(deps);
+      const one = (current: string) => withCheck(explainHotfix(deps, path, current), checkHotfix);
+      // One version keeps the shape scripts read (plus what it was decided for); several give one each.
+      const value =
+        currents.length === 1
+          ? { ...one(currents[0]!), decidedFor: { source: decidedFor.source, ...(decidedFor.note ? { note: decidedFor.note } : {}) } }
+          : { decisions: currents.map(one) };
+      const leadWith = (v: { summary?: string }) =>
+        v.summary ? `${v.summary}\n\n${plainText({ ...v, summary: undefined })}` : plainText(v);
+      return { exitCode: 0, stdout: await render(options.output, value, leadWith, { compactJson: true }) };
     }
     const { pointer, gate } = await pointerFromConfigMap(deps, text, given!);
     const value = { pointer: gate, decisions: currents.map((current) => explainPointer(deps, pointer, current)) };
     return { exitCode: 0, stdout: await render(options.output, value, configMapText, { compactJson: true }) };
   },
 } satisfies Command<{ currentVersion?: string[]; pointer?: string; output?: OutputFormat }>;
+
+type Explained = import('../pointer/explain.ts').HotfixExplanation;
+
+/** The last check-hotfix outcome beside the decision; a refused pointer is why nothing is requested. */
+function withCheck(e: Explained, check: import('../pointer/explain-context.ts').LastCheck | null): Explained & { checkHotfix: unknown } {
+  const refused = check && !['configMapRead', 'noHotfixForBase', 'customDataFallback'].includes(check.outcome);
+  const summary =
+    refused && e.reason === 'no-request'
+      ? `${e.summary.slice(0, -1)}: check-hotfix refused the cluster's pointer (${check.outcome}${check.error ? `: ${check.error}` : ''}), so nothing is staged.`
+      : e.summary;
+  return { ...e, summary, checkHotfix: check };
+}
 
 /** The pointer file's text when it can be read; otherwise explainHotfix reports it as a node would. */
 function peek(deps: Deps, path: string): string | undefined {

@@ -195,4 +195,41 @@ test('on a 60-column terminal every line fits; -o json keeps the whole text', as
   assert.is(json.provision.error, 'x'.repeat(300));
 });
 
+test("hotfix explain: decides for the baked agent by default, leads with one sentence, shows check-hotfix's refusal", async () => {
+  const box = configured();
+  // The baked agent of this image reports 202604.01.0, whatever version the binary running explain has.
+  box.write(`${C}/aks-node-controller`, '#!/bin/sh\n[ "$1" = version ] && echo 202604.01.0\n', 0o755);
+  box.write(`${C}/aks-node-controller-hotfix.json`, JSON.stringify({ hotfixes: { '202604.01': '202604.01.1' } }));
+  const text = await runAnc(['hotfix', 'explain'], { root: box.root });
+  assert.is(text.exitCode, 0, text.stderr);
+  assert.is(
+    text.stdout.split('\n')[0],
+    'This node takes hotfix 202604.01.1: the pointer asks for it for base 202604.01, a higher patch of 202604.01.0.',
+  );
+  const json = JSON.parse((await runAnc(['hotfix', 'explain', '-o', 'json'], { root: box.root })).stdout);
+  assert.equal([json.current, json.decidedFor], ['202604.01.0', { source: 'baked' }]);
+  // check-hotfix refused an expired pointer: nothing staged, and explain says why there is no request.
+  box.write(
+    '/var/log/azure/aks-node-controller.log',
+    `${JSON.stringify({ time: '2026-04-01T10:00:00Z', level: 'WARN', msg: 'check-hotfix completed with error (fail-open)', outcome: 'expired', error: 'the pointer expired at 2026-03-01T00:00:00Z' })}\n`,
+  );
+  const { rmSync } = await import('node:fs');
+  rmSync(box.path(`${C}/aks-node-controller-hotfix.json`));
+  const refused = JSON.parse((await runAnc(['hotfix', 'explain', '-o', 'json'], { root: box.root })).stdout);
+  assert.is(refused.reason, 'no-request');
+  assert.equal(refused.checkHotfix, {
+    outcome: 'expired',
+    error: 'the pointer expired at 2026-03-01T00:00:00Z',
+    time: '2026-04-01T10:00:00Z',
+  });
+  assert.match(
+    refused.summary,
+    /^This node stays on 202604\.01\.0: .*: check-hotfix refused the cluster's pointer \(expired: the pointer expired at 2026-03-01T00:00:00Z\), so nothing is staged\.$/,
+  );
+  // A --current-version that is not an image version is refused, not decided for.
+  const bad = await runAnc(['hotfix', 'explain', '--current-version', '2026.4'], { root: box.root });
+  assert.is(bad.exitCode, 1);
+  assert.match(bad.stderr, '--current-version "2026.4" is not an image version YYYYMM.DD.PATCH');
+});
+
 test.run();

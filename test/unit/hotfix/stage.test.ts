@@ -99,12 +99,19 @@ test('explain: --current-version and a relative --pointer', async () => {
   const d = fakeDeps();
   try {
     put(`${d.cwd}/p.json`, '{"version":"202604.01.1"}');
-    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: ['dev'], pointer: 'p.json', output: 'json' } }, d);
+    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: ['202604.01.0'], pointer: 'p.json', output: 'json' } }, d);
     const { current, base, resolved, upgrade, reason } = JSON.parse(r.stdout!);
     assert.equal(
       { current, base, resolved, upgrade, reason },
-      { current: 'dev', base: null, resolved: '202604.01.1', upgrade: false, reason: 'compare-failed' },
+      { current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade' },
     );
+    // Not an image version: refused, not decided for.
+    try {
+      await hotfixExplainCommand.run({ args: [], options: { currentVersion: ['dev'], pointer: 'p.json', output: 'json' } }, d);
+      assert.unreachable('dev was accepted');
+    } catch (error) {
+      assert.match(String(error), '--current-version "dev" is not an image version YYYYMM.DD.PATCH');
+    }
     const none = await hotfixExplainCommand.run({ args: [], options: { pointer: '/nonexistent/x.json', output: 'json' } }, d);
     assert.is(JSON.parse(none.stdout!).reason, 'no-request');
   } finally {
