@@ -33,7 +33,7 @@ function parseArgs(argv) {
   return args;
 }
 
-/** Declarations for TypeScript consumers: tsc emits types/*.d.ts (specifiers rewritten from .ts to .js so
+/** Declarations for TypeScript consumers: tsc emits types/<src layout>/*.d.ts (specifiers rewritten from .ts to .js so
  *  any consumer resolution finds them) and rollout.d.mts re-exports them next to rollout.mjs. */
 function emitTypes(outdir) {
   const typesDir = join(outdir, 'types');
@@ -57,6 +57,8 @@ function emitTypes(outdir) {
       '--skipLibCheck',
       '--types',
       'node',
+      '--rootDir',
+      join(root, 'src'),
       '--outDir',
       typesDir,
     ],
@@ -71,7 +73,8 @@ function emitTypes(outdir) {
     }
   };
   rewrite(typesDir);
-  writeFileSync(join(outdir, 'rollout.d.mts'), "export * from './types/rollout.js';\n");
+  // --rootDir src: the layout mirrors src/ (config/ imports platform/go/ helpers), whatever rollout reaches.
+  writeFileSync(join(outdir, 'rollout.d.mts'), "export * from './types/config/rollout.js';\n");
 }
 
 async function main() {

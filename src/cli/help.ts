@@ -51,7 +51,7 @@ export function groupHelp(name: string, commands: readonly AnyCommand[]): string
           'Flags:',
           table([
             ['-h, --help', 'Show this help'],
-            ['-v, --version', 'Print the version (same as `version`)'],
+            ['-v, --version', "Print `aks-node-controller version <v>` (the reference's line; `version` prints it bare)"],
           ]),
         ]
       : []),

@@ -22,7 +22,9 @@ export function isReadOnlyInvocation(rawArgv: readonly string[], commands: reado
 
 export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyCommand[]): Promise<number> {
   let argv = rawArgv.map(normaliseFlag);
-  // `--version` is the `version` command, so both print the same text.
+  // `--version` / `-v` alone print the reference's line, which tooling written for it parses; with more
+  // arguments (`-v -o json`) they are the `version` command.
+  if ((argv[0] === '--version' || argv[0] === '-v') && argv.length === 1) return print(deps, `${PROGRAM} version ${deps.version}\n`);
   if (argv[0] === '--version' || argv[0] === '-v') argv = ['version', ...argv.slice(1)];
   const first = argv[0];
   if (first === undefined)

@@ -1,5 +1,6 @@
 // `version [-o text|json|yaml]`: the stamped version. Text is the bare version (what install.sh, the
-// packaging and the hotfix self-test read); `--version` is this command, so both print the same.
+// packaging and the hotfix self-test read); `--version` alone prints the reference's
+// `aks-node-controller version <v>` line instead (commands/cli.ts).
 import { BUILD_COMMIT, BUILD_TIME, binaryKind, buildTarget, runtimeVersion } from '../platform/build-info.ts';
 import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';

@@ -7,7 +7,8 @@ import type { FieldInfo } from './generated/catalog.ts';
 import type { EnumName, MessageName } from './generated/types.ts';
 import { childPath, clip, describeFound, indexPath } from './issues.ts';
 import type { ConfigIssue } from './issues.ts';
-import type { JsonNode, JsonObject } from './json-scan.ts';
+import type { JsonNode, JsonObject, JsonString } from '../platform/json-scan.ts';
+import { protojsonFloat, protojsonInt, protojsonStringNumber } from '../platform/go/protojson.ts';
 
 export interface DecodeContext {
   issues: ConfigIssue[];
@@ -15,12 +16,14 @@ export interface DecodeContext {
   where(at: number): string;
 }
 
-type Decoded = { ok: true; value: unknown } | { ok: false; expected: string } | { ok: 'drop'; warning: string };
+type Decoded =
+  | { ok: true; value: unknown }
+  | { ok: false; expected: string }
+  | { ok: 'drop'; warning: string }
+  | { ok: 'kept'; value: unknown; warning: string; expected: string };
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
-const NUMERIC = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
-const INT_PARTS = /^-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 
 export const EXPECTED = {
   string: 'a JSON string',
@@ -46,33 +49,50 @@ export function fieldByKey(message: MessageName, key: string): FieldInfo | undef
   return index.get(key);
 }
 
-/** Exact int32 from a JSON number text: integral (exponent/fraction allowed) and in range. */
+/** Exact int32 from a JSON number token: integral (exponent/fraction allowed) and in range. */
 export function parseInt32(raw: string): number | undefined {
-  if (!NUMERIC.test(raw)) return undefined;
-  const m = INT_PARTS.exec(raw);
-  if (!m) return undefined;
-  const intDigits = m[1] ?? '';
-  const digits = intDigits + (m[2] ?? '');
-  const point = intDigits.length + Number(m[3] ?? 0);
-  if (point < digits.length && /[1-9]/.test(digits.slice(Math.max(point, 0)))) return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < INT32_MIN || value > INT32_MAX) return undefined;
+  const value = protojsonInt(raw, 32);
   return value === 0 ? 0 : value;
 }
 
-/** protojson double: numbers, numeric strings, "NaN", "Infinity", "-Infinity"; finite otherwise. */
+/**
+ * The number token of a numeric string (protojson: one token read from the start), and whether text
+ * follows it ("600 seconds"), which the reference ignores and we keep the value but warn about.
+ */
+function stringToken(node: JsonNode): { token: string | undefined; trailing: boolean } {
+  if (node.t !== 'string') return { token: undefined, trailing: false };
+  const token = protojsonStringNumber(node.value);
+  return { token, trailing: token !== undefined && token.length < node.value.length };
+}
+
+/** protojson double: numbers, numeric strings (as for int32), "NaN", "Infinity", "-Infinity"; finite otherwise. */
 export function parseDouble(node: JsonNode): number | undefined {
-  if (node.t === 'number') {
-    const v = Number(node.raw);
-    return Number.isFinite(v) ? v : undefined;
-  }
+  if (node.t === 'number') return protojsonFloat(node.raw);
   if (node.t !== 'string') return undefined;
   if (node.value === 'NaN') return NaN;
   if (node.value === 'Infinity') return Infinity;
   if (node.value === '-Infinity') return -Infinity;
-  if (!NUMERIC.test(node.value)) return undefined;
-  const v = Number(node.value);
-  return Number.isFinite(v) ? v : undefined;
+  const { token } = stringToken(node);
+  return token === undefined ? undefined : protojsonFloat(token);
+}
+
+/** int32 or double (JSON number or numeric string); a string with text after its number is kept with a warning. */
+function decodeNumber(node: JsonNode, type: 'int32' | 'double'): Decoded {
+  const token = stringToken(node);
+  const n =
+    type === 'double'
+      ? parseDouble(node)
+      : node.t === 'number'
+        ? parseInt32(node.raw)
+        : token.token === undefined
+          ? undefined
+          : parseInt32(token.token);
+  const expected = EXPECTED[type];
+  if (n === undefined) return { ok: false, expected };
+  if (!token.trailing) return { ok: true, value: n };
+  const text = clip(JSON.stringify((node as JsonString).value));
+  const warning = `numeric string ${text} read as ${n}, as the reference reads it: the text after the number is ignored`;
+  return { ok: 'kept', value: n, warning, expected };
 }
 
 function enumExpected(e: EnumName): string {
@@ -102,15 +122,9 @@ export function decodeScalar(node: JsonNode, type: string): Decoded {
       return node.wellFormed ? { ok: true, value: node.value } : { ok: false, expected: EXPECTED.wellFormed };
     case 'bool':
       return node.t === 'bool' ? { ok: true, value: node.value } : { ok: false, expected: EXPECTED.bool };
-    case 'int32': {
-      const raw = node.t === 'number' ? node.raw : node.t === 'string' ? node.value : undefined;
-      const n = raw === undefined ? undefined : parseInt32(raw);
-      return n === undefined ? { ok: false, expected: EXPECTED.int32 } : { ok: true, value: n };
-    }
-    case 'double': {
-      const n = parseDouble(node);
-      return n === undefined ? { ok: false, expected: EXPECTED.double } : { ok: true, value: n };
-    }
+    case 'int32':
+    case 'double':
+      return decodeNumber(node, type);
     default:
       if (Object.hasOwn(ENUMS, type)) return decodeEnum(node, type as EnumName);
       return { ok: false, expected: `a value of type ${type}` };
@@ -139,9 +153,9 @@ function settle(ctx: DecodeContext, path: string, node: JsonNode, field: FieldIn
       severity: 'warning',
       kind: 'bad-value',
       message: `${d.warning}${ctx.where(node.at)}`,
-      expected: enumExpected(field.enum as EnumName),
+      expected: d.ok === 'kept' ? d.expected : enumExpected(field.enum as EnumName),
     });
-  return undefined;
+  return d.ok === 'kept' ? d.value : undefined;
 }
 
 function decodeRepeated(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: string): unknown {
@@ -182,6 +196,20 @@ function decodeMap(ctx: DecodeContext, node: JsonNode, field: FieldInfo, path: s
       continue;
     }
     seen.add(entry.key);
+    if (!entry.keyWellFormed) {
+      // The reference cannot decode such a key (protojson rejects it); D7: the entry alone is dropped.
+      const expected = EXPECTED.wellFormed;
+      const message = `invalid key in map field ${field.json}: expected ${expected}, found a key with a lone surrogate escape; entry ignored${ctx.where(entry.at)}`;
+      ctx.issues.push({
+        path: entryPath,
+        severity: 'error',
+        kind: 'bad-value',
+        message,
+        expected,
+        found: 'a key with a lone surrogate escape',
+      });
+      continue;
+    }
     const what = `value for map field ${field.json}`;
     let v: unknown;
     if (field.mapValueMessage) {

@@ -1,7 +1,7 @@
 // The problems found while loading a configuration (DECISIONS D7): each names a JSON path, and a bad
 // value names what was expected and (unless the field holds a credential) what was found.
 import type { FieldInfo } from './generated/catalog.ts';
-import type { JsonNode } from './json-scan.ts';
+import type { JsonNode } from '../platform/json-scan.ts';
 
 export interface ConfigIssue {
   /** JSON path of the offending key or value, e.g. `$.kubeletConfig.kubeletFlags`. Keys as written. */

@@ -18,7 +18,7 @@ import { decodeMessage } from './decode.ts';
 import type { DecodeContext } from './decode.ts';
 import { clip, describeType } from './issues.ts';
 import type { ConfigIssue } from './issues.ts';
-import { lineColumns, scanJson } from './json-scan.ts';
+import { lineColumns, scanJson } from '../platform/json-scan.ts';
 import type { Configuration } from './types.ts';
 
 export type { ConfigIssue } from './issues.ts';

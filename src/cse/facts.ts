@@ -3,8 +3,8 @@
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
-import { parseGoJson } from '../platform/json.ts';
-import { parseGpuComponents } from './env/gpu-components.ts';
+import { GO_MAX_DEPTH, goPlain, goUnmarshal } from '../platform/go/unmarshal.ts';
+import { COMPONENTS_GO_TYPE, parseGpuComponents } from './env/gpu-components.ts';
 import { pathError } from '../platform/os-error.ts';
 import { containerdVersionFromOutput } from './semver.ts';
 
@@ -18,7 +18,7 @@ export interface FactsOptions {
 export interface MachineFacts {
   /** The detected containerd version (`1.7.22`), or undefined when none could be found. */
   containerdVersion: string | undefined;
-  /** components.json as parsed JSON (validated for the GPU fields). */
+  /** components.json as the reference's structs decoded it (plain data: every declared field). */
   components: unknown;
 }
 
@@ -50,16 +50,21 @@ export function loadComponents(deps: Deps, path = deps.paths.componentsJson): un
       cause: error,
     });
   }
-  let components: unknown;
-  try {
-    components = parseGoJson(text);
-  } catch (error) {
-    // Never the parser's message: it quotes the file. The byte offset says where it breaks.
-    const detail = jsonSyntaxProblem(text) ?? (error instanceof Error ? error.name : 'not valid JSON');
-    throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: parse ${path}: failed to unmarshal components.json: ${detail}`, {
-      cause: error,
-    });
+  // Go encoding/json into the reference's structs (platform/go/unmarshal): a syntax error, nesting
+  // deeper than 10,000 or a wrong type in any declared field fails the load, as it refuses to provision.
+  const decoded = goUnmarshal(text, COMPONENTS_GO_TYPE);
+  const problem = decoded.error;
+  if (problem) {
+    // Never the parser's message for a syntax error: it would quote the file. The byte offset says where it breaks.
+    const detail =
+      problem.kind === 'type'
+        ? problem.message
+        : problem.kind === 'depth'
+          ? `exceeded max depth (nesting deeper than ${GO_MAX_DEPTH} levels at byte offset ${Buffer.byteLength(text.slice(0, problem.at))})`
+          : (jsonSyntaxProblem(text, GO_MAX_DEPTH) ?? problem.message);
+    throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: parse ${path}: failed to unmarshal components.json: ${detail}`);
   }
+  const components = goPlain(decoded.value, COMPONENTS_GO_TYPE);
   parseGpuComponents(components, path);
   return components;
 }

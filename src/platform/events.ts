@@ -24,20 +24,26 @@ export interface EventSink {
   emit(event: AgentEvent): void;
 }
 
+/** The reference's constant `Version` (spec 3): telemetry downstream of the VM agent keys on the schema. */
+export const EVENT_SCHEMA_VERSION = '1.23';
+
+/** The agent's own version rides at the end of the Message, as one more ` | key=value` part. */
+export const AGENT_VERSION_KEY = 'ancVersion';
+
 /**
- * `version` is the agent's own version: the reference writes a constant "1.23" there (spec 3), which
- * says nothing; the field is free text for the guest agent, and a node's events must say which build
- * (baked or hotfix) produced them.
+ * The reference's event, byte for byte, except one trailing Message part ` | ancVersion=<v>` naming the
+ * build (baked or hotfix) that wrote it; readers of the reference's format (the message, the
+ * `durationMs=` value) are unaffected by a part after the timing.
  */
 export function renderEvent(event: AgentEvent, version: string): string {
   const start = formatEventTime(event.start);
   const end = formatEventTime(event.end);
   const durationMs = Math.trunc(event.end.getTime() - event.start.getTime());
-  const timing = `startTime=${start} endTime=${end} durationMs=${durationMs}`;
+  const timing = `startTime=${start} endTime=${end} durationMs=${durationMs} | ${AGENT_VERSION_KEY}=${version}`;
   return goJson({
     Timestamp: start,
     OperationId: end,
-    Version: version,
+    Version: EVENT_SCHEMA_VERSION,
     TaskName: `AKS.AKSNodeController.${event.task}`,
     EventLevel: event.level,
     Message: event.message === '' ? timing : `${event.message} | ${timing}`,

@@ -55,11 +55,18 @@ function replaceLoneSurrogateEscapes(text: string): string {
   return out + text.slice(from);
 }
 
-/** Go encoding/json key matching: the exact key, else the last match under Go's case folding. */
+/**
+ * Go encoding/json key matching for a string or struct field: EVERY key equal to `name` exactly or under
+ * Go's case folding decodes into the field, in document order, so the last one wins, and a `null` one
+ * leaves the earlier value (issue 24). Documents where the exact order matters beyond what JSON.parse
+ * keeps (a key repeated around its case variants) go through platform/go/unmarshal instead.
+ */
 export function goLookupField(obj: Record<string, unknown>, name: string): unknown {
-  if (Object.hasOwn(obj, name)) return obj[name];
   let found: unknown;
-  for (const key of Object.keys(obj)) if (goEqualFold(key, name)) found = obj[key];
+  for (const key of Object.keys(obj)) {
+    if (key !== name && !goEqualFold(key, name)) continue;
+    if (obj[key] !== null || found === undefined) found = obj[key];
+  }
   return found;
 }
 

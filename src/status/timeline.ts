@@ -38,6 +38,15 @@ function durationOf(start: RawEvent, end: RawEvent): number | null {
   return Number.isFinite(ms) ? Math.max(0, ms) : null;
 }
 
+/**
+ * The agent's version: the Message's trailing ` | ancVersion=<v>` part (platform/events.ts); builds
+ * before it wrote it in `Version`, where the reference writes its constant "1.23".
+ */
+function agentVersionOf(event: RawEvent): string | undefined {
+  const inMessage = / \| ancVersion=(\S+)$/.exec(event.Message ?? '')?.[1];
+  return inMessage ?? (event.Version && event.Version !== '1.23' ? event.Version : undefined);
+}
+
 const messageOf = (event: RawEvent) => (event.Message ?? '').split(' | startTime=')[0]!.replace(/^startTime=.*$/, '');
 
 /** Orders by file name (the write order), numerically. */
@@ -55,7 +64,13 @@ export function buildTimeline(events: RawEvent[]): TimelineRow[] {
     const task = agent ? name.slice(AGENT_PREFIX.length) : name;
     const message = messageOf(event);
     const error = event.EventLevel === 'Error';
-    const base = { task, start: event.Timestamp ?? '', message, agent, ...(agent && event.Version ? { version: event.Version } : {}) };
+    const base = {
+      task,
+      start: event.Timestamp ?? '',
+      message,
+      agent,
+      ...(agent && agentVersionOf(event) ? { version: agentVersionOf(event) } : {}),
+    };
     if (agent && message === 'Starting') {
       const row: TimelineRow = { ...base, durationMs: null, outcome: 'running' };
       rows.push(row);

@@ -7,11 +7,13 @@ import { isReadOnlyInvocation, run } from '../../src/commands/cli.ts';
 import { COMMANDS } from '../../src/commands/index.ts';
 import { fakeDeps } from '../fakes/deps.ts';
 
-test('version and --version print the same text: the Deps version', async () => {
+test("version prints the bare Deps version; --version and -v the reference's line", async () => {
   const deps = fakeDeps({ version: '202604.01.5' });
   assert.is(await run(['version'], deps, COMMANDS), 0);
   assert.is(await run(['--version'], deps, COMMANDS), 0);
-  assert.equal(deps.out, ['202604.01.5\n', '202604.01.5\n']);
+  assert.is(await run(['-v'], deps, COMMANDS), 0);
+  assert.equal(deps.out, ['202604.01.5\n', 'aks-node-controller version 202604.01.5\n', 'aks-node-controller version 202604.01.5\n']);
+  assert.ok(isReadOnlyInvocation(['--version'], COMMANDS));
   deps.cleanup();
 });
 

@@ -3,7 +3,7 @@ import type { Configuration } from '../../config/types.ts';
 import type { NodePaths } from '../../platform/paths.ts';
 import type { MachineFacts } from '../facts.ts';
 import { goEqualFold, goFields, goToLower } from '../../platform/go/strings.ts';
-import { parseGoJson } from '../../platform/json.ts';
+import { goUnmarshal, type GoType } from '../../platform/go/unmarshal.ts';
 import { bool, type EnvPart } from './format.ts';
 
 const CUSTOM_CLOUD = 'akscustom';
@@ -28,28 +28,22 @@ export function cloudFromLocation(location: string): string {
   return 'AzurePublicCloud';
 }
 
+/** The reference's struct for custom_env_json_content: one string field. */
+const CUSTOM_ENV_GO_TYPE: GoType = {
+  kind: 'struct',
+  name: 'customEnvironment',
+  fields: [{ tag: 'resourceManagerEndpoint', type: { kind: 'string' } }],
+};
+
 /**
- * `resourceManagerEndpoint` of custom_env_json_content decoded as raw JSON the way Go encoding/json
- * fills a one-field struct: keys matched case-insensitively, last match wins, null -> '', any decode
- * error (not JSON, non-object top level, non-string value) -> ''.
+ * `resourceManagerEndpoint` of custom_env_json_content, decoded by Go encoding/json rules
+ * (platform/go/unmarshal): keys matched case-insensitively, a later `null` keeps the earlier value, and
+ * any error (syntax, nesting over 10,000, a value of the wrong type even if a later duplicate is fine)
+ * fails the call, which leaves the endpoint ''.
  */
 export function resourceManagerEndpoint(content: string): string {
-  let parsed: unknown;
-  try {
-    parsed = parseGoJson(content);
-  } catch {
-    return '';
-  }
-  if (parsed === null) return '';
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) return '';
-  let endpoint = '';
-  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!goEqualFold(key, 'resourceManagerEndpoint')) continue;
-    if (value === null) continue;
-    if (typeof value !== 'string') return '';
-    endpoint = value;
-  }
-  return endpoint;
+  const decoded = goUnmarshal<Record<string, string>>(content, CUSTOM_ENV_GO_TYPE);
+  return decoded.error ? '' : (decoded.value.resourceManagerEndpoint ?? '');
 }
 
 export function cloudEnv(config: Configuration, _facts: MachineFacts, paths: NodePaths): EnvPart {

@@ -3,6 +3,41 @@
 // leaves a field unset, unknown keys are ignored, a value of the wrong JSON type is an error.
 import { AgentError } from '../../platform/errors.ts';
 import { goEqualFold } from '../../platform/go/strings.ts';
+import type { GoType } from '../../platform/go/unmarshal.ts';
+
+const GO_STRING = { kind: 'string' } as const;
+/** The reference's Go structs for components.json (componentsConfig and its parts): every declared field. */
+export const COMPONENTS_GO_TYPE: GoType = {
+  kind: 'struct',
+  name: 'componentsConfig',
+  fields: [
+    {
+      tag: 'GPUContainerImages',
+      type: {
+        kind: 'slice',
+        name: '[]gpuContainerImage',
+        elem: {
+          kind: 'struct',
+          name: 'gpuContainerImage',
+          fields: [
+            { tag: 'downloadURL', type: GO_STRING },
+            {
+              tag: 'gpuVersion',
+              type: {
+                kind: 'struct',
+                name: 'gpuVersion',
+                fields: [
+                  { tag: 'renovateTag', type: GO_STRING },
+                  { tag: 'latestVersion', type: GO_STRING },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    },
+  ],
+};
 
 export interface GpuDriver {
   driver: string;

@@ -15,13 +15,19 @@ test('`version` prints the stamped YYYYMM.DD.PATCH version and a newline', async
   assert.is(r.stderr, '');
 });
 
-test('--version and -v print the same text as `version` (one format everywhere)', async () => {
+test("--version and -v print the reference's `aks-node-controller version <v>`; `version` stays bare, -o json rich", async () => {
   const version = (await run(['version'])).stdout;
+  assert.match(version, /^\S+\n$/);
   for (const flag of ['--version', '-v']) {
     const r = await run([flag]);
     assert.is(r.exitCode, 0);
-    assert.is(r.stdout, version);
+    assert.is(r.stdout, `aks-node-controller version ${version}`);
+    assert.is(r.stderr, '');
   }
+  const rich = JSON.parse((await run(['version', '-o', 'json'])).stdout);
+  assert.is(rich.version, version.trim());
+  assert.ok(typeof rich.commit === 'string' && typeof rich.target === 'string', JSON.stringify(rich));
+  assert.equal(JSON.parse((await run(['-v', '-o', 'json'])).stdout), rich);
 });
 
 test('no command: exit 1, one line on stderr naming the valid commands, then its hint', async () => {

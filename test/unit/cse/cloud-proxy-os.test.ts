@@ -63,6 +63,21 @@ test('resourceManagerEndpoint decodes like Go encoding/json', () => {
   assert.is(resourceManagerEndpoint(''), '');
 });
 
+test('resourceManagerEndpoint: the issue 24 table of Go encoding/json behaviour', () => {
+  const deep = (n: number) => `{"x":${'['.repeat(n)}${']'.repeat(n)},"resourceManagerEndpoint":"d"}`;
+  const table: Array<[string, string, string]> = [
+    ['a later null leaves the earlier value', '{"resourceManagerEndpoint":"a","resourceManagerEndpoint":null}', 'a'],
+    ['a later case variant replaces it', '{"resourceManagerEndpoint":"a","RESOURCEMANAGERENDPOINT":"b"}', 'b'],
+    ['a type error fails the call even if a later duplicate is valid', '{"resourceManagerEndpoint":1,"resourceManagerEndpoint":"b"}', ''],
+    ['a type error after a valid value fails it too', '{"resourceManagerEndpoint":"a","resourcemanagerendpoint":true}', ''],
+    ['unknown keys of any type are skipped', '{"other":{"resourceManagerEndpoint":1},"resourceManagerEndpoint":"a"}', 'a'],
+    ['nesting of 10,000 (the document object included) is fine', deep(9_999), 'd'],
+    ['nesting deeper than 10,000 fails the call', deep(10_000), ''],
+    ['a syntax error anywhere fails the call', '{"resourceManagerEndpoint":"a"} x', ''],
+  ];
+  for (const [name, content, want] of table) assert.is(resourceManagerEndpoint(content), want, name);
+});
+
 test('custom_env_json_content is a JSON document read later: a lone surrogate escape in it becomes U+FFFD', () => {
   assert.is(resourceManagerEndpoint('{"resourceManagerEndpoint":"https://x/\\ud800"}'), 'https://x/\uFFFD');
   assert.is(resourceManagerEndpoint('{"resourceManagerEndpoint":"https://x/\\ud83d\\ude00"}'), 'https://x/\u{1F600}');

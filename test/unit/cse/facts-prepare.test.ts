@@ -50,7 +50,12 @@ test('facts: containerd version from PATH, components.json from the root', async
   put(deps.paths.componentsJson, JSON.stringify(UPSTREAM_COMPONENTS));
   const facts = await gatherMachineFacts(deps);
   assert.is(facts.containerdVersion, '2.3.2');
-  assert.equal(facts.components, UPSTREAM_COMPONENTS);
+  // Decoded into the reference's structs: the declared fields only, every one of them.
+  const declared = UPSTREAM_COMPONENTS.GPUContainerImages.map((i) => ({
+    downloadURL: i.downloadURL,
+    gpuVersion: { renovateTag: '', latestVersion: i.gpuVersion.latestVersion },
+  }));
+  assert.equal(facts.components, { GPUContainerImages: declared });
   deps.cleanup();
 });
 
@@ -152,7 +157,9 @@ test('facts: components.json is read by encoding/json (lone surrogate -> U+FFFD)
   put(deps.paths.componentsJson, '{"GPUContainerImages":[{"downloadURL":"mcr/x:\\ud800","gpuVersion":{"latestVersion":"1-a"}}]}');
   const facts = await gatherMachineFacts(deps);
   assert.is(facts.containerdVersion, '1.7.22');
-  assert.equal(facts.components, { GPUContainerImages: [{ downloadURL: 'mcr/x:\uFFFD', gpuVersion: { latestVersion: '1-a' } }] });
+  assert.equal(facts.components, {
+    GPUContainerImages: [{ downloadURL: 'mcr/x:\uFFFD', gpuVersion: { renovateTag: '', latestVersion: '1-a' } }],
+  });
   deps.cleanup();
 });
 

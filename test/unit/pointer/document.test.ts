@@ -37,14 +37,15 @@ test('invalid JSON errors', () => {
 test('ignores extra fields (forward compat)', () => {
   assert.equal(parsePointer('{"version":"202604.01.1","future":{"x":[1,2]},"n":5}', P).version, '202604.01.1');
 });
-test('keys match case-insensitively, exact match preferred', () => {
+test('keys match case-insensitively; every matching key decodes in document order (Go), the last one wins', () => {
   assert.equal(parsePointer('{"VERSION":"a","Hotfixes":{"b":"c"},"Scripts_Version":"s"}', P), {
     version: 'a',
     scriptsVersion: 's',
     hotfixes: { b: 'c' },
   });
   assert.is(parsePointer('{"Version":"upper","version":"exact"}', P).version, 'exact');
-  assert.is(parsePointer('{"version":"exact","VERSION":"upper"}', P).version, 'exact');
+  assert.is(parsePointer('{"version":"exact","VERSION":"upper"}', P).version, 'upper');
+  assert.is(parsePointer('{"version":"exact","VERSION":null}', P).version, 'exact');
   assert.is(parsePointer('{"\u017fcripts_version":"longs"}', P).scriptsVersion, 'longs');
 });
 test('null values leave fields empty; null map entry is empty string', () => {

@@ -22,10 +22,10 @@ const event = (file: string, task: string, message: string, start: string, end: 
   file: `${file}.json`,
   Timestamp: start,
   OperationId: end,
-  Version: '202604.01.0',
+  Version: '1.23',
   TaskName: task,
   EventLevel: level,
-  Message: `${message} | startTime=${start} endTime=${end} durationMs=0`,
+  Message: `${message} | startTime=${start} endTime=${end} durationMs=0 | ancVersion=202604.01.0`,
 });
 
 test("timeline: Starting + final event are one row; rows in time order (file name breaks ties); scripts' events their own rows", () => {
@@ -59,6 +59,15 @@ test("timeline: Starting + final event are one row; rows in time order (file nam
   );
   assert.is(rows[0]!.message, 'aks-node-controller exited with error exit status 50');
   assert.is(rows[0]!.version, '202604.01.0');
+  // The reference's events carry no agent version ("1.23" is its schema constant); older builds of ours wrote it in Version.
+  const [reference] = buildTimeline([
+    { ...event('1', 'AKS.AKSNodeController.Provision', 'Completed', 'a', 'b'), Message: 'Completed | x' },
+  ]);
+  assert.equal([reference!.message, reference!.version], ['Completed | x', undefined]);
+  const [legacy] = buildTimeline([
+    { ...event('1', 'AKS.AKSNodeController.Provision', 'Completed', 'a', 'b'), Version: '202601.01.0', Message: 'Completed' },
+  ]);
+  assert.is(legacy!.version, '202601.01.0');
 });
 
 test("the darwin binary's offline commands read no /proc, /sys or /dev path (CLI, commands, config, status)", () => {

@@ -3,7 +3,8 @@
 // range are checked exactly), lone-surrogate escapes, and the offset of every value (for messages).
 // It never throws: a syntax error stops the scan and is returned with the partial tree. Containers are
 // attached to their parent as soon as they open, so everything completed before the error is kept;
-// a scalar whose token is cut short is not.
+// a scalar whose token is cut short is not. Nesting is walked with an explicit stack, not recursion, so
+// a reader that must accept Go's 10,000 levels (platform/go/unmarshal) shares this one parser.
 
 export type JsonNode = JsonObject | JsonArray | JsonString | JsonNumber | JsonBool | JsonNull;
 export interface JsonObject {
@@ -40,6 +41,8 @@ export interface JsonNull {
 }
 export interface JsonEntry {
   key: string;
+  /** The key holds no lone UTF-16 surrogate escape. */
+  keyWellFormed: boolean;
   at: number;
   value: JsonNode;
 }
@@ -57,8 +60,15 @@ export interface ScanResult {
   bom: boolean;
 }
 
-/** Nesting deeper than this is a syntax error (keeps the recursive decoder far from the stack limit). */
+/** Nesting deeper than this is a syntax error (keeps the recursive config decoder far from the stack limit). */
 export const MAX_DEPTH = 512;
+
+export interface ScanOptions {
+  /** Containers nested deeper than this are an error (default MAX_DEPTH). */
+  maxDepth?: number;
+  /** The error message for too deep a nesting (default `nesting deeper than N levels`). */
+  depthMessage?: string;
+}
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -71,14 +81,15 @@ class Stop {
   ) {}
 }
 
-export function scanJson(text: string): ScanResult {
+export function scanJson(text: string, options: ScanOptions = {}): ScanResult {
   const bom = text.charCodeAt(0) === 0xfeff;
-  const s = new Scanner(text, bom ? 1 : 0);
+  const maxDepth = options.maxDepth ?? MAX_DEPTH;
+  const s = new Scanner(text, bom ? 1 : 0, maxDepth, options.depthMessage ?? `nesting deeper than ${maxDepth} levels`);
   let root: JsonNode | undefined;
   try {
     s.ws();
     if (s.pos >= text.length) throw new Stop('unexpected end of input (empty document)', s.pos);
-    root = s.value(0, (node) => (root = node));
+    root = s.document((node) => (root = node));
     s.ws();
     if (s.pos < text.length) {
       const message = `unexpected ${describeChar(text, s.pos)} after the top-level value`;
@@ -102,6 +113,8 @@ class Scanner {
   constructor(
     readonly text: string,
     public pos: number,
+    readonly maxDepth: number,
+    readonly depthMessage: string,
   ) {}
 
   ws(): void {
@@ -118,23 +131,74 @@ class Scanner {
     this.pos++;
   }
 
-  /** Parses one value. Containers are handed to `attach` before their content is read. */
-  value(depth: number, attach: (node: JsonNode) => void): JsonNode {
-    const c = this.text[this.pos];
-    const at = this.pos;
-    if (c === '{' || c === '[') {
-      if (depth >= MAX_DEPTH) throw new Stop(`nesting deeper than ${MAX_DEPTH} levels`, at);
-      const node: JsonNode = c === '{' ? { t: 'object', at, entries: [], open: true } : { t: 'array', at, items: [], open: true };
-      attach(node);
-      this.pos++;
-      if (node.t === 'object') this.objectBody(node, depth + 1);
-      else this.arrayBody(node, depth + 1);
-      node.open = false;
-      return node;
+  /**
+   * Parses one whole value. Containers are handed to their parent (or `attachRoot`) before their
+   * content is read; `open` holds the containers not yet closed, innermost last.
+   */
+  document(attachRoot: (node: JsonNode) => void): JsonNode {
+    const t = this.text;
+    const open: Array<JsonObject | JsonArray> = [];
+    let key: { value: string; wellFormed: boolean; at: number } | undefined;
+    const attach = (node: JsonNode): void => {
+      const parent = open[open.length - 1];
+      if (!parent) attachRoot(node);
+      else if (parent.t === 'array') parent.items.push(node);
+      else if (key) parent.entries.push({ key: key.value, keyWellFormed: key.wellFormed, at: key.at, value: node });
+    };
+    const readKey = (): void => {
+      this.ws();
+      if (t[this.pos] !== '"') throw new Stop(`expected a string key, found ${describeChar(t, this.pos)}`, this.pos);
+      const k = this.string();
+      key = { value: k.value, wellFormed: k.wellFormed, at: k.at };
+      this.ws();
+      this.expect(':', "':' after an object key");
+      this.ws();
+    };
+    let root: JsonNode | undefined;
+    let value = true; // a value starts at pos (else: a value just ended)
+    for (;;) {
+      if (value) {
+        const c = t[this.pos];
+        const at = this.pos;
+        if (c === '{' || c === '[') {
+          if (open.length >= this.maxDepth) throw new Stop(this.depthMessage, at);
+          const node: JsonObject | JsonArray =
+            c === '{' ? { t: 'object', at, entries: [], open: true } : { t: 'array', at, items: [], open: true };
+          attach(node);
+          root ??= node;
+          open.push(node);
+          this.pos++;
+          this.ws();
+          if (t[this.pos] === (c === '{' ? '}' : ']')) {
+            this.pos++;
+            node.open = false;
+            open.pop();
+            value = false;
+          } else if (node.t === 'object') readKey();
+          else this.ws();
+        } else {
+          const node = this.scalar();
+          attach(node);
+          root ??= node;
+          value = false;
+        }
+        continue;
+      }
+      const parent = open[open.length - 1];
+      if (!parent) return root as JsonNode;
+      this.ws();
+      if (t[this.pos] === ',') {
+        this.pos++;
+        if (parent.t === 'object') readKey();
+        else this.ws();
+        value = true;
+        continue;
+      }
+      if (parent.t === 'object') this.expect('}', "',' or '}' in an object");
+      else this.expect(']', "',' or ']' in an array");
+      parent.open = false;
+      open.pop();
     }
-    const node = this.scalar();
-    attach(node);
-    return node;
   }
 
   scalar(): JsonNode {
@@ -189,43 +253,6 @@ class Scanner {
     out += t.slice(start, this.pos);
     this.pos++;
     return { t: 'string', at, value: out, wellFormed: !LONE_SURROGATE.test(out) };
-  }
-
-  objectBody(node: JsonObject, depth: number): void {
-    this.ws();
-    if (this.text[this.pos] === '}') return void this.pos++;
-    for (;;) {
-      this.ws();
-      if (this.text[this.pos] !== '"') throw new Stop(`expected a string key, found ${describeChar(this.text, this.pos)}`, this.pos);
-      const key = this.string();
-      this.ws();
-      this.expect(':', "':' after an object key");
-      this.ws();
-      this.value(depth, (value) => node.entries.push({ key: key.value, at: key.at, value }));
-      this.ws();
-      if (this.text[this.pos] === ',') {
-        this.pos++;
-        continue;
-      }
-      this.expect('}', "',' or '}' in an object");
-      return;
-    }
-  }
-
-  arrayBody(node: JsonArray, depth: number): void {
-    this.ws();
-    if (this.text[this.pos] === ']') return void this.pos++;
-    for (;;) {
-      this.ws();
-      this.value(depth, (value) => node.items.push(value));
-      this.ws();
-      if (this.text[this.pos] === ',') {
-        this.pos++;
-        continue;
-      }
-      this.expect(']', "',' or ']' in an array");
-      return;
-    }
   }
 }
 
