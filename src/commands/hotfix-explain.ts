@@ -37,10 +37,13 @@ export const hotfixExplainCommand = {
     const versions = (options.currentVersion ?? []).map(String);
     const { STAMPED_VERSION } = await import('../pointer/version.ts');
     for (const v of versions) {
-      if (!STAMPED_VERSION.test(v)) {
-        const shown = v.length > ECHO_LIMIT ? `a ${v.length}-character value` : JSON.stringify(v);
-        throw new AgentError('ANC_USAGE', `--current-version ${shown} is not an image version YYYYMM.DD.PATCH (e.g. 202604.01.0)`);
-      }
+      if (v.length > ECHO_LIMIT)
+        throw new AgentError('ANC_USAGE', `--current-version is ${v.length} characters long; an image version is YYYYMM.DD.PATCH`);
+      if (!STAMPED_VERSION.test(v))
+        throw new AgentError(
+          'ANC_USAGE',
+          `--current-version ${JSON.stringify(v)} is not an image version YYYYMM.DD.PATCH (e.g. 202604.01.0)`,
+        );
     }
     const { bakedAgentVersion, lastCheckHotfix } = await import('../pointer/explain-context.ts');
     // By default the node's baked agent: it is what download-hotfix runs as, whichever copy runs explain.
