@@ -29,7 +29,10 @@ test('ongoing boot: Provision started, no status files yet -> in-progress, step 
     );
     assert.ok(s.notes.some((n: string) => n.includes('3000.json')));
     const text = await runAnc(['status'], { root: box.root });
-    assert.match(text.stdout, /^in-progress: provisioning in progress \(running: Provision since 2026-04-01 10:00:00.000, \d+ h \d+ min ago\)/);
+    assert.match(
+      text.stdout,
+      /^in-progress: provisioning in progress \(running: Provision since 2026-04-01 10:00:00.000, \d+ h \d+ min ago\)/,
+    );
     assert.is(text.exitCode, 3);
   } finally {
     box.cleanup();
