@@ -9,6 +9,10 @@
 // ANC_VERSION=YYYYMM.DD.PATCH stamps the version (D13); without it the version is <today>.0.
 // --pointer-keys FILE (or ANC_POINTER_KEYS=FILE) bakes the trusted hotfix-pointer signing keys
 // (docs/pointer-signing.md); the build prints the key ids it baked.
+// --scripts DIR [--scripts-label L] embeds a script payload (docs/hotfix.md "script payload"): DIR holds
+// manifest.json + payloads/ or cloud-config/<platform>.yaml; it is checked with the node's own rules and
+// refused with every problem; the label defaults to the stamped version. Without --scripts the build is
+// byte-identical to one of the same tree that never heard of script payloads.
 // The target runtimes come from the lockfile-pinned @oven/bun-* packages (--compile-executable-path), so
 // the build needs nothing but `npm ci` and is byte-reproducible. Never strip the result: a stripped
 // bun executable silently turns back into plain bun.
@@ -16,7 +20,7 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readPointerKeys } from './scripts/pointer-keys.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,7 +40,14 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const args = { all: false, outdir: join(here, 'dist'), quiet: false, pointerKeys: process.env.ANC_POINTER_KEYS || undefined };
+  const args = {
+    all: false,
+    outdir: join(here, 'dist'),
+    quiet: false,
+    pointerKeys: process.env.ANC_POINTER_KEYS || undefined,
+    scripts: undefined,
+    scriptsLabel: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--all') args.all = true;
@@ -45,7 +56,11 @@ function parseArgs(argv) {
     else if (arg.startsWith('--outdir=')) args.outdir = resolve(arg.slice('--outdir='.length));
     else if (arg === '--pointer-keys') args.pointerKeys = argv[++i] ?? fail('--pointer-keys needs a key set file');
     else if (arg.startsWith('--pointer-keys=')) args.pointerKeys = arg.slice('--pointer-keys='.length);
-    else fail(`unknown argument ${arg} (use --all, --outdir DIR, --pointer-keys FILE, --quiet)`);
+    else if (arg === '--scripts') args.scripts = resolve(argv[++i] ?? fail('--scripts needs a directory'));
+    else if (arg.startsWith('--scripts=')) args.scripts = resolve(arg.slice('--scripts='.length));
+    else if (arg === '--scripts-label') args.scriptsLabel = argv[++i] ?? fail('--scripts-label needs a label');
+    else if (arg.startsWith('--scripts-label=')) args.scriptsLabel = arg.slice('--scripts-label='.length);
+    else fail(`unknown argument ${arg} (use --all, --outdir DIR, --pointer-keys FILE, --scripts DIR, --scripts-label L, --quiet)`);
   }
   return args;
 }
@@ -111,7 +126,31 @@ export function runtimeFor(target) {
   return { path };
 }
 
-async function bundle(outdir, version, commit, pointerKeys) {
+/**
+ * Reads and checks a script payload directory with the agent's own code (scripts/script-payload-input.ts,
+ * bundled on the fly), so the build refuses exactly what a node would refuse.
+ */
+export async function loadScripts(dir, label, scratchDir) {
+  const loader = join(scratchDir, 'scripts-input.mjs');
+  await build({
+    entryPoints: [join(here, 'scripts', 'script-payload-input.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: loader,
+    logLevel: 'warning',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  const { loadScriptPayload } = await import(pathToFileURL(loader).href);
+  try {
+    return loadScriptPayload(dir, label);
+  } catch (error) {
+    fail(`--scripts ${dir}: ${error.message}`);
+  }
+}
+
+async function bundle(outdir, version, commit, pointerKeys, scripts) {
   const outfile = join(outdir, '.build', 'bundle.cjs');
   const result = await build({
     entryPoints: [join(here, 'src', 'main.ts')],
@@ -128,6 +167,8 @@ async function bundle(outdir, version, commit, pointerKeys) {
       __ANC_COMMIT__: JSON.stringify(commit.id),
       __ANC_BUILD_TIME__: JSON.stringify(commit.time),
       __ANC_POINTER_KEYS__: JSON.stringify(pointerKeys),
+      // Only with --scripts: a build without it has exactly the defines it always had.
+      ...(scripts ? { __ANC_SCRIPT_PAYLOAD__: JSON.stringify(scripts.text) } : {}),
     },
     outfile,
     logLevel: 'warning',
@@ -177,13 +218,15 @@ export function compile(compiler, bundleFile, target, runtime, outfile) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
+  if (args.scriptsLabel && !args.scripts) fail('--scripts-label needs --scripts DIR');
   const version = stampVersion();
   const pointerKeys = readPointerKeys(args.pointerKeys, fail);
   const host = hostTarget();
   const compilerRuntime = runtimeFor(host);
   if (compilerRuntime.missing) fail(compilerRuntime.missing);
   mkdirSync(join(args.outdir, '.build'), { recursive: true });
-  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, gitCommit(), pointerKeys.text);
+  const scripts = args.scripts ? await loadScripts(args.scripts, args.scriptsLabel ?? version, join(args.outdir, '.build')) : undefined;
+  const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, gitCommit(), pointerKeys.text, scripts);
   const wanted = args.all ? TARGETS : [host];
   const built = [];
   for (const target of wanted) {
@@ -202,6 +245,13 @@ async function main() {
     const baked =
       pointerKeys.ids.length > 0 ? pointerKeys.ids.join(', ') : 'none (every signed pointer is refused; enforce mode stages nothing)';
     process.stdout.write(`pointer keys baked: ${baked}\n`);
+    if (scripts) {
+      const { payload, digest, form } = scripts;
+      const platforms = [...new Set(payload.entries.flatMap((e) => e.platforms))].join(', ');
+      process.stdout.write(
+        `script payload embedded: label ${payload.label}, ${payload.entries.length} entries (${platforms}), from ${form}, sha256:${digest}\n`,
+      );
+    }
   }
 }
 

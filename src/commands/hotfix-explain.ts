@@ -13,13 +13,14 @@ export const hotfixExplainCommand = {
   options: [
     {
       flag: '--current-version <version>',
-      description: "Version to decide for (default: this binary's version); repeat it for one decision per image",
+      description: "Version to decide for (default: the baked agent's); repeat it for one decision per image",
       repeatable: true,
     },
     {
       flag: '--pointer <file>',
       description: 'Pointer file, or a ConfigMap from `hotfix pointer render`/`sign` (default: the on-node hotfix pointer)',
     },
+    { flag: '--candidate <file>', description: 'A hotfix executable: also show what its script payload would replace here' },
   ],
   output: true,
   readOnly: true,
@@ -50,36 +51,36 @@ export const hotfixExplainCommand = {
     const decidedFor = versions.length === 0 ? await bakedAgentVersion(deps) : { version: '', source: 'given' as const };
     const currents = versions.length === 0 ? [decidedFor.version] : versions;
     const { isConfigMapText, pointerFromConfigMap } = await import('../pointer/configmap-check.ts');
+    const views = await import('../pointer/explain-views.ts');
     const text = given === undefined ? undefined : peek(deps, path);
-    if (text === undefined || !isConfigMapText(text)) {
-      const checkHotfix = lastCheckHotfix(deps);
-      const one = (current: string) => withCheck(explainHotfix(deps, path, current), checkHotfix);
-      // One version keeps the shape scripts read (plus what it was decided for); several give one each.
-      const value =
-        currents.length === 1
-          ? { ...one(currents[0]!), decidedFor: { source: decidedFor.source, ...(decidedFor.note ? { note: decidedFor.note } : {}) } }
-          : { decisions: currents.map(one) };
-      const leadWith = (v: { summary?: string }) =>
-        v.summary ? `${v.summary}\n\n${plainText({ ...v, summary: undefined })}` : plainText(v);
-      return { exitCode: 0, stdout: await render(options.output, value, leadWith, { compactJson: true }) };
+    if (text !== undefined && isConfigMapText(text)) {
+      const { pointer, gate } = await pointerFromConfigMap(deps, text, given!);
+      const value = { pointer: gate, decisions: currents.map((current) => explainPointer(deps, pointer, current)) };
+      return { exitCode: 0, stdout: await render(options.output, value, views.configMapText, { compactJson: true }) };
     }
-    const { pointer, gate } = await pointerFromConfigMap(deps, text, given!);
-    const value = { pointer: gate, decisions: currents.map((current) => explainPointer(deps, pointer, current)) };
-    return { exitCode: 0, stdout: await render(options.output, value, configMapText, { compactJson: true }) };
+    const checkHotfix = lastCheckHotfix(deps);
+    const one = (current: string) => views.withCheck(explainHotfix(deps, path, current), checkHotfix);
+    // --candidate: what that executable's script payload would replace here (it is run, bounded, to ask).
+    const candidate = options.candidate === undefined ? undefined : String(options.candidate);
+    const scripts =
+      candidate === undefined
+        ? undefined
+        : await (await import('../hotfix/scripts/inspect.ts')).candidateScripts(
+            deps,
+            candidate.startsWith('/') ? candidate : `${deps.cwd}/${candidate}`,
+          );
+    // One version keeps the shape scripts read (plus what it was decided for); several give one each.
+    const value =
+      currents.length === 1
+        ? { ...one(currents[0]!), decidedFor: views.decidedForView(decidedFor), ...(scripts === undefined ? {} : { scripts }) }
+        : { decisions: currents.map(one) };
+    return { exitCode: 0, stdout: await render(options.output, value, leadWithSummary, { compactJson: true }) };
   },
-} satisfies Command<{ currentVersion?: string[]; pointer?: string; output?: OutputFormat }>;
+} satisfies Command<{ currentVersion?: string[]; pointer?: string; candidate?: string; output?: OutputFormat }>;
 
-type Explained = import('../pointer/explain.ts').HotfixExplanation;
-
-/** The last check-hotfix outcome beside the decision; a refused pointer is why nothing is requested. */
-function withCheck(e: Explained, check: import('../pointer/explain-context.ts').LastCheck | null): Explained & { checkHotfix: unknown } {
-  const refused = check && !['configMapRead', 'noHotfixForBase', 'customDataFallback'].includes(check.outcome);
-  const summary =
-    refused && e.reason === 'no-request'
-      ? `${e.summary.slice(0, -1)}: check-hotfix refused the cluster's pointer (${check.outcome}${check.error ? `: ${check.error}` : ''}), so nothing is staged.`
-      : e.summary;
-  return { ...e, summary, checkHotfix: check };
-}
+/** Text for people: the sentence first, then the fields. */
+const leadWithSummary = (v: { summary?: string }) =>
+  v.summary ? `${v.summary}\n\n${plainText({ ...v, summary: undefined })}` : plainText(v);
 
 /** The pointer file's text when it can be read; otherwise explainHotfix reports it as a node would. */
 function peek(deps: Deps, path: string): string | undefined {
@@ -88,24 +89,4 @@ function peek(deps: Deps, path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-type Checked = {
-  pointer: import('../pointer/configmap-check.ts').ConfigMapGate;
-  decisions: import('../pointer/explain.ts').HotfixExplanation[];
-};
-
-/** For people: what a node does with this ConfigMap, then one line per image version. */
-function configMapText({ pointer, decisions }: Checked): string {
-  const how = `${pointer.signed ? `signed${pointer.serial === undefined ? '' : `, serial ${pointer.serial}`}` : 'unsigned'}, mode ${pointer.mode}`;
-  const lines = [
-    pointer.accepted
-      ? `${pointer.file}: a node would stage this pointer (${how}; scope not matched here)`
-      : `${pointer.file}: a node would refuse this pointer (${pointer.outcome}: ${pointer.reason}); it stages nothing (${how})`,
-  ];
-  for (const d of decisions) {
-    const target = d.upgrade ? ` -> ${d.resolved}` : d.resolved ? ` (requested ${d.resolved})` : '';
-    lines.push(`  ${d.current}${target}: ${d.upgrade ? 'takes the hotfix' : 'stays'} (${d.reason}${d.detail ? `: ${d.detail}` : ''})`);
-  }
-  return `${lines.join('\n')}\n`;
 }

@@ -13,6 +13,7 @@ import { hotfixFallbackCommand } from './hotfix-fallback.ts';
 import { hotfixPointerRenderCommand } from './hotfix-pointer-render.ts';
 import { hotfixPointerSignCommand } from './hotfix-pointer-sign.ts';
 import { hotfixPointerVerifyCommand } from './hotfix-pointer-verify.ts';
+import { hotfixScriptsCommand } from './hotfix-scripts.ts';
 import { manpageCommand } from './manpage.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
@@ -28,6 +29,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   checkHotfixCommand,
   hotfixExplainCommand,
   hotfixFallbackCommand,
+  hotfixScriptsCommand,
   hotfixPointerRenderCommand,
   hotfixPointerSignCommand,
   hotfixPointerVerifyCommand,

@@ -54,7 +54,7 @@ export const provisionCommand = {
         `--components is for --dry-run only: a real provision reads only the image's own ${deps.paths.strip(deps.paths.componentsJson)}`,
       );
     }
-    const { provision } = await import('../provision/run.ts');
+    const [{ provision }, { scriptStep }] = await Promise.all([import('../provision/run.ts'), import('../hotfix/scripts/step.ts')]);
     const started = deps.clock.now().getTime();
     const result = await provision(
       {
@@ -64,6 +64,7 @@ export const provisionCommand = {
         showSecrets: input.options.showSecrets === true,
         componentsFile:
           componentsFile === undefined ? undefined : componentsFile.startsWith('/') ? componentsFile : `${deps.cwd}/${componentsFile}`,
+        scripts: scriptStep,
       },
       deps,
     );

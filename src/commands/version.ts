@@ -7,7 +7,7 @@ import { type OutputFormat, render } from '../cli/output.ts';
 
 export const versionCommand = {
   name: 'version',
-  description: 'Print the version (with -o json: commit, build time, target, runtime, baked or hotfix, pointer key ids)',
+  description: 'Print the version (with -o json: commit, build time, target, runtime, baked or hotfix, pointer key ids, script payload)',
   options: [],
   output: true,
   readOnly: true,
@@ -17,7 +17,7 @@ export const versionCommand = {
   ],
   async run({ options }, deps) {
     if (options.output === 'text') return { exitCode: 0, stdout: `${deps.version}\n` };
-    const { bakedKeys } = await import('../pointer/keys.ts');
+    const [{ bakedKeys }, scripts] = await Promise.all([import('../pointer/keys.ts'), import('../hotfix/scripts/embedded.ts')]);
     const info = {
       version: deps.version,
       commit: BUILD_COMMIT,
@@ -27,6 +27,7 @@ export const versionCommand = {
       binary: binaryKind(deps.execPath, deps.paths.hotfixBinary),
       path: deps.execPath,
       pointerKeyIds: bakedKeys().map((k) => k.keyid),
+      scriptPayload: scripts.describeEmbedded(),
     };
     return { exitCode: 0, stdout: await render(options.output, info) };
   },

@@ -13,6 +13,10 @@ export const ERROR_CODES = {
   ANC_PROVISION_WAIT: { exitCode: 1, hint: 'Read provision.json and the provisioning log for the failing step.' },
   ANC_TIMEOUT: { exitCode: 1, hint: 'Raise the timeout or look at why the step is slow.' },
   ANC_HOTFIX: { exitCode: 1, hint: 'The baked binary stays in charge; see the log for the failing step.' },
+  ANC_SCRIPT_HOTFIX: {
+    exitCode: 1,
+    hint: 'The script payload was not applied (nothing half-applied stays); the launcher falls back to the baked agent and its scripts. See docs/hotfix.md "script payload".',
+  },
   ANC_KUBE: { exitCode: 1, hint: 'Check the apiserver address, the cluster CA and the credentials.' },
   ANC_IO: { exitCode: 1, hint: 'Check permissions and free space under the node root.' },
   ANC_CUSTOM_DATA: {

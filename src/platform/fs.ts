@@ -20,6 +20,13 @@ export interface FileStat {
   size: number;
 }
 
+/** lstat(2): the link itself, never its target. */
+export interface LinkStat extends FileStat {
+  isSymlink: boolean;
+  uid: number;
+  gid: number;
+}
+
 export interface AtomicWriteOptions {
   /** Permission bits of the final file (applied with chmod, so the umask does not change them). */
   mode: number;
@@ -31,6 +38,17 @@ export interface FileSystem {
   /** Every read goes through the input guard (input.ts): regular files only, never blocking, capped per kind. */
   readFile(path: string, kind: InputKind): Buffer;
   readText(path: string, kind: InputKind): string;
+  /** readFile that refuses a symlink as the last component (ELOOP) instead of following it. */
+  readFileNoFollow(path: string, kind: InputKind): Buffer;
+  /** undefined when the path does not exist; never follows a symlink at the last component. */
+  lstat(path: string): LinkStat | undefined;
+  /**
+   * Writes a new file (exclusive create, never through a symlink), sets mode (and owner when given) and
+   * fsyncs it: the first half of an atomic replace whose rename the caller does.
+   */
+  stageFile(path: string, data: Uint8Array, options: { mode: number; owner?: { uid: number; gid: number } }): void;
+  /** fsync of a directory (after renames into it), best effort. */
+  syncDirectory(dir: string): void;
   /** undefined when the path does not exist; other errors are thrown. Follows symlinks. */
   stat(path: string): FileStat | undefined;
   exists(path: string): boolean;
@@ -96,7 +114,33 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
   }
 }
 
-function syncDirectory(dir: string): void {
+export function lstatOrUndefined(path: string): LinkStat | undefined {
+  try {
+    const s = fs.lstatSync(path);
+    return { ...toStat(s), isSymlink: s.isSymbolicLink(), uid: s.uid, gid: s.gid };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+export function stageFile(path: string, data: Uint8Array, options: { mode: number; owner?: { uid: number; gid: number } }): void {
+  const c = fs.constants;
+  const fd = fs.openSync(path, c.O_WRONLY | c.O_CREAT | c.O_EXCL | c.O_NOFOLLOW, 0o600);
+  try {
+    fs.writeFileSync(fd, data);
+    if (options.owner) fs.fchownSync(fd, options.owner.uid, options.owner.gid);
+    fs.fchmodSync(fd, options.mode);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(path, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+}
+
+export function syncDirectory(dir: string): void {
   let dirFd: number | undefined;
   try {
     dirFd = fs.openSync(dir, 'r');
@@ -133,6 +177,10 @@ export function createRealFileSystem(): FileSystem {
   return {
     readFile: readBoundedFile,
     readText: (path, kind) => readBoundedFile(path, kind).toString('utf8'),
+    readFileNoFollow: (path, kind) => readBoundedFile(path, kind, { noFollow: true }),
+    lstat: lstatOrUndefined,
+    stageFile,
+    syncDirectory,
     stat: statOrUndefined,
     exists: (path) => fs.existsSync(path),
     mkdirp: (path, mode = 0o755) => void fs.mkdirSync(path, { recursive: true, mode }),

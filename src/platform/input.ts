@@ -27,6 +27,8 @@ export const INPUT_LIMITS = {
   binary: 512 * 1024 * 1024,
   /** apt sources and apt.conf, yum.repos.d and dnf.conf: what the repository fast path reads. */
   packageConfig: 1024 * 1024,
+  /** A provisioning script a script hotfix replaces or backs up (the largest real one is ~200 KiB). */
+  script: 16 * 1024 * 1024,
   /** The agent's small state files (pointer serial, quarantine record) and the machine identity. */
   state: 64 * 1024,
 } as const;
@@ -43,6 +45,7 @@ const KIND_NAME: Record<InputKind, string> = {
   manifest: 'manifest',
   binary: 'executable',
   packageConfig: 'package-manager configuration file',
+  script: 'provisioning script',
   state: 'state file',
 };
 
@@ -66,9 +69,11 @@ function fileType(stat: fs.Stats): string {
  * Reads a whole regular file of the given kind. Throws the open error (ENOENT, EACCES, ...) as is,
  * EISDIR for a directory, ENOTREG for a FIFO/device/socket, EFBIG past the kind's cap.
  */
-export function readBoundedFile(path: string, kind: InputKind): Buffer {
+export function readBoundedFile(path: string, kind: InputKind, options: { noFollow?: boolean } = {}): Buffer {
   const limit = INPUT_LIMITS[kind];
-  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
+  // noFollow: a symlink as the last component is refused (ELOOP) instead of read through.
+  const flags = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY | (options.noFollow ? fs.constants.O_NOFOLLOW : 0);
+  const fd = fs.openSync(path, flags);
   try {
     const stat = fs.fstatSync(fd);
     if (stat.isDirectory()) throw refusal('EISDIR', 'illegal operation on a directory, read');

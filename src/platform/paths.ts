@@ -28,6 +28,9 @@ export const NODE_PATHS = {
   hotfixPending: '/opt/azure/containers/aks-node-controller-hotfix.pending',
   hotfixQuarantine: '/opt/azure/containers/aks-node-controller-hotfix-quarantine.json',
   scriptsStartedMarker: '/opt/azure/containers/aks-node-controller-scripts-started',
+  // script hotfixes (hotfix/scripts): the record of what an embedded payload replaced, the originals'
+  // backups, the last restore; the files a payload may never replace (docs/hotfix.md "script payload")
+  scriptHotfixState: '/opt/azure/containers/aks-node-controller-script-hotfix',
   // the VM identity that seeds staged hotfix waves
   productUuid: '/sys/class/dmi/id/product_uuid',
   launcher: '/opt/azure/containers/aks-node-controller-launcher.sh',

@@ -15,6 +15,12 @@ import { launcherFallsBack, markScriptsStarted } from './scripts-marker.ts';
 import { CONFIG_ERROR_EXIT_CODE, writeCompleteFileOnError, type ProvisionResult } from './status.ts';
 import { startAttrs } from '../platform/build-info.ts';
 
+/** The script hotfix step (hotfix/scripts/step.ts), handed in by the command so provision/ stays below hotfix/. */
+export interface ScriptsBeforeStart {
+  plan(deps: Deps): { view: unknown; refused?: AgentError } | undefined;
+  apply(deps: Deps): { scripts: 'baked' | 'hotfix'; label?: string; replaced: string[] };
+}
+
 export interface ProvisionRequest {
   provisionConfig?: string;
   nbcCmd?: string;
@@ -22,6 +28,7 @@ export interface ProvisionRequest {
   showSecrets: boolean;
   /** With dryRun: the component table to use instead of the image's components.json. */
   componentsFile?: string;
+  scripts?: ScriptsBeforeStart;
 }
 
 export interface ProvisionOutcome {
@@ -39,6 +46,7 @@ interface StepOutcome {
   note?: string;
   /** Printed on stderr for the person running a dry run. */
   warnings?: string[];
+  hint?: string;
 }
 
 /** Whether the provisioning scripts were started (the marker was written) during this run. */
@@ -46,7 +54,19 @@ interface Progress {
   scriptsStarted: boolean;
 }
 
-function startScripts(deps: Deps, progress: Progress): void {
+/** The dry-run view with the script hotfix plan; a payload refused on this node fails the dry run. */
+function dryRunOutcome(req: ProvisionRequest, deps: Deps, view: object, note?: string): StepOutcome {
+  const scripts = req.scripts?.plan(deps);
+  const stdout = JSON.stringify(scripts ? { ...view, scripts: scripts.view } : view) + '\n';
+  if (!scripts?.refused) return { exitCode: 0, stdout, note };
+  const failure = { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: scripts.refused.message, Output: '' };
+  return { exitCode: scripts.refused.exitCode, stdout, failure, hint: scripts.refused.hint, note };
+}
+
+function startScripts(req: ProvisionRequest, deps: Deps, progress: Progress): void {
+  // The script hotfix goes first: any failure of it is an agent error before the scripts (fallback).
+  const applied = req.scripts?.apply(deps);
+  if (applied) deps.log.info('provisioning scripts', { scripts: applied.scripts, label: applied.label, replaced: applied.replaced });
   markScriptsStarted(deps);
   progress.scriptsStarted = true;
 }
@@ -66,12 +86,12 @@ async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps, pr
   const note = issues.length === 0 ? undefined : `config issues (${issues.length}): ${issues.slice(0, 20).join('; ')}`;
   if (req.dryRun) {
     deps.log.info('dry-run', { cmd: [command.program, ...command.args].join(' ') });
-    const view = dryRunView(command, { showSecrets: req.showSecrets });
     for (const warning of prepared.warnings) deps.log.warn('dry-run', { warning });
-    return { exitCode: 0, stdout: JSON.stringify(view) + '\n', note, warnings: prepared.warnings };
+    const outcome = dryRunOutcome(req, deps, dryRunView(command, { showSecrets: req.showSecrets }), note);
+    return { ...outcome, warnings: prepared.warnings };
   }
   const env = mergeEnv(definedEnv(deps.env), command.cseEnv);
-  startScripts(deps, progress);
+  startScripts(req, deps, progress);
   const run = await execute(deps, { program: command.program, args: command.args, env, secrets: secretValues(command.cseEnv) });
   return { exitCode: run.exitCode, failure: run.failed ? run.result : undefined, note };
 }
@@ -88,9 +108,9 @@ async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps, progr
   deps.log.info('Using NBC command for scriptless phase 2', { NBCCmdFile: file });
   if (req.dryRun) {
     deps.log.info('dry-run', { cmd: [command.program, ...command.args].join(' ') });
-    return { exitCode: 0, stdout: JSON.stringify({ command: [command.program, ...command.args], env: {} }) + '\n' };
+    return dryRunOutcome(req, deps, { command: [command.program, ...command.args], env: {} });
   }
-  startScripts(deps, progress);
+  startScripts(req, deps, progress);
   const run = await execute(deps, { ...command, env: definedEnv(deps.env), secrets: [] });
   if (req.provisionConfig) {
     const { compareEnvsStep } = await import('./compare-step.ts');

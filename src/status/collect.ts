@@ -8,6 +8,7 @@ import { goLookupField, parseGoJson } from '../platform/json.ts';
 import { decodeProvisionJson } from '../provision/status.ts';
 import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
 import { agoText, type BootCheck, bootChecks } from './checks.ts';
+import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 
 export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'not-started';
@@ -34,6 +35,8 @@ export interface StatusReport {
   checks: BootCheck[];
   /** The hotfix that failed before the scripts, when the launcher fell back to the baked agent this boot. */
   fallback: { hotfix: string; reason: string } | null;
+  /** Which provisioning scripts ran: baked, or a script hotfix's (and the last restore). */
+  scripts: ScriptsStatus;
   timeline: TimelineRow[];
   configWarnings: string[];
   notes: string[];
@@ -225,6 +228,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
+    scripts: await scriptsStatus(deps, notes),
     timeline,
     configWarnings: await configWarnings(deps, notes),
     notes,

@@ -1,6 +1,7 @@
 // `status` as one screen for people: the verdict first, then the failing step, which binary ran, the
 // hotfix decision, configuration warnings, the timeline and where to look next.
 import type { StatusReport } from './collect.ts';
+import { renderScripts } from './scripts.ts';
 
 const duration = (ms: number | null) => (ms === null ? 'running' : ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : `${ms} ms`);
 
@@ -33,6 +34,7 @@ export function renderStatusText(r: StatusReport, columns?: number): string {
     ...(r.hotfix.checkHotfix ? [`  check      ${r.hotfix.checkHotfix}`] : []),
     ...(r.hotfix.downloadHotfix ? [`  download   ${r.hotfix.downloadHotfix}`] : []),
   );
+  out.push(...renderScripts(r.scripts));
   if (r.configWarnings.length > 0)
     out.push('', `configuration warnings (${r.configWarnings.length}):`, ...r.configWarnings.map((w) => `  ${w}`));
   if (r.timeline.length > 0) {

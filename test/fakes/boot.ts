@@ -19,6 +19,7 @@ import {
   writeHostname,
   writeStandInProvisionScripts,
   type LauncherOutcome,
+  type StandInOptions,
 } from './node-image.ts';
 import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo, type HotfixPackages } from './repos.ts';
 import { buildTypicalFix } from './typical-fix.ts';
@@ -81,6 +82,12 @@ export interface BootOptions {
   pointer?: Record<string, unknown>;
   /** The VM's SMBIOS product UUID, written to <root>/sys/class/dmi/id/product_uuid. */
   productUuid?: string;
+  /** More build.mjs arguments for the default hotfix build (--scripts DIR: a script fix). */
+  hotfixBuildArgs?: string[];
+  /** The image's stand-in provisioning script (a buggy one for the script-hotfix demo). */
+  standIn?: StandInOptions;
+  /** Changes the image root after its set-up, before the boot (a symlinked script, an immutable file). */
+  prepareRoot?: (root: string) => void;
 }
 
 export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<BootResult> {
@@ -109,7 +116,7 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
       () =>
         options.hotfixPackages ??
         buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), {
-          bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix')),
+          bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix'), options.hotfixBuildArgs),
           deltaFrom: [baked],
         }),
       (p) =>
@@ -124,7 +131,7 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
       () => {
         installImage(root, baked);
         writeHostname(root);
-        writeStandInProvisionScripts(root, { sleepSeconds: 1 });
+        writeStandInProvisionScripts(root, { sleepSeconds: 1, ...options.standIn });
         if (options.productUuid !== undefined) {
           mkdirSync(join(root, 'sys/class/dmi/id'), { recursive: true });
           writeFileSync(join(root, 'sys/class/dmi/id/product_uuid'), `${options.productUuid}\n`, { mode: 0o400 });
@@ -155,6 +162,7 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
       },
       (r) => `${r.url} (signed apt repo) holds aks-node-controller{,-delta} ${HOTFIX_VERSION}`,
     );
+    options.prepareRoot?.(root);
     await step(
       'custom data: boothook writes the configuration',
       async () => {
@@ -188,7 +196,7 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
     steps.push(waitStep);
     options.onStep?.(waitStep);
     const events = eventsOf(root);
-    for (const task of ['CheckHotfix', 'DownloadHotfix', 'HotfixFallback', 'Provision']) {
+    for (const task of ['CheckHotfix', 'DownloadHotfix', 'HotfixFallback', 'ScriptHotfix', 'Provision']) {
       const s = fromEvent(events, task, t0);
       if (s) {
         steps.push(s);

@@ -8,8 +8,14 @@
  *   -DERROR_AFTER_SCRIPTS `provision` runs the real provisioning (scripts included), then exits 1
  *   -DCONFIG_ERROR        `provision` (not --dry-run) is handed a configuration file that does not exist,
  *                         so the real agent fails with its own configuration error before the scripts
+ *   -DCRASH_BEFORE_SCRIPTS `provision` runs the real agent under ptrace (x86-64) and kills it the moment
+ *                         it opens the scripts-started marker: after everything before the scripts (the
+ *                         script hotfix applied), before the scripts; then dies of SIGSEGV itself
  */
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -18,6 +24,66 @@
 
 #ifndef REAL
 #error "compile with -DREAL='\"/path/to/the/real/agent\"'"
+#endif
+
+#if defined(CRASH_BEFORE_SCRIPTS)
+/* Whether the tracee's string at addr contains needle (reads up to 4 KiB). */
+static int tracee_path_has(pid_t pid, unsigned long addr, const char *needle) {
+    char buf[4096 + 8];
+    size_t n = 0;
+    while (n < 4096) {
+        long word = ptrace(PTRACE_PEEKDATA, pid, (void *)(addr + n), 0);
+        memcpy(buf + n, &word, sizeof word);
+        if (memchr(&word, 0, sizeof word)) break;
+        n += sizeof word;
+    }
+    buf[4096] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
+static void crash(void) {
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    raise(SIGSEGV);
+}
+
+static int trace_until_marker(char **argv) {
+    pid_t child = fork();
+    if (child == 0) {
+        ptrace(PTRACE_TRACEME, 0, 0, 0);
+        raise(SIGSTOP);
+        execv(REAL, argv);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL);
+    int deliver = 0, execed = 0;
+    for (;;) {
+        if (ptrace(PTRACE_SYSCALL, child, 0, deliver) < 0) break;
+        if (waitpid(child, &status, 0) < 0) break;
+        deliver = 0;
+        if (WIFEXITED(status)) return WEXITSTATUS(status);
+        if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+        if (!WIFSTOPPED(status)) continue;
+        int sig = WSTOPSIG(status);
+        if (sig == (SIGTRAP | 0x80)) {
+            struct user_regs_struct regs;
+            ptrace(PTRACE_GETREGS, child, 0, &regs);
+            unsigned long path = regs.orig_rax == 257 ? regs.rsi : regs.orig_rax == 2 ? regs.rdi : 0;
+            if (path && tracee_path_has(child, path, "aks-node-controller-scripts-started")) {
+                kill(child, SIGKILL);
+                waitpid(child, &status, 0);
+                crash();
+            }
+        } else if (sig == SIGTRAP && !execed) {
+            execed = 1; /* the stop after execve */
+        } else {
+            deliver = sig;
+        }
+    }
+    return 1;
+}
 #endif
 
 static int has(int argc, char **argv, const char *flag) {
@@ -64,8 +130,10 @@ int main(int argc, char **argv) {
         char *args[] = {REAL, "provision", "--provision-config=/nonexistent/aks-node-controller-config.json", NULL};
         execv(REAL, args);
     }
+#elif defined(CRASH_BEFORE_SCRIPTS)
+    if (provision && !dry) return trace_until_marker(argv);
 #else
-#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS or CONFIG_ERROR"
+#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS, CONFIG_ERROR or CRASH_BEFORE_SCRIPTS"
 #endif
     execv(REAL, argv);
     perror("execv " REAL);

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-export type Fault = 'CRASH_PROVISION' | 'HANG_VERSION' | 'FAIL_SELF_TEST' | 'ERROR_AFTER_SCRIPTS' | 'CONFIG_ERROR';
+export type Fault = 'CRASH_PROVISION' | 'HANG_VERSION' | 'FAIL_SELF_TEST' | 'ERROR_AFTER_SCRIPTS' | 'CONFIG_ERROR' | 'CRASH_BEFORE_SCRIPTS';
 
 const SOURCE = join(dirname(new URL(import.meta.url).pathname), 'misbehaving-agent.c');
 

@@ -65,6 +65,29 @@ export interface StandInOptions {
   exitCode?: number;
   /** Seconds to sleep before finishing (lets provision-wait be seen waiting). */
   sleepSeconds?: number;
+  /** A line the script logs before finishing (a bug's message, a fix's note). */
+  note?: string;
+}
+
+/** The stand-in provision_start.sh text (a script hotfix payload carries a fixed one). */
+export function standInProvisionScript(options: StandInOptions = {}): string {
+  const note = options.note ? `echo ${JSON.stringify(options.note)} | tee -a "$ROOT/var/log/azure/cluster-provision.log"\n` : '';
+  return `#!/bin/bash
+# Stand-in for cse_start.sh (reference 4.5): status files only, no real provisioning.
+ROOT="\${AKS_NODE_ROOT:-}"
+EXIT_CODE=${options.exitCode ?? 0}
+START=$(date +%s%N)
+mkdir -p "$ROOT/var/log/azure/aks"
+env | cut -d= -f1 | sort > "$ROOT/var/log/azure/stand-in-env-names.txt"
+echo "stand-in provisioning on $(hostname) at $(date -u +%FT%TZ)" >> "$ROOT/var/log/azure/cluster-provision.log"
+${note}sleep ${options.sleepSeconds ?? 0}
+OUTPUT=$(tail -c 3000 "$ROOT/var/log/azure/cluster-provision.log" | tr -d '"\\\\' | tr '\\n' ' ')
+DURATION=$(( ($(date +%s%N) - START) / 1000000000 ))
+printf '{"ExitCode":"%s","Output":"%s","Error":"","ExecDuration":"%s","KernelStartTime":"","CloudInitLocalStartTime":"","CloudInitStartTime":"","CloudFinalStartTime":"","NetworkdStartTime":"","CSEStartTime":"%s","GuestAgentStartTime":"","SystemdSummary":"","BootDatapoints":{"KernelStartTime":"","CSEStartTime":"","GuestAgentStartTime":"","KubeletStartTime":""}}\\n' \\
+  "$EXIT_CODE" "$OUTPUT" "$DURATION" "$(date -u +%FT%TZ)" | tee "$ROOT/var/log/azure/aks/provision.json"
+touch "$ROOT/opt/azure/containers/provision.complete"
+exit "$EXIT_CODE"
+`;
 }
 
 /**
@@ -84,22 +107,7 @@ export function writeStandInProvisionScripts(root: string, options: StandInOptio
   ]) {
     writeExecutable(join(dirname(p.provisionStart), name), '#!/bin/bash\n# stand-in: nothing to source\n', 0o644);
   }
-  const script = `#!/bin/bash
-# Stand-in for cse_start.sh (reference 4.5): status files only, no real provisioning.
-ROOT="\${AKS_NODE_ROOT:-}"
-EXIT_CODE=${options.exitCode ?? 0}
-START=$(date +%s%N)
-mkdir -p "$ROOT/var/log/azure/aks"
-env | cut -d= -f1 | sort > "$ROOT/var/log/azure/stand-in-env-names.txt"
-echo "stand-in provisioning on $(hostname) at $(date -u +%FT%TZ)" >> "$ROOT/var/log/azure/cluster-provision.log"
-sleep ${options.sleepSeconds ?? 0}
-OUTPUT=$(tail -c 3000 "$ROOT/var/log/azure/cluster-provision.log" | tr -d '"\\\\' | tr '\\n' ' ')
-DURATION=$(( ($(date +%s%N) - START) / 1000000000 ))
-printf '{"ExitCode":"%s","Output":"%s","Error":"","ExecDuration":"%s","KernelStartTime":"","CloudInitLocalStartTime":"","CloudInitStartTime":"","CloudFinalStartTime":"","NetworkdStartTime":"","CSEStartTime":"%s","GuestAgentStartTime":"","SystemdSummary":"","BootDatapoints":{"KernelStartTime":"","CSEStartTime":"","GuestAgentStartTime":"","KubeletStartTime":""}}\\n' \\
-  "$EXIT_CODE" "$OUTPUT" "$DURATION" "$(date -u +%FT%TZ)" | tee "$ROOT/var/log/azure/aks/provision.json"
-touch "$ROOT/opt/azure/containers/provision.complete"
-exit "$EXIT_CODE"
-`;
+  const script = standInProvisionScript(options);
   writeExecutable(p.provisionStart, script);
   // provision reads the image's GPU driver metadata first (config-contract 3.3.8); an empty one is valid.
   if (!existsSync(p.components)) writeFileSync(p.components, '{}\n');

@@ -18,9 +18,9 @@ const REPO_ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).p
 const run = (program: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
   execFileSync(program, args, { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024, ...options });
 
-/** Builds the agent stamped `version` into `outDir` (node build.mjs --outdir); returns the executable. */
-export function buildAgent(version: string, outDir: string): string {
-  execFileSync(process.execPath, [join(REPO_ROOT, 'build.mjs'), '--quiet', '--outdir', outDir], {
+/** Builds the agent stamped `version` into `outDir` (node build.mjs --outdir [extraArgs]); returns the executable. */
+export function buildAgent(version: string, outDir: string, extraArgs: string[] = []): string {
+  execFileSync(process.execPath, [join(REPO_ROOT, 'build.mjs'), '--quiet', '--outdir', outDir, ...extraArgs], {
     cwd: REPO_ROOT,
     env: { ...process.env, ANC_VERSION: version },
     stdio: ['ignore', 'inherit', 'inherit'],

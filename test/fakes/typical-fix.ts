@@ -9,8 +9,8 @@ import { join, resolve } from 'node:path';
 const REPO_ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', '..');
 export const FIX = { file: 'src/hotfix/download.ts', from: "'downloaded ANC hotfix'", to: "'downloaded the ANC hotfix'" };
 
-/** Builds the agent with FIX applied, stamped `version`, into `outDir`; returns the executable. */
-export function buildTypicalFix(version: string, outDir: string): string {
+/** Builds the agent with FIX applied, stamped `version`, into `outDir` (build.mjs extraArgs too); returns the executable. */
+export function buildTypicalFix(version: string, outDir: string, extraArgs: string[] = []): string {
   const tree = mkdtempSync(join(tmpdir(), 'anc-typical-fix-'));
   try {
     for (const entry of ['src', 'scripts', 'build.mjs', 'package.json', 'tsconfig.json'])
@@ -20,7 +20,7 @@ export function buildTypicalFix(version: string, outDir: string): string {
     const text = readFileSync(file, 'utf8');
     if (!text.includes(FIX.from)) throw new Error(`typical fix: ${FIX.file} no longer contains ${FIX.from}`);
     writeFileSync(file, text.replace(FIX.from, FIX.to));
-    execFileSync(process.execPath, [join(tree, 'build.mjs'), '--quiet', '--outdir', outDir], {
+    execFileSync(process.execPath, [join(tree, 'build.mjs'), '--quiet', '--outdir', outDir, ...extraArgs], {
       cwd: tree,
       env: { ...process.env, ANC_VERSION: version },
       stdio: ['ignore', 'inherit', 'inherit'],

@@ -3,7 +3,7 @@
 //
 //   node vhd/packaging/build-packages.mjs [--compression zstd|xz] [--fast] [--arch amd64|arm64|all]
 //        [--bin-dir DIR | --bin FILE] [--out-dir DIR] [--version V] [--formats deb,rpm] [--lintian]
-//        [--delta-from FILE...]
+//        [--delta-from FILE...] [--scripts DIR [--scripts-label L]]
 //
 // Inputs: DIR/aks-node-controller-linux-<arch> (node build.mjs --all), or one --bin FILE for one --arch.
 // The package version is the stamped version (the amd64 binary's `version` output) unless --version says
@@ -14,7 +14,8 @@
 // byte-reproducible. Each package's /usr/bin/aks-node-controller is checked to be byte-identical to the
 // input (a stripped bun executable silently becomes plain bun). Never run a strip step on these files.
 // --delta-from takes the executables images ship (the baked agents) and adds the aks-node-controller-delta
-// packages beside the full ones (build-delta-packages.mjs).
+// packages beside the full ones (build-delta-packages.mjs). --scripts DIR: every executable must carry
+// exactly the script payload build.mjs --scripts DIR embeds (label: --scripts-label, else the version).
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -262,6 +263,8 @@ function parseArgs(argv) {
     formats: ['deb', 'rpm'],
     lintian: false,
     deltaFrom: [],
+    scripts: undefined,
+    scriptsLabel: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
@@ -279,6 +282,8 @@ function parseArgs(argv) {
     else if (flag === '--out-dir') a.outDir = resolve(value());
     else if (flag === '--version') a.version = value();
     else if (flag === '--formats') a.formats = value().split(',');
+    else if (flag === '--scripts') a.scripts = resolve(value());
+    else if (flag === '--scripts-label') a.scriptsLabel = value();
     else if (flag === '--delta-from') {
       // One or more executables: everything up to the next flag.
       if (inline !== undefined) a.deltaFrom.push(resolve(inline));
@@ -346,6 +351,8 @@ Flags:
   --fast                   zstd -3: quick builds for tests
   --lintian                run lintian on the .deb files (needs --compression xz)
   --delta-from FILE...     the executables images ship: add delta packages from each
+  --scripts DIR            check every executable embeds this script payload (build.mjs --scripts)
+  --scripts-label L        the payload's label (default: the package version)
   -h, --help               this text
 
 Environment:
@@ -358,7 +365,42 @@ vhd/packaging/rpmlint.toml (\`rpmlint --config vhd/packaging/rpmlint.toml FILE.r
 each entry says why. docs/operators.md "Publish a hotfix" has the whole release checklist.
 `;
 
-function main() {
+/**
+ * --scripts DIR: each executable must embed exactly the payload `build.mjs --scripts DIR` makes (the same
+ * checks, the same normalized text). This machine's own architecture is asked (`version -o json`, digest);
+ * the others must contain the label and every entry's sha256.
+ */
+export async function checkScriptPayload(bins, dir, label) {
+  const { loadScripts } = await import('../../build.mjs');
+  const scratch = mkdtempSync(join(tmpdir(), 'anc-pkg-scripts-'));
+  try {
+    const wanted = await loadScripts(dir, label, scratch);
+    const how = `build with: node build.mjs --scripts ${dir} --scripts-label ${label}`;
+    for (const [arch, file] of Object.entries(bins)) {
+      if (arch === HOST_ARCH) {
+        const root = mkdtempSync(join(tmpdir(), 'anc-pkg-version-'));
+        const info = JSON.parse(
+          run(file, ['version', '-o', 'json'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, cwd: root }).toString(),
+        );
+        rmSync(root, { recursive: true, force: true });
+        const digest = info.scriptPayload?.digest;
+        if (digest !== `sha256:${wanted.digest}`)
+          throw new Error(`${file} carries script payload ${digest ?? 'none'}, not sha256:${wanted.digest}; ${how}`);
+      } else {
+        const bytes = readFileSync(file);
+        const missing = [`"label":${JSON.stringify(label)}`, ...wanted.payload.entries.map((e) => e.sha256)].filter(
+          (n) => !bytes.includes(n),
+        );
+        if (missing.length > 0) throw new Error(`${file} does not carry that script payload (missing ${missing[0]}); ${how}`);
+      }
+    }
+    return wanted;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function main() {
   const a = parseArgs(process.argv.slice(2));
   const arches = a.arch === 'all' ? ['amd64', 'arm64'] : [a.arch];
   if (a.bin && arches.length !== 1) throw new Error('--bin needs a single --arch');
@@ -366,6 +408,13 @@ function main() {
   const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
   for (const file of Object.values(bins)) if (!existsSync(file)) throw new Error(missingInput(file, a));
   if (process.env.ANC_VERSION) checkStampedVersion(bins, process.env.ANC_VERSION);
+  if (a.scripts) {
+    const label = a.scriptsLabel ?? a.version ?? process.env.ANC_VERSION ?? binaryVersion(Object.values(bins)[0]);
+    const payload = await checkScriptPayload(bins, a.scripts, label);
+    process.stdout.write(
+      `script payload ${label} (${payload.payload.entries.length} entries, sha256:${payload.digest}) in every executable\n`,
+    );
+  } else if (a.scriptsLabel) throw new Error('--scripts-label needs --scripts DIR');
   const started = Date.now();
   process.stdout.write(
     `packaging ${arches.join(', ')} as ${a.formats.join(', ')} (${compressionOf(a)}${a.fast ? '' : ', minutes per package'})\n`,
@@ -396,10 +445,8 @@ function main() {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    main();
-  } catch (error) {
+  main().catch((error) => {
     process.stderr.write(`build-packages: ${error.message}\n`);
     process.exitCode = 1;
-  }
+  });
 }

@@ -12,10 +12,14 @@ import { resolveVersion } from '../../pointer/resolve.ts';
 import { VERIFY_TIMEOUT_MS } from '../stage.ts';
 import { expectedBinaryVersion, STAMPED_VERSION } from '../../pointer/version.ts';
 import { recordQuarantine } from '../../pointer/quarantine.ts';
+import { restoreForFallback } from '../scripts/restore.ts';
 
 export async function fallbackToBaked(deps: Deps, reason: string): Promise<number> {
   const start = deps.clock.now();
   const problems: string[] = [];
+  // First the baked scripts: the baked provision must never run over a hotfix's scripts (issue 21).
+  const scripts = restoreForFallback(deps);
+  if (scripts && scripts.problems.length > 0) problems.push(`restoring scripts: ${scripts.problems.join('; ')}`);
   const version = await failedHotfixVersion(deps, problems);
   try {
     recordQuarantine(deps, { version, reason, recordedAt: start.toISOString() });
@@ -27,7 +31,8 @@ export async function fallbackToBaked(deps: Deps, reason: string): Promise<numbe
   } catch (error) {
     problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
   }
-  const message = `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node`;
+  const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
+  const message = `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}`;
   deps.log.error('hotfix failed before the provisioning scripts started; falling back to the baked agent', {
     hotfix: version,
     reason,
