@@ -1,30 +1,27 @@
 #!/usr/bin/env node
-// Start-up of the compiled agent: `version` side by side with a trivial program compiled with the same
-// runtime and flags (the floor any bun executable pays; the target is at most 1.5x that), and against
-// the same bundle under node; medians over interleaved runs in one process (hyperfine when installed,
-// else our own loop), peak memory, and the executable size per target (raw and xz-compressed). Prints only.
+// Start-up of the compiled agent: `version` side by side with trivial programs compiled with the same
+// runtime and flags, and against the same bundle under node; medians over interleaved runs in one process
+// (hyperfine when installed, else our own loop), peak memory, and the executable size per target (raw and
+// xz-compressed). Prints only. Two floors (bench/floor.mjs): the cheapest print (console.log, the target is
+// at most 1.5x that) and process.stdout.write, whose Node stream costs more than the rest of a start.
 //
-//   node bench/startup.mjs [--runs N] [--no-sizes]
+//   node bench/startup.mjs [--runs N] [--no-sizes] [--baseline <binary>]   (--baseline: another build, side by side)
 // Needs `node build.mjs --all` output in dist/ for the size table (built here if missing).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median, trivialPrograms } from './floor.mjs';
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 40;
+const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : undefined;
 const dist = join(process.cwd(), 'dist');
 const bin = join(dist, 'aks-node-controller');
 const bundle = join(dist, '.build', 'bundle.cjs');
 if (!existsSync(bin) || !existsSync(bundle)) execFileSync(process.execPath, ['build.mjs', '--quiet'], { stdio: 'inherit' });
 const root = mkdtempSync(join(tmpdir(), 'anc-bench-'));
 const env = { PATH: process.env.PATH, AKS_NODE_ROOT: root };
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function time(command, commandArgs) {
   const samples = [];
@@ -48,18 +45,6 @@ function peakRssMiB(command, commandArgs) {
   return median(samples);
 }
 
-/** A trivial program (prints one line) compiled exactly as build.mjs compiles the agent. */
-async function trivialProgram() {
-  const { compile, hostTarget, runtimeFor } = await import('../build.mjs');
-  const target = hostTarget();
-  const runtime = runtimeFor(target).path;
-  const source = join(root, 'trivial.cjs');
-  writeFileSync(source, "process.stdout.write('202604.01.0\\n');\n");
-  const out = join(root, 'trivial');
-  compile(runtime, source, target, runtime, out);
-  return out;
-}
-
 /** Medians of the commands, measured interleaved in one hyperfine run (or our loop without hyperfine). */
 function side(commands) {
   const hyperfine = spawnSync('hyperfine', ['--version']).status === 0;
@@ -73,20 +58,29 @@ function side(commands) {
   return JSON.parse(readFileSync(json, 'utf8')).results.map((r) => r.median * 1000);
 }
 
-const trivial = await trivialProgram();
-const [compiled, floor, node] = side([
+const trivial = await trivialPrograms(root);
+const [compiled, floor, streamFloor, node, before] = side([
   [bin, ['version']],
-  [trivial, []],
+  [trivial['console.log'], []],
+  [trivial['process.stdout.write'], []],
   [process.execPath, [bundle, 'version']],
+  ...(baseline ? [[baseline, ['version']]] : []),
 ]);
+const rss = (command, commandArgs) => `peak RSS ${peakRssMiB(command, commandArgs).toFixed(1)} MiB`;
 console.log(`start-up of \`version\` (median of ${runs} runs, side by side)`);
-console.log(`  compiled agent (bun, bytecode)  ${compiled.toFixed(1)} ms   peak RSS ${peakRssMiB(bin, ['version']).toFixed(1)} MiB`);
-console.log(`  trivial program, same flags     ${floor.toFixed(1)} ms   peak RSS ${peakRssMiB(trivial, []).toFixed(1)} MiB`);
-console.log(
-  `  node <bundle>                   ${node.toFixed(1)} ms   peak RSS ${peakRssMiB(process.execPath, [bundle, 'version']).toFixed(1)} MiB`,
-);
-console.log(`  ratio agent/trivial             ${(compiled / floor).toFixed(2)}x (target <= 1.5x)`);
-console.log(`  ratio node/compiled             ${(node / compiled).toFixed(2)}x`);
+console.log(`  compiled agent (bun, bytecode)             ${compiled.toFixed(1)} ms   ${rss(bin, ['version'])}`);
+console.log(`  floor: trivial program, console.log        ${floor.toFixed(1)} ms   ${rss(trivial['console.log'], [])}`);
+console.log(`  trivial program, process.stdout.write      ${streamFloor.toFixed(1)} ms   ${rss(trivial['process.stdout.write'], [])}`);
+console.log(`  node <bundle>                              ${node.toFixed(1)} ms   ${rss(process.execPath, [bundle, 'version'])}`);
+console.log(`  ratio agent/console.log floor              ${(compiled / floor).toFixed(2)}x (target <= 1.5x)`);
+console.log(`  ratio agent/process.stdout.write program   ${(compiled / streamFloor).toFixed(2)}x`);
+console.log(`  ratio node/compiled                        ${(node / compiled).toFixed(2)}x`);
+if (baseline) {
+  console.log(`  baseline ${baseline}: ${before.toFixed(1)} ms   ${rss(baseline, ['version'])}`);
+  console.log(
+    `  baseline ratios: /console.log floor ${(before / floor).toFixed(2)}x, /stdout.write program ${(before / streamFloor).toFixed(2)}x`,
+  );
+}
 
 if (!args.includes('--no-sizes')) {
   const targets = ['linux-amd64', 'linux-arm64', 'darwin-arm64'];

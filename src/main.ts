@@ -4,17 +4,16 @@ import { COMMANDS } from './commands/index.ts';
 import { isReadOnlyInvocation, run } from './commands/cli.ts';
 import { createRealDeps } from './platform/deps.ts';
 import { errorMessage } from './platform/errors.ts';
+import { stderr, stdout } from './platform/stdio.ts';
 
 async function main(): Promise<number> {
-  // A reader that goes away early (`| head`) is not an error of ours: stop writing, keep the exit code.
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => stream.destroy());
   const argv = process.argv.slice(2);
   let deps;
   try {
     deps = createRealDeps({ readOnly: isReadOnlyInvocation(argv, COMMANDS) });
   } catch (error) {
     // Spec 2: a log that cannot be opened is reported on stdout before anything else runs.
-    process.stdout.write(`${errorMessage(error)}\n`);
+    stdout.write(`${errorMessage(error)}\n`);
     return 1;
   }
   try {
@@ -30,7 +29,7 @@ main().then(
     process.exitCode = code < 0 ? 255 : code;
   },
   (error: unknown) => {
-    process.stderr.write(`aks-node-controller: unexpected error: ${errorMessage(error)}\n`);
+    stderr.write(`aks-node-controller: unexpected error: ${errorMessage(error)}\n`);
     process.exitCode = 1;
   },
 );

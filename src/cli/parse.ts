@@ -21,18 +21,16 @@ export function parseInput(command: AnyCommand, rest: string[]): { args: string[
       hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.`,
     });
   }
-  const cli = cac(PROGRAM);
-  const registered = cli.command(`${command.name} [...args]`);
-  for (const option of command.options) registered.option(option.flag, option.description);
-  let parsed: { args: readonly string[]; options: Record<string, unknown> };
   // The parser drops a lone `-` (stdin as a file argument); it passes through under another name.
   const STDIN = '\u0000stdin';
-  try {
-    const words = withoutOutput.map((a) => (a === '-' ? STDIN : isBareBoolean(command, a) ? `${a}=true` : a));
-    parsed = cli.parse(['node', PROGRAM, command.name, ...words], { run: false });
-  } catch (error) {
-    throw new AgentError('ANC_USAGE', errorMessage(error), { hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.` });
-  }
+  // No arguments (what the boot path runs): nothing to parse, and cac's set-up is skipped.
+  const parsed =
+    withoutOutput.length === 0
+      ? { args: [], options: {} }
+      : parseWithCac(
+          command,
+          withoutOutput.map((a) => (a === '-' ? STDIN : isBareBoolean(command, a) ? `${a}=true` : a)),
+        );
   // Fail-open commands get everything that is not one of their own flags, as written.
   const args = command.allowUnknownOptions
     ? withoutOutput.filter((a) => !(a.startsWith('-') && isKnownFlag(command, a)))
@@ -55,6 +53,17 @@ export function parseInput(command: AnyCommand, rest: string[]): { args: string[
  */
 function isBareBoolean(command: AnyCommand, arg: string): boolean {
   return command.options.some((o) => o.boolean && `--${o.flag.replace(/^--/, '')}` === arg);
+}
+
+function parseWithCac(command: AnyCommand, argv: string[]): { args: readonly string[]; options: Record<string, unknown> } {
+  const cli = cac(PROGRAM);
+  const registered = cli.command(`${command.name} [...args]`);
+  for (const option of command.options) registered.option(option.flag, option.description);
+  try {
+    return cli.parse(['node', PROGRAM, command.name, ...argv], { run: false });
+  } catch (error) {
+    throw new AgentError('ANC_USAGE', errorMessage(error), { hint: `Run \`${PROGRAM} ${command.name} --help\` to see its flags.` });
+  }
 }
 
 /** How many positional arguments the usage line allows (`<old> <new>` = 2, `[...args]` = any). */

@@ -26,7 +26,7 @@ export const statusCommand = {
   async run({ options }, deps) {
     const [{ collectStatus }, { renderStatusText }] = await Promise.all([import('../status/collect.ts'), import('../status/render.ts')]);
     const report = await collectStatus(deps);
-    const text = (r: typeof report) => renderStatusText(r, deps.terminalColumns);
+    const text = (r: typeof report) => renderStatusText(r, deps.terminalColumns());
     return { exitCode: STATUS_EXIT_CODES[report.state], stdout: await render(options.output, report, text) };
   },
 } satisfies Command<{ output?: OutputFormat }>;

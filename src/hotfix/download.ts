@@ -9,11 +9,9 @@ import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { AgentError, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './install.ts';
 import type { Trace } from './repository/fetcher.ts';
-import { tryRepositoryFastPath } from './repository/fast-path.ts';
 import { decideFromPointerFile } from '../pointer/decide.ts';
 import type { HotfixDecision, HotfixReason } from '../pointer/resolve.ts';
 import { deadlineFrom, retryCommand, type Deadline } from './retry.ts';
-import { promoteWithHealthGate } from './switch/gate.ts';
 import { expectedBinaryVersion } from '../pointer/version.ts';
 import { startAttrs } from '../platform/build-info.ts';
 
@@ -123,6 +121,10 @@ async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promi
   }
   const method = options.method ?? 'auto';
   const { packageBinary, hotfixBinary } = deps.paths;
+  // The download machinery (repository, delta, health gate; node:crypto, node:zlib) loads only when a
+  // hotfix is to be taken: every node boot runs this command, almost always with nothing to do.
+  const { tryRepositoryFastPath } = await import('./repository/fast-path.ts');
+  const { promoteWithHealthGate } = await import('./switch/gate.ts');
   const fast = method === 'package-manager' ? undefined : await tryRepositoryFastPath(deps, decision.resolved, deadline, seen.trace);
   if (fast && !fast.staged) {
     if (method === 'repository') throw new AgentError('ANC_HOTFIX', fast.reason, { step: 'installFailed' });

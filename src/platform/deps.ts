@@ -1,7 +1,5 @@
 // The world as the commands see it: one Deps object built in main and passed down (STYLE 7).
 // Tests build their own with fakes; nothing below main reads process.env or process.argv.
-import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { createRealClock, type Clock } from './clock.ts';
 import { createEventSink, type EventSink } from './events.ts';
 import { createRealFileSystem, type FileSystem } from './fs.ts';
@@ -9,10 +7,11 @@ import { createHttpClient, type HttpClient } from './http.ts';
 import { logToStderr, openLogger, type Logger } from './log.ts';
 import { resolveNodePaths, type NodePaths } from './paths.ts';
 import { createRealProcessRunner, type ProcessRunner } from './proc.ts';
+import { fs } from './builtins.ts';
 import { forwardingTerminationSignals } from './signals.ts';
-export interface OutputStream {
-  write(text: string | Uint8Array): void;
-}
+import { type OutputStream, stderr, stdout } from './stdio.ts';
+
+export type { OutputStream };
 
 export interface Deps {
   /** The stamped build version (D13), `dev` for unstamped development runs. */
@@ -35,7 +34,7 @@ export interface Deps {
   /** The running machine's hostname (what the launcher compares with /etc/hostname). */
   hostname(): string;
   /** Columns of the terminal stdout is, or undefined when stdout is not a terminal (text then is not cut). */
-  terminalColumns: number | undefined;
+  terminalColumns(): number | undefined;
   /** All of stdin as text (a `-` file argument). */
   readStdin(): string;
   /** Runs `body` with SIGTERM/SIGINT/SIGHUP turned into an abort of its signal (provision forwards them). */
@@ -59,16 +58,31 @@ export interface RealDepsOptions {
   readOnly: boolean;
 }
 
+/**
+ * Whether stderr is a terminal. A pipe, socket or file (the journal, the launcher) is never one, and
+ * fstat says so without loading node:tty (which loads the runtime's whole net stack, ~2 ms of a boot
+ * command); only a character device is asked the real question.
+ */
+function stderrIsTerminal(): boolean {
+  return isCharacterDevice(2) && process.getBuiltinModule('node:tty').isatty(2);
+}
+
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fs.fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
 export function createRealDeps(options: RealDepsOptions = { readOnly: false }): Deps {
   const env = process.env;
   const paths = resolveNodePaths(env.AKS_NODE_ROOT);
   const clock = createRealClock();
-  const stdout = { write: (text: string | Uint8Array) => void process.stdout.write(text) };
-  const stderr = { write: (text: string | Uint8Array) => void process.stderr.write(text) };
   const log = openLogger({
     toFile: !options.readOnly,
-    toStderr: logToStderr(env.ANC_LOG_STDERR, process.stderr.isTTY === true, options.readOnly),
-    stderrIsTerminal: process.stderr.isTTY === true,
+    toStderr: logToStderr(env.ANC_LOG_STDERR, stderrIsTerminal, options.readOnly),
+    stderrIsTerminal,
     logDir: paths.logDir,
     logFile: paths.logFile,
     cwd: process.cwd(),
@@ -89,9 +103,9 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
     events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log, BUILD_VERSION),
     stdout,
     stderr,
-    hostname,
-    terminalColumns: process.stdout.isTTY ? process.stdout.columns : undefined,
-    readStdin: () => readFileSync(0, 'utf8'),
+    hostname: () => process.getBuiltinModule('node:os').hostname(),
+    terminalColumns: () => (isCharacterDevice(1) ? process.stdout.columns : undefined),
+    readStdin: () => fs.readFileSync(0, 'utf8'),
     withTerminationSignals: forwardingTerminationSignals,
   };
 }

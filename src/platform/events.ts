@@ -1,7 +1,6 @@
 // Guest-agent telemetry events, byte-compatible with spec 3: one file per event named
 // `<unix nanoseconds>.json`, mode 0644, Go json.Marshal field order and escaping, no trailing newline.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { fs, path } from './builtins.ts';
 import type { Clock } from './clock.ts';
 import { formatEventTime } from './clock.ts';
 import { atomicWrite } from './fs.ts';
@@ -56,10 +55,10 @@ export function createEventSink(eventsDir: string, clock: Clock, log: Logger, ve
   return {
     emit(event) {
       try {
-        mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
+        fs.mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
         // Whole or nothing (temp, fsync, rename): the guest agent never picks up a 0-byte or cut-off
         // event, even on a full disk. The temp name does not end in .json, so it is never read as one.
-        atomicWrite(join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event, version), {
+        atomicWrite(path.join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event, version), {
           mode: 0o644,
           tempPrefix: TEMP_PREFIX.event,
         });

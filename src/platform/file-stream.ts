@@ -1,8 +1,10 @@
 // Large files without holding them in memory (the delta hotfix reads a 113 MB base executable and
 // writes a 113 MB reconstruction): positional reads, an exclusive-create writer that hashes what it
 // writes and fsyncs on close, and a streaming sha256 of a file.
-import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
+import { fs } from './builtins.ts';
+
+// node:crypto loads on the first hash, not at every start-up (fs.ts, on every command's path, imports this).
+const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
 
 const HASH_CHUNK = 4 * 1024 * 1024;
 

@@ -1,8 +1,7 @@
 // File-system access for the commands (through Deps), including the atomic write every status and
 // pointer file goes through: temp file in the same directory, fsync, rename, fsync of the directory.
-import * as fs from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { randomInt } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { fs, path as nodePath } from './builtins.ts';
 import { readBoundedFile, type InputKind } from './input.ts';
 import {
   createHashingWriter,
@@ -72,7 +71,7 @@ export interface FileSystem {
   sha256OfFile(path: string): WrittenFile;
 }
 
-function toStat(s: fs.Stats): FileStat {
+function toStat(s: Stats): FileStat {
   return { isFile: s.isFile(), isDirectory: s.isDirectory(), mode: s.mode & 0o7777, size: s.size };
 }
 
@@ -86,13 +85,14 @@ export function statOrUndefined(path: string): FileStat | undefined {
 }
 
 export function atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void {
-  const dir = dirname(path);
-  const prefix = options.tempPrefix ?? `.${basename(path)}.tmp-`;
+  const dir = nodePath.dirname(path);
+  const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
   let temp = '';
   let fd: number | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
-      temp = join(dir, `${prefix}${randomInt(1_000_000_000, 9_999_999_999)}`);
+      // node:crypto loads here, on first use, not at every start-up.
+      temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
       try {
         fd = fs.openSync(temp, 'wx', 0o600);
         break;
@@ -163,7 +163,7 @@ export function removeStaleFiles(dir: string, prefix: string, olderThan: Date): 
   const removed: string[] = [];
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
-    const path = join(dir, name);
+    const path = nodePath.join(dir, name);
     // Regular files and (a killed fast path's scratch) directories; never a symlink or anything else.
     const stat = fs.lstatSync(path, { throwIfNoEntry: false });
     if (!(stat?.isFile() || stat?.isDirectory()) || stat.mtimeMs >= olderThan.getTime()) continue;

@@ -3,7 +3,8 @@
 // then refused by fstat, like a device such as /dev/zero), and each kind of input has a size cap checked
 // before and while reading (a file that grows past it is refused too). Refusals are errors with a code
 // (EISDIR, ENOTREG, EFBIG) so callers report them like any other read error, naming the file.
-import * as fs from 'node:fs';
+import type { Stats } from 'node:fs';
+import { fs } from './builtins.ts';
 
 /** Size caps per kind of input; what a healthy node holds is far below each. */
 export const INPUT_LIMITS = {
@@ -57,7 +58,7 @@ function refusal(code: string, message: string): NodeJS.ErrnoException {
   return error;
 }
 
-function fileType(stat: fs.Stats): string {
+function fileType(stat: Stats): string {
   if (stat.isFIFO()) return 'a FIFO';
   if (stat.isCharacterDevice()) return 'a character device';
   if (stat.isBlockDevice()) return 'a block device';

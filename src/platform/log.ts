@@ -1,8 +1,7 @@
 // JSON-lines log per spec 2: one object per line with `time`, `level`, `msg`, then the attributes, written
 // to the log file and, for machines (the journal, a pipe), to stderr. Secrets print as their placeholder
 // (Secret.toJSON). Read-only commands get a logger without a file (they work as non-root, on a laptop).
-import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { fs, path } from './builtins.ts';
 import { formatLogTime } from './clock.ts';
 
 export type LogLevel = 'INFO' | 'WARN' | 'ERROR';
@@ -40,7 +39,7 @@ export interface LogSinkOptions {
   /** Echo every line to stderr (the journal under systemd, a pipe, or on request). */
   toStderr: boolean;
   /** stderr is a terminal: `say` lines are for the person there. */
-  stderrIsTerminal?: boolean;
+  stderrIsTerminal?: () => boolean;
   logDir: string;
   logFile: string;
   cwd: string;
@@ -58,26 +57,27 @@ export function openLogger(options: LogSinkOptions): Logger {
   if (!options.toFile) return stderrLogger(options);
   let file = options.logFile;
   try {
-    mkdirSync(options.logDir, { recursive: true, mode: 0o755 });
+    fs.mkdirSync(options.logDir, { recursive: true, mode: 0o755 });
   } catch {
-    file = resolve(options.cwd, 'aks-node-controller.log');
+    file = path.resolve(options.cwd, 'aks-node-controller.log');
   }
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
   } catch (error) {
     throw new LogSetupError(`failed to create log directory: ${(error as Error).message}`);
   }
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO planted at the log path fails at once (ENXIO) instead of hanging every command.
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o644);
+    const { O_WRONLY, O_APPEND, O_CREAT, O_NONBLOCK } = fs.constants;
+    fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0o644);
   } catch (error) {
     throw new LogSetupError(`failed to open log file: ${(error as Error).message}`);
   }
   const write = (level: LogLevel, msg: string, attrs?: LogAttrs) => {
     const line = renderLogLine(options.now(), level, msg, attrs);
     try {
-      writeSync(fd, line);
+      fs.writeSync(fd, line);
     } catch {
       // The log must never take the agent down; stderr still gets the line.
     }
@@ -91,7 +91,7 @@ export function openLogger(options: LogSinkOptions): Logger {
     error: (msg, attrs) => write('ERROR', msg, attrs),
     close() {
       try {
-        closeSync(fd);
+        fs.closeSync(fd);
       } catch (error) {
         options.writeStderr(`failed to close log file: ${(error as Error).message}\n`);
       }
@@ -100,7 +100,12 @@ export function openLogger(options: LogSinkOptions): Logger {
 }
 
 function sayer(options: LogSinkOptions): (line: string) => void {
-  return options.stderrIsTerminal ? (line) => options.writeStderr(`${line}\n`) : () => {};
+  // Asked once, at the first line said (the question costs a syscall or two; most runs say nothing).
+  let terminal: boolean | undefined;
+  return (line) => {
+    terminal ??= options.stderrIsTerminal?.() ?? false;
+    if (terminal) options.writeStderr(`${line}\n`);
+  };
 }
 
 function stderrLogger(options: LogSinkOptions): Logger {
@@ -120,10 +125,11 @@ function stderrLogger(options: LogSinkOptions): Logger {
 /**
  * When log lines also go to stderr: ANC_LOG_STDERR=1 asks for them, =0 silences them; otherwise the
  * agent's node commands echo them when stderr is not a terminal (systemd's journal, the launcher's
- * pipe), and read-only commands never do (a person or a CI job reads their stderr).
+ * pipe), and read-only commands never do (a person or a CI job reads their stderr). The terminal check
+ * runs only when it decides something (it loads node:tty).
  */
-export function logToStderr(setting: string | undefined, stderrIsTerminal: boolean, readOnly: boolean): boolean {
+export function logToStderr(setting: string | undefined, stderrIsTerminal: () => boolean, readOnly: boolean): boolean {
   if (setting === '1') return true;
   if (setting === '0') return false;
-  return !readOnly && !stderrIsTerminal;
+  return !readOnly && !stderrIsTerminal();
 }

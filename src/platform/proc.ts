@@ -1,8 +1,7 @@
 // Child processes: every call has its own timeout and runs in its own process group, so a timeout
 // kills the whole tree (a script's grandchildren included), not just the direct child.
-import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { fs, path } from './builtins.ts';
+import { stderr, stdout } from './stdio.ts';
 
 export interface RunSpec {
   program: string;
@@ -68,7 +67,8 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     const err = new TailBuffer(limit);
     let timedOut = false;
     let settled = false;
-    const child = spawn(spec.program, spec.args, {
+    // Loaded here, not at start-up: most commands never spawn (node:child_process costs ~2 ms to load).
+    const child = process.getBuiltinModule('node:child_process').spawn(spec.program, spec.args, {
       env: spec.env,
       cwd: spec.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,11 +95,11 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout!.on('data', (chunk: Buffer) => {
       out.push(chunk);
-      if (spec.passthrough) process.stdout.write(chunk);
+      if (spec.passthrough) stdout.writeQueued(chunk);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       err.push(chunk);
-      if (spec.passthrough) process.stderr.write(chunk);
+      if (spec.passthrough) stderr.writeQueued(chunk);
     });
     const finish = (result: Omit<RunResult, 'stdout' | 'stderr' | 'timedOut'>) => {
       if (settled) return;
@@ -125,12 +125,12 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
 
 export function which(name: string, pathEnv: string | undefined): string | undefined {
   if (name.includes('/')) return name;
-  for (const dir of (pathEnv ?? '').split(delimiter)) {
+  for (const dir of (pathEnv ?? '').split(path.delimiter)) {
     if (!dir) continue;
-    const candidate = join(dir, name);
+    const candidate = path.join(dir, name);
     try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
+      if (!fs.statSync(candidate).isFile()) continue;
+      fs.accessSync(candidate, fs.constants.X_OK);
       return candidate;
     } catch {
       // not here

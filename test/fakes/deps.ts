@@ -95,7 +95,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     stderr: { write: (t) => void err.push(String(t)) },
     readStdin: () => options.stdin ?? '',
     hostname: () => options.hostname ?? 'aks-test-node',
-    terminalColumns: undefined,
+    terminalColumns: () => undefined,
     withTerminationSignals: forwardingTerminationSignals,
     logs,
     said,

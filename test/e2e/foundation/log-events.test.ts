@@ -107,4 +107,34 @@ test('event files: nanosecond names, 0644, Go field order and format, no trailin
   }
 });
 
+test('log and event times: local zone, UTC read without the zone database, any other zone through it', async () => {
+  // TZ=UTC and the harness default take the shortcut; a named zone and TZ unset (this machine's
+  // /etc/localtime, whatever it is) go the runtime's way. Every form must say the same instant.
+  const cases: Array<[string | undefined, RegExp]> = [
+    ['UTC', /Z$/],
+    ['Asia/Kolkata', /\+05:30$/],
+    ['America/St_Johns', /-0[23]:30$/],
+    [undefined, /(Z|[+-]\d\d:\d\d)$/],
+  ];
+  for (const [tz, zone] of cases) {
+    const sandbox = makeSandbox();
+    try {
+      const before = Date.now();
+      const r = await runAnc(['provision'], { root: sandbox.root, env: { TZ: tz } });
+      assert.is(r.exitCode, 1);
+      const line = parseLines(readFileSync(sandbox.path(LOG), 'utf8'))[0]!;
+      const time = String(line.time);
+      assert.match(time, zone, `TZ=${tz}: ${time}`);
+      const instant = Date.parse(time);
+      assert.ok(instant >= before - 1000 && instant <= Date.now() + 1000, `TZ=${tz}: ${time} is now`);
+      // Events carry the local wall clock without a zone: it must agree with the log line's local digits.
+      const names = readdirSync(sandbox.path(EVENTS)).sort();
+      const event = JSON.parse(readFileSync(join(sandbox.path(EVENTS), names[0]!), 'utf8')) as Record<string, string>;
+      assert.is(event.Timestamp!.slice(0, 13), time.slice(0, 13).replace('T', ' '), `TZ=${tz}: event hour is local`);
+    } finally {
+      sandbox.cleanup();
+    }
+  }
+});
+
 test.run();
