@@ -26,7 +26,8 @@ export interface FdOutputIo {
 }
 
 const realIo = (fd: 1 | 2): FdOutputIo => ({
-  printLine: fd === 1 ? (text) => console.log(text) : (text) => console.error(text),
+  // stderr not through console.error: on a terminal bun prints it in red (and we use no colour).
+  printLine: fd === 1 ? (text) => console.log(text) : (text) => void fs.writeSync(2, `${text}\n`),
   writeSync: (target, bytes) => fs.writeSync(target, bytes),
   stream() {
     const stream = fd === 1 ? process.stdout : process.stderr;
