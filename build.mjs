@@ -108,11 +108,19 @@ export function hostTarget() {
   return target;
 }
 
+/** The step that installs a target's runtime: npm ci brings only this machine's (optionalDependencies). */
+function installStep(target) {
+  const host = target.os === process.platform && target.arch === process.arch;
+  return host
+    ? 'run npm ci; it is pinned in package-lock.json'
+    : "run npm run runtimes: npm ci installs only this machine's runtime; that adds the others, checked against package-lock.json";
+}
+
 export function runtimeFor(target) {
   const path = packageBinary(target.pkg);
   if (!existsSync(path)) {
     return {
-      missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed in ${RUNTIMES_DIR} (run npm ci; it is pinned in package-lock.json)`,
+      missing: `target ${target.suffix}: runtime ${target.pkg}@${BUN_VERSION} is not installed in ${RUNTIMES_DIR} (${installStep(target)})`,
     };
   }
   return { path };

@@ -26,6 +26,11 @@ export const E2E_NEEDS = [
     ['linux', 'apt-ftparchive', 'dpkg-deb', 'ar', 'gpg', 'gpgv', 'createrepo_c', 'rpmkeys', 'rpmsign', 'zstd', 'xz', 'xdelta3'],
     'attacks on the repository fast path: signed loopback repositories, real gpgv, zstd and xz',
   ],
+  [
+    'hotfix/delta-packaging',
+    ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'xdelta3', 'rpmlint'],
+    'building and linting the delta packages',
+  ],
   ['hotfix/packaging', ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'lintian', 'xz'], 'building and linting .deb and .rpm packages'],
   ['vhd/custom-data', ['linux', 'cloud-init'], 'cloud-init applies the custom data'],
   ['vhd/image', ['linux', 'systemd-analyze'], 'the image: systemd checks the unit, the launcher runs the agent'],
@@ -37,6 +42,7 @@ export const E2E_NEEDS = [
   ],
   ['status/boot-status', ['linux'], 'a failed boot through the node launcher'],
   ['check-hotfix/kubectl', ['kubectl'], 'kubectl against the apiserver stand-in'],
+  ['pointer/rehearsal', ['kubectl'], 'the publish checklist with kubectl against the apiserver stand-in'],
 ];
 
 /** Every tool named above (what ANC_HIDE_DEBIAN_TOOLS hides), plus qemu for the arm64 test. */

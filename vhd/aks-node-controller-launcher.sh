@@ -51,12 +51,21 @@ log() {
 }
 
 wait_for_hostname() {
-    local waited=0 expected
+    local waited=0 expected said=0
     while :; do
         expected=""
         # -f: a FIFO planted at the path must not block the boot.
         [[ -f "$HOSTNAME_FILE" && -r "$HOSTNAME_FILE" ]] && expected="$(head -c 256 -- "$HOSTNAME_FILE")"
         [[ -n "$expected" && "$(hostname)" == "$expected" ]] && return 0
+        # Once, so a stuck boot says what it waits for (`aks-node-controller status` says it too).
+        if [[ "$said" == 0 ]]; then
+            said=1
+            if [[ -z "$expected" ]]; then
+                log "Waiting for ${HOSTNAME_FILE} (cloud-init sets the hostname); provisioning starts when the running hostname matches it"
+            else
+                log "Waiting for the hostname: running as '$(hostname)', ${HOSTNAME_FILE} says '${expected:0:64}'; provisioning starts when they match"
+            fi
+        fi
         if [[ "$HOSTNAME_WAIT_TIMEOUT" != "0" && "$waited" -ge "$HOSTNAME_WAIT_TIMEOUT" ]]; then
             log "Hostname did not match ${HOSTNAME_FILE} after ${waited}s; continuing"
             return 0

@@ -10,6 +10,8 @@ export interface OptionSpec {
   boolean?: boolean;
   /** The flag may be given several times; the command gets every value, in order, as a list. */
   repeatable?: boolean;
+  /** The closed set of values the flag takes (shell completion offers them). */
+  values?: readonly string[];
 }
 
 export interface CommandInput<O> {
@@ -32,6 +34,8 @@ export interface Command<O = Record<string, unknown>> {
   name: string;
   /** Positional arguments for the usage line, e.g. `<file>` or `[...args]`. */
   args?: string;
+  /** The closed set of values a positional argument takes (shell completion offers them). */
+  argValues?: readonly string[];
   description: string;
   options: readonly OptionSpec[];
   /** Unknown flags become extra positional arguments instead of a usage error (fail-open commands, D3). */

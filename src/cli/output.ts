@@ -9,6 +9,7 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export const OUTPUT_OPTION = {
   flag: '-o, --output <format>',
   description: 'Output format: text (default, for people), json or yaml (for machines)',
+  values: OUTPUT_FORMATS,
 } as const;
 
 export function outputFormat(value: unknown): OutputFormat {

@@ -29,7 +29,7 @@ export function parseInput(command: AnyCommand, rest: string[]): { args: string[
       ? { args: [], options: {} }
       : parseWithCac(
           command,
-          withoutOutput.map((a) => (a === '-' ? STDIN : a)),
+          withoutOutput.map((a) => (a === '-' ? STDIN : isBareBoolean(command, a) ? `${a}=true` : a)),
         );
   // Fail-open commands get everything that is not one of their own flags, as written.
   const args = command.allowUnknownOptions
@@ -45,6 +45,14 @@ export function parseInput(command: AnyCommand, rest: string[]): { args: string[
   const typed = coerceBooleans(command, rawOptionValues(command, ['', ...withoutOutput], options));
   if (command.output) typed.output = outputFormat(format);
   return { args, options: typed };
+}
+
+/**
+ * A boolean flag given without `=value`. cac takes the next word as the value of a dashed boolean
+ * (`--show-secrets file` would swallow the file), so it is handed over as `--flag=true`.
+ */
+function isBareBoolean(command: AnyCommand, arg: string): boolean {
+  return command.options.some((o) => o.boolean && `--${o.flag.replace(/^--/, '')}` === arg);
 }
 
 function parseWithCac(command: AnyCommand, argv: string[]): { args: readonly string[]; options: Record<string, unknown> } {

@@ -6,6 +6,7 @@ import type { Command } from '../cli/command.ts';
 export const completionCommand = {
   name: 'completion',
   args: '<shell>',
+  argValues: ['bash', 'zsh'],
   description: 'Print the bash or zsh completion script',
   options: [],
   readOnly: true,

@@ -11,6 +11,7 @@ export const downloadHotfixCommand = {
     { flag: '--timeout <seconds>', description: `Overall deadline for the whole download (default ${DEFAULT_TIMEOUT_SECONDS})` },
     {
       flag: '--method <method>',
+      values: ['auto', 'repository', 'package-manager'],
       description: 'auto (verified repository fast path, else apt/dnf), repository, or package-manager (default auto)',
     },
   ],

@@ -1,6 +1,8 @@
 // `hotfix pointer render`: hotfix and rollout entries in, the anc-hotfix-version ConfigMap out (YAML or
 // JSON, ready for `kubectl apply -f -` once signed). Writes nothing, needs no node.
 import type { OutputFormat } from '../cli/output.ts';
+import type { Deps } from '../platform/deps.ts';
+import { AgentError } from '../platform/errors.ts';
 import type { Command } from '../cli/command.ts';
 
 interface RenderOptions {
@@ -9,6 +11,7 @@ interface RenderOptions {
   serial?: string;
   expires?: string;
   scope?: string[];
+  kubeconfig?: string;
   output?: OutputFormat;
 }
 
@@ -23,6 +26,10 @@ export const hotfixPointerRenderCommand = {
       repeatable: true,
     },
     { flag: '--serial <n>', description: 'Serial, higher than every pointer published before (anti-rollback)' },
+    {
+      flag: '--kubeconfig <file>',
+      description: "Read the cluster's live pointer: propose the next serial (or refuse a --serial not above it)",
+    },
     { flag: '--expires <time>', description: 'RFC 3339 expiry, e.g. 2026-12-31T00:00:00Z' },
     {
       flag: '--scope <key=value>',
@@ -44,7 +51,7 @@ export const hotfixPointerRenderCommand = {
     ],
   ],
   exitCodes: [
-    [0, 'the ConfigMap was printed'],
+    [0, 'the ConfigMap was printed (with --kubeconfig and no --serial, the proposed serial is said on stderr)'],
     [1, 'usage: a flag missing or malformed (a version that is not a patch of its base, an expiry in the past)'],
   ],
   async run({ options }, deps) {
@@ -52,16 +59,43 @@ export const hotfixPointerRenderCommand = {
     const { pointerFieldsFromFlags } = await import('../pointer/render.ts');
     const { renderSignedPointer } = await import('../pointer/payload.ts');
     const { configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
+    const { serial, note } = await serialFor(options, deps);
     const fields = pointerFieldsFromFlags(
       {
         hotfix: options.hotfix ?? [],
         rollout: options.rollout ?? [],
-        serial: options.serial,
+        serial,
         expires: options.expires,
         scope: options.scope ?? [],
       },
       deps.clock.now(),
     );
-    return { exitCode: 0, stdout: await formatConfigMap(configMapFor(renderSignedPointer(fields)), format) };
+    const stdout = await formatConfigMap(configMapFor(renderSignedPointer(fields)), format);
+    return { exitCode: 0, stdout, ...(note ? { stderr: `${note}\n` } : {}) };
   },
 } satisfies Command<RenderOptions>;
+
+/** --serial as given, or with --kubeconfig the one after the live pointer's (said on stderr). */
+async function serialFor(options: RenderOptions, deps: Deps): Promise<{ serial: string | undefined; note?: string }> {
+  if (options.kubeconfig === undefined) return { serial: options.serial };
+  const { readLivePointer } = await import('../pointer/live-pointer.ts');
+  const live = await readLivePointer(deps, options.kubeconfig);
+  const current = live?.serial ?? 0;
+  const where =
+    live === undefined
+      ? 'the cluster has no anc-hotfix-version ConfigMap yet'
+      : live.serial === undefined
+        ? "the cluster's pointer carries no serial"
+        : `the cluster's pointer has serial ${current}`;
+  if (options.serial === undefined) return { serial: String(current + 1), note: `serial ${current + 1}: ${where}` };
+  if (/^\d+$/.test(options.serial) && Number(options.serial) <= current) {
+    throw new AgentError(
+      'ANC_USAGE',
+      `--serial ${options.serial} is not higher than ${current}: ${where}; nodes that took it refuse this one`,
+      {
+        hint: `Use --serial ${current + 1} (or leave --serial out and the next one is proposed).`,
+      },
+    );
+  }
+  return { serial: options.serial };
+}

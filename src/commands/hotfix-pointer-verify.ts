@@ -2,6 +2,7 @@
 // be accepted or rejected. Exit 0 accepted, 1 rejected.
 import { AgentError } from '../platform/errors.ts';
 import type { OutputFormat } from '../cli/output.ts';
+import type { ConfigMapDoc } from '../pointer/configmap.ts';
 import type { Command } from '../cli/command.ts';
 
 const HELP = { hint: 'Run `aks-node-controller hotfix pointer verify --help` for the flags; docs/pointer-signing.md for the workflow.' };
@@ -23,9 +24,12 @@ export const hotfixPointerVerifyCommand = {
   args: '[file]',
   description: 'Check a hotfix pointer ConfigMap exactly as a node would (exit 0 accepted, 1 rejected)',
   options: [
-    { flag: '--mode <mode>', description: 'enforce or unsigned-allowed (default, as on a node)' },
+    { flag: '--mode <mode>', description: 'enforce or unsigned-allowed (default, as on a node)', values: ['enforce', 'unsigned-allowed'] },
     { flag: '--min-serial <n>', description: "The node's serial floor: the highest serial it accepted (default 0, a fresh node)" },
-    { flag: '--kubeconfig <file>', description: 'Read the ConfigMap from this cluster instead of a file' },
+    {
+      flag: '--kubeconfig <file>',
+      description: "The cluster's live ConfigMap: verified itself, or with FILE the floor FILE must clear (serial and payload)",
+    },
     { flag: '--node-config <file>', description: 'Match the scope against this node configuration' },
     {
       flag: '--node <key=value>',
@@ -40,6 +44,10 @@ export const hotfixPointerVerifyCommand = {
   examples: [
     ['hotfix pointer verify --mode enforce signed.yaml', 'would a node in enforce mode accept this ConfigMap?'],
     ['hotfix pointer verify --kubeconfig ~/.kube/config --node region=eastus -o json', "the cluster's pointer, for a node in eastus"],
+    [
+      'hotfix pointer verify --mode enforce --kubeconfig ~/.kube/config signed.yaml',
+      "before publishing: refused when the cluster's pointer has a higher serial, or the same serial with other content",
+    ],
   ],
   exitCodes: [
     [0, 'accepted: a node would stage this pointer'],
@@ -59,36 +67,29 @@ export const hotfixPointerVerifyCommand = {
       throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);
     const now = options.at === undefined ? deps.clock.now() : parseRfc3339(options.at);
     if (!now) throw new AgentError('ANC_USAGE', `--at must be an RFC 3339 time (got "${options.at}")`, HELP);
-    if (args.length > 1 || (args.length === 1) === (options.kubeconfig !== undefined))
+    if (args.length > 1 || (args.length === 0 && options.kubeconfig === undefined))
       throw new AgentError(
         'ANC_USAGE',
-        'hotfix pointer verify needs one ConfigMap file, or --kubeconfig FILE to read it from the cluster',
+        "hotfix pointer verify needs a ConfigMap file, --kubeconfig FILE to read the cluster's, or both to check a file before publishing it over the cluster's",
         HELP,
       );
-    let text: string;
-    let where: string;
-    if (options.kubeconfig !== undefined) {
-      const { kubeconfigCredentials } = await import('../kube/credentials.ts');
-      const { apiGet, HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
-      const path = options.kubeconfig.startsWith('/') ? options.kubeconfig : `${deps.cwd}/${options.kubeconfig}`;
-      text = await apiGet(kubeconfigCredentials(deps, path), HOTFIX_CONFIGMAP_PATH, { userAgent: `aks-node-controller/${deps.version}` });
-      where = 'the cluster ConfigMap';
-    } else {
-      where = args[0]!;
-      text = readInputFile(deps, where, 'ConfigMap');
-    }
+    const { readLivePointer } = await import('../pointer/live-pointer.ts');
+    const live = options.kubeconfig === undefined ? undefined : await readLivePointer(deps, options.kubeconfig);
+    let doc: ConfigMapDoc;
+    let floor: { minSerial: number; floorPayloadSha256?: string } = { minSerial };
+    if (args.length === 1) {
+      doc = await parseConfigMapText(readInputFile(deps, args[0]!, 'ConfigMap'), args[0]!);
+      // Publishing over the live pointer: the nodes that took it hold its serial and digest as their floor.
+      if (live?.signed && live.signed.serial >= minSerial)
+        floor = { minSerial: live.signed.serial, floorPayloadSha256: live.signed.payloadSha256 };
+    } else if (live) doc = live.doc;
+    else throw new AgentError('ANC_USAGE', 'the cluster has no anc-hotfix-version ConfigMap to verify', HELP);
     const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readInputFile(deps, options.keys, 'key set'), options.keys);
     const facts = factsFromFlags(
       options.nodeConfig === undefined ? undefined : readInputFile(deps, options.nodeConfig, 'node config'),
       options.node ?? [],
     );
-    const report = verifyConfigMap(await parseConfigMapText(text, where), {
-      mode: signingMode(options.mode).mode,
-      keys,
-      facts,
-      minSerial,
-      now,
-    });
+    const report = verifyConfigMap(doc, { mode: signingMode(options.mode).mode, keys, facts, ...floor, now });
     const stdout =
       format === 'json'
         ? `${JSON.stringify(report, null, 2)}\n`

@@ -33,6 +33,7 @@ export const provisionWaitCommand = {
     const unparsable = outcome.error?.startsWith('parse provision.json:') ?? false;
     deps.log.info('provision-wait finished', { provisionOutput: unparsable ? clip(outcome.output) : outcome.output });
     if (outcome.error === undefined) {
+      deps.log.say('provision-wait: provisioning succeeded (provision.json printed on stdout)');
       deps.events.emit({ task: 'ProvisionWait', message: 'Completed', level: 'Informational', start, end });
       deps.log.info('aks-node-controller finished successfully.');
       return { exitCode: 0, stdout };
@@ -45,6 +46,11 @@ export const provisionWaitCommand = {
       end,
     });
     deps.log.error('aks-node-controller failed', { error: outcome.error });
+    deps.log.say(
+      outcome.error.startsWith('context deadline exceeded') && timeoutMs !== undefined
+        ? `provision-wait: provision.complete did not appear within ${timeoutMs / 1000} s; provisioning has not finished: run \`aks-node-controller status\``
+        : `provision-wait: provisioning failed: ${clip(outcome.error)}; run \`aks-node-controller status\``,
+    );
     return { exitCode: 1, stdout };
   },
 } satisfies Command<ProvisionWaitOptions>;

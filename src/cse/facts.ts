@@ -8,6 +8,13 @@ import { COMPONENTS_GO_TYPE, parseGpuComponents } from './env/gpu-components.ts'
 import { pathError } from '../platform/os-error.ts';
 import { containerdVersionFromOutput } from './semver.ts';
 
+/** Where a dry run finds the image's component table (a real provision always reads the image's own). */
+export interface FactsOptions {
+  dryRun?: boolean;
+  /** `provision --dry-run --components FILE`: this table instead of the image's. */
+  componentsFile?: string;
+}
+
 export interface MachineFacts {
   /** The detected containerd version (`1.7.22`), or undefined when none could be found. */
   containerdVersion: string | undefined;
@@ -34,8 +41,7 @@ export async function detectContainerdVersion(deps: Deps): Promise<string | unde
 }
 
 /** Reads and parses components.json; missing or malformed -> ANC_COMPONENTS with the reference message. */
-export function loadComponents(deps: Deps): unknown {
-  const path = deps.paths.componentsJson;
+export function loadComponents(deps: Deps, path = deps.paths.componentsJson): unknown {
   let text: string;
   try {
     text = deps.fs.readText(path, 'manifest');
@@ -63,8 +69,19 @@ export function loadComponents(deps: Deps): unknown {
   return components;
 }
 
-export async function gatherMachineFacts(deps: Deps): Promise<MachineFacts> {
-  const components = loadComponents(deps);
+/** The facts, and what a person should know about them (a dry run without the image's component table). */
+export async function gatherMachineFacts(deps: Deps, options: FactsOptions = {}): Promise<MachineFacts & { warnings: string[] }> {
+  const warnings: string[] = [];
+  let components: unknown;
+  if (options.componentsFile !== undefined) components = loadComponents(deps, options.componentsFile);
+  else if (options.dryRun && !deps.fs.exists(deps.paths.componentsJson)) {
+    // Off the node (a laptop, CI): the command is still worth seeing. A real provision fails here, as the
+    // reference does, because the GPU driver fields would be wrong.
+    components = {};
+    warnings.push(
+      `${deps.paths.componentsJson} not found: the GPU driver variables are empty in this dry run (a real provision fails without it); pass --components FILE for the image's table`,
+    );
+  } else components = loadComponents(deps);
   const containerdVersion = await detectContainerdVersion(deps);
-  return { containerdVersion, components };
+  return { containerdVersion, components, warnings };
 }

@@ -6,7 +6,7 @@ import type { Configuration } from '../config/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
 import { buildProvisionCommand, type ProvisionCommand } from './command.ts';
-import { gatherMachineFacts } from './facts.ts';
+import { gatherMachineFacts, type FactsOptions } from './facts.ts';
 
 /** D7: unknown fields in one WARN line (paths only), every dropped value in its own WARN line. */
 function logIssues(issues: readonly ConfigIssue[], deps: Deps): void {
@@ -21,12 +21,13 @@ function logIssues(issues: readonly ConfigIssue[], deps: Deps): void {
 export async function prepareProvisionCommand(
   loaded: { config: Configuration; issues: ConfigIssue[] },
   deps: Deps,
-): Promise<{ command: ProvisionCommand; config: Configuration; issues: ConfigIssue[] }> {
+  factsOptions: FactsOptions = {},
+): Promise<{ command: ProvisionCommand; config: Configuration; issues: ConfigIssue[]; warnings: string[] }> {
   const { config, issues } = loaded;
   logIssues(issues, deps);
   const problem = versionProblem(config);
   if (problem) throw new AgentError('ANC_CONFIG_VERSION', problem);
   if (config.version === 'v0') deps.log.error('v0 version is deprecated, please use v1 instead');
-  const facts = await gatherMachineFacts(deps);
-  return { command: buildProvisionCommand(config, facts, deps.paths), config, issues };
+  const facts = await gatherMachineFacts(deps, factsOptions);
+  return { command: buildProvisionCommand(config, facts, deps.paths), config, issues, warnings: facts.warnings };
 }

@@ -77,14 +77,31 @@ export async function downloadHotfix(deps: Deps, options: DownloadOptions): Prom
   removeLeftoverTemps(deps, dirname(deps.paths.hotfixPending), basename(deps.paths.hotfixPending), start);
   settleLeftoverGuard(deps);
   let report: Report;
+  const progress = reportProgress(deps, seen.trace, start);
   try {
     report = await download(deps, options, seen);
   } catch (error) {
     // The one catch-all: expected failures carry their outcome in `step`, anything else is `failed`.
     report = reportFor(error);
+  } finally {
+    clearInterval(progress);
   }
   finish(deps, report, seen, start);
   return report.exitCode;
+}
+
+/** How often a running download says how far it got (log lines, not a bar: the journal keeps them). */
+export const PROGRESS_INTERVAL_MS = 10_000;
+
+function reportProgress(deps: Deps, trace: Trace, start: Date): ReturnType<typeof setInterval> {
+  const timer = setInterval(() => {
+    const seconds = Math.round((deps.clock.now().getTime() - start.getTime()) / 1000);
+    deps.log.info('hotfix download in progress', { path: trace.path, fetchedBytes: trace.fetchedBytes, seconds });
+    const how = trace.path === 'none' ? 'starting' : `via ${trace.path}`;
+    deps.log.say(`download-hotfix: still working (${how}): ${trace.fetchedBytes} bytes fetched so far, ${seconds} s`);
+  }, PROGRESS_INTERVAL_MS);
+  timer.unref?.();
+  return timer;
 }
 
 interface Seen {
@@ -224,6 +241,11 @@ function finish(deps: Deps, report: Report, seen: Seen, start: Date): void {
   if (report.reason !== undefined) parts.push(`reason=${report.reason}`);
   for (const [key, value] of Object.entries(telemetry)) parts.push(`${key}=${value}`);
   if (error !== undefined) parts.push(`error=${error}`);
+  const detail = error ?? report.reason;
+  const after = DOWNLOAD_OUTCOMES[outcome].failure ? '; the baked agent stays' : outcome === 'staged' ? '; it runs from the next boot' : '';
+  deps.log.say(
+    `download-hotfix: ${outcome}${target ? ` (${target})` : ''}: ${DOWNLOAD_OUTCOMES[outcome].doc}${detail ? `: ${detail}` : ''}${after}`,
+  );
   deps.events.emit({
     task: 'DownloadHotfix',
     message: parts.join(' '),

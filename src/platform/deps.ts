@@ -31,6 +31,10 @@ export interface Deps {
   events: EventSink;
   stdout: OutputStream;
   stderr: OutputStream;
+  /** The running machine's hostname (what the launcher compares with /etc/hostname). */
+  hostname(): string;
+  /** Columns of the terminal stdout is, or undefined when stdout is not a terminal (text then is not cut). */
+  terminalColumns(): number | undefined;
   /** All of stdin as text (a `-` file argument). */
   readStdin(): string;
   /** Runs `body` with SIGTERM/SIGINT/SIGHUP turned into an abort of its signal (provision forwards them). */
@@ -60,12 +64,15 @@ export interface RealDepsOptions {
  * command); only a character device is asked the real question.
  */
 function stderrIsTerminal(): boolean {
+  return isCharacterDevice(2) && process.getBuiltinModule('node:tty').isatty(2);
+}
+
+function isCharacterDevice(fd: number): boolean {
   try {
-    if (!fs.fstatSync(2).isCharacterDevice()) return false;
+    return fs.fstatSync(fd).isCharacterDevice();
   } catch {
     return false;
   }
-  return process.getBuiltinModule('node:tty').isatty(2);
 }
 
 export function createRealDeps(options: RealDepsOptions = { readOnly: false }): Deps {
@@ -75,6 +82,7 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
   const log = openLogger({
     toFile: !options.readOnly,
     toStderr: logToStderr(env.ANC_LOG_STDERR, stderrIsTerminal, options.readOnly),
+    stderrIsTerminal,
     logDir: paths.logDir,
     logFile: paths.logFile,
     cwd: process.cwd(),
@@ -95,6 +103,8 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
     events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log, BUILD_VERSION),
     stdout,
     stderr,
+    hostname: () => process.getBuiltinModule('node:os').hostname(),
+    terminalColumns: () => (isCharacterDevice(1) ? process.stdout.columns : undefined),
     readStdin: () => fs.readFileSync(0, 'utf8'),
     withTerminationSignals: forwardingTerminationSignals,
   };

@@ -12,6 +12,11 @@ export interface Logger {
   info(msg: string, attrs?: LogAttrs): void;
   warn(msg: string, attrs?: LogAttrs): void;
   error(msg: string, attrs?: LogAttrs): void;
+  /**
+   * One line for a person at a terminal (what happened, what to do): on stderr when stderr is a
+   * terminal, never into the log file or the journal (under systemd nothing changes).
+   */
+  say(line: string): void;
   /** The file the log goes to ('' when only stderr is used). */
   readonly file: string;
   close(): void;
@@ -35,6 +40,8 @@ export interface LogSinkOptions {
   toFile: boolean;
   /** Echo every line to stderr (the journal under systemd, a pipe, or on request). */
   toStderr: boolean;
+  /** stderr is a terminal: `say` lines are for the person there. */
+  stderrIsTerminal?: () => boolean;
   logDir: string;
   logFile: string;
   cwd: string;
@@ -80,6 +87,7 @@ export function openLogger(options: LogSinkOptions): Logger {
   };
   return {
     file,
+    say: sayer(options),
     info: (msg, attrs) => write('INFO', msg, attrs),
     warn: (msg, attrs) => write('WARN', msg, attrs),
     error: (msg, attrs) => write('ERROR', msg, attrs),
@@ -93,12 +101,22 @@ export function openLogger(options: LogSinkOptions): Logger {
   };
 }
 
+function sayer(options: LogSinkOptions): (line: string) => void {
+  // Asked once, at the first line said (the question costs a syscall or two; most runs say nothing).
+  let terminal: boolean | undefined;
+  return (line) => {
+    terminal ??= options.stderrIsTerminal?.() ?? false;
+    if (terminal) options.writeStderr(`${line}\n`);
+  };
+}
+
 function stderrLogger(options: LogSinkOptions): Logger {
   const write = (level: LogLevel, msg: string, attrs?: LogAttrs) => {
     if (options.toStderr) options.writeStderr(renderLogLine(options.now(), level, msg, attrs));
   };
   return {
     file: '',
+    say: sayer(options),
     info: (msg, attrs) => write('INFO', msg, attrs),
     warn: (msg, attrs) => write('WARN', msg, attrs),
     error: (msg, attrs) => write('ERROR', msg, attrs),

@@ -37,6 +37,8 @@ export const NODE_PATHS = {
   productUuid: '/sys/class/dmi/id/product_uuid',
   launcher: '/opt/azure/containers/aks-node-controller-launcher.sh',
   osRelease: '/etc/os-release',
+  // the name cloud-init sets; the launcher waits until the running hostname matches it
+  hostnameFile: '/etc/hostname',
   aptSourcesDir: '/etc/apt/sources.list.d',
   // package-manager state, used only to keep a sandboxed install inside the root (hotfix/install.ts)
   aptConfig: '/etc/apt/apt.conf',

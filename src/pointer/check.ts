@@ -99,7 +99,21 @@ function reportOutcome(deps: CheckDeps, start: Date, reported: CheckHotfixReport
   const message = `check-hotfix outcome=${report.outcome}${report.error === undefined ? '' : ` error=${report.error}`}`;
   const ok = ['configMapRead', 'noHotfixForBase', 'customDataFallback'].includes(report.outcome);
   deps.events.emit({ task: TASK, message, level: ok ? 'Informational' : 'Error', start, end: deps.clock.now() });
+  deps.log.say(`check-hotfix: ${CHECK_SAYS[report.outcome](report.error ?? '', deps.paths.strip(deps.paths.hotfixPointer))}`);
 }
+
+/** The outcome in one sentence for a person at a terminal. */
+const CHECK_SAYS: Record<CheckHotfixOutcome, (error: string, pointer: string) => string> = {
+  configMapRead: (_e, pointer) => `staged the cluster's pointer at ${pointer}; download-hotfix acts on it`,
+  noHotfixForBase: (_e, pointer) => `staged the cluster's pointer at ${pointer}; it lists no hotfix for this image's base`,
+  customDataFallback: (_e, pointer) => `the ConfigMap could not be read; staged the node configuration's cold-start pointer at ${pointer}`,
+  failed: (error) => `failed (fail-open): ${error}; nothing staged`,
+  unsigned: (error) => `refused an unsigned pointer (fail-open): ${error}; nothing staged`,
+  signatureInvalid: (error) => `refused a pointer whose signature does not verify (fail-open): ${error}; nothing staged`,
+  expired: (error) => `refused an expired pointer (fail-open): ${error}; nothing staged`,
+  rolledBack: (error) => `refused a rolled-back pointer (fail-open): ${error}; nothing staged`,
+  outOfScope: (error) => `refused a pointer signed for other nodes (fail-open): ${error}; nothing staged`,
+};
 
 /** The workflow: returns a success outcome or throws an AgentError that names the failure. */
 export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise<string>): Promise<CheckHotfixReport> {

@@ -1,9 +1,25 @@
 // `hotfix explain`: what download-hotfix would do on this node and which binary the launcher would run,
 // as one JSON object for operators and scripts. Reads files only; never installs, never emits events.
 import type { Deps } from '../platform/deps.ts';
-import { decideFromPointerFile } from './decide.ts';
+import type { HotfixPointer } from './document.ts';
+import { decideForNode, type NodeDecision } from './decide.ts';
+import { readPointerFile } from './file.ts';
+import type { HotfixReason } from './resolve.ts';
+
+/** Why a node stays, for the summary sentence. */
+const STAY_BECAUSE: Record<HotfixReason, string> = {
+  'no-request': 'no hotfix is requested (no pointer staged, or it requests nothing)',
+  'base-unknown': 'its version has no YYYYMM.DD base to look a hotfix up by',
+  'not-listed': 'the pointer lists no hotfix for its base',
+  'compare-failed': 'the requested version cannot be compared with it',
+  'not-newer': 'the requested version is not a higher patch of its base',
+  'unsafe-version': 'the requested version is not YYYYMM.DD.PATCH[-REV]',
+  upgrade: 'it takes the hotfix',
+};
 
 export interface HotfixExplanation {
+  /** One sentence for people: what happens and why. */
+  summary: string;
   current: string;
   base: string | null;
   resolved: string;
@@ -28,11 +44,21 @@ export interface HotfixExplanation {
 }
 
 export function explainHotfix(deps: Pick<Deps, 'fs' | 'paths'>, pointerPath: string, current: string): HotfixExplanation {
-  const decision = decideFromPointerFile(deps, pointerPath, current);
+  return explainPointer(deps, readPointerFile(deps.fs, pointerPath), current);
+}
+
+/** The same for a pointer already read (a ConfigMap file gated like check-hotfix gates it). */
+export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: HotfixPointer, current: string): HotfixExplanation {
+  const decision: NodeDecision = decideForNode(deps, pointer, current);
   const { resolve: d, eligibility: e } = decision;
   const staged = deps.fs.stat(deps.paths.hotfixBinary);
   const hotfix = staged?.isFile === true && (staged.mode & 0o111) !== 0;
+  const refused = decision.refusal;
+  const summary = decision.take
+    ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
+    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
   return {
+    summary,
     current: d.current,
     base: d.base,
     resolved: d.resolved,

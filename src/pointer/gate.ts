@@ -1,8 +1,10 @@
 // The node's decision about a pointer it was handed (check-hotfix, its cold start, and `hotfix pointer
 // verify` all call this one function, so the tool runs the node's exact checks). In order:
-//   envelope present -> signature (signatureInvalid) -> payload -> serial (rolledBack) -> expiry (expired)
+//   envelope present -> signature (signatureInvalid) -> payload -> serial (rolledBack: lower than the
+//                       floor, or the floor's serial with another payload) -> expiry (expired)
 //                       -> scope (outOfScope) -> accepted, and only the signed bytes are handed on;
 //   no envelope      -> enforce: unsigned; unsigned-allowed: the unsigned text, exactly as before.
+import { createHash } from 'node:crypto';
 import { errorMessage, isAgentError } from '../platform/errors.ts';
 import { parseEnvelope } from './dsse.ts';
 import type { TrustedKey } from './keys.ts';
@@ -31,12 +33,17 @@ export interface GateContext {
   facts: NodeFacts | undefined;
   /** The highest serial this node accepted before (0 = none). */
   minSerial: number;
+  /**
+   * sha256 (hex) of the payload accepted at `minSerial`, when known: another payload under that same
+   * serial is refused (a reused serial could otherwise replay either payload against the other's nodes).
+   */
+  floorPayloadSha256?: string;
   now: Date;
 }
 
 export type Verdict =
   | { accepted: true; signed: false; text: string }
-  | { accepted: true; signed: true; text: string; pointer: SignedPointer; keyid: string; scopeChecked: boolean }
+  | { accepted: true; signed: true; text: string; pointer: SignedPointer; keyid: string; scopeChecked: boolean; payloadSha256: string }
   | { accepted: false; outcome: Rejection; reason: string; pointer?: SignedPointer; keyid?: string };
 
 /** Reads ANC_HOTFIX_POINTER_SIGNING; an unknown value enforces (the safe reading of a typo). */
@@ -71,6 +78,15 @@ export function decidePointer(input: GateInput, context: GateContext): Verdict {
   if (pointer.serial < context.minSerial) {
     return refuse('rolledBack', `serial ${pointer.serial} is lower than ${context.minSerial}, the highest this node accepted`);
   }
+  if (pointer.serial === context.minSerial && context.floorPayloadSha256 !== undefined) {
+    const digest = payloadSha256(payload);
+    if (digest !== context.floorPayloadSha256) {
+      return refuse(
+        'rolledBack',
+        `serial ${pointer.serial} was already accepted with another payload (sha256 ${context.floorPayloadSha256.slice(0, 12)}…, this one ${digest.slice(0, 12)}…): a changed pointer needs a higher serial`,
+      );
+    }
+  }
   if (context.now.getTime() >= pointer.expiresAt.getTime()) {
     return refuse('expired', `the pointer expired at ${pointer.expires} (now ${context.now.toISOString()})`);
   }
@@ -78,7 +94,20 @@ export function decidePointer(input: GateInput, context: GateContext): Verdict {
     const why = outOfScopeReason(pointer.scope, context.facts);
     if (why !== undefined) return refuse('outOfScope', `${why} (scope: ${describeScope(pointer.scope)})`);
   }
-  return { accepted: true, signed: true, text: payload.toString('utf8'), pointer, keyid, scopeChecked: context.facts !== undefined };
+  return {
+    accepted: true,
+    signed: true,
+    text: payload.toString('utf8'),
+    pointer,
+    keyid,
+    scopeChecked: context.facts !== undefined,
+    payloadSha256: payloadSha256(payload),
+  };
+}
+
+/** The digest a node records for an accepted payload (the signed bytes, exactly). */
+export function payloadSha256(payload: Uint8Array): string {
+  return createHash('sha256').update(payload).digest('hex');
 }
 
 function reasonOf(error: unknown): string {

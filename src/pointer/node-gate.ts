@@ -69,16 +69,29 @@ export interface NodeVerdict {
 export function gateOnNode(deps: GateDeps, signing: NodeSigning, input: GateInput, source: 'configMap' | 'customData'): NodeVerdict {
   const started = performance.now();
   const node = readNodeConfig(deps);
-  let minSerial = readSerialState(deps)?.serial ?? 0;
+  const state = readSerialState(deps);
+  let minSerial = state?.serial ?? 0;
+  let floorPayloadSha256 = state?.payloadSha256;
   if (source === 'configMap' && input.envelope !== undefined && node.envelope !== undefined) {
     // The node's own custom data counts as accepted (only when it verifies): a fresh node's floor.
     const own = decidePointer(
       { envelope: node.envelope },
       { mode: 'enforce', keys: signing.keys, facts: undefined, minSerial: 0, now: new Date(0) },
     );
-    if (own.accepted && own.signed) minSerial = Math.max(minSerial, own.pointer.serial);
+    // Only a recorded acceptance carries a digest; a floor raised by the custom data checks the serial only.
+    if (own.accepted && own.signed && own.pointer.serial > minSerial) {
+      minSerial = own.pointer.serial;
+      floorPayloadSha256 = undefined;
+    }
   }
-  const verdict = decidePointer(input, { mode: signing.mode, keys: signing.keys, facts: node.facts, minSerial, now: deps.clock.now() });
+  const verdict = decidePointer(input, {
+    mode: signing.mode,
+    keys: signing.keys,
+    facts: node.facts,
+    minSerial,
+    ...(floorPayloadSha256 === undefined ? {} : { floorPayloadSha256 }),
+    now: deps.clock.now(),
+  });
   // The whole gate (state file, node config, envelope, Ed25519, payload checks), for bench/check-hotfix.mjs.
   const gateMs = Math.round((performance.now() - started) * 100) / 100;
   logVerdict(deps, verdict, signing.mode, source, gateMs);
@@ -87,7 +100,12 @@ export function gateOnNode(deps: GateDeps, signing: NodeSigning, input: GateInpu
     commit() {
       if (!verdict.accepted || !verdict.signed) return;
       try {
-        recordSerial(deps, { serial: verdict.pointer.serial, keyid: verdict.keyid, acceptedAt: deps.clock.now().toISOString() });
+        recordSerial(deps, {
+          serial: verdict.pointer.serial,
+          keyid: verdict.keyid,
+          acceptedAt: deps.clock.now().toISOString(),
+          payloadSha256: verdict.payloadSha256,
+        });
       } catch (error) {
         deps.log.warn('could not record the accepted pointer serial (anti-rollback floor unchanged)', { error: errorMessage(error) });
       }

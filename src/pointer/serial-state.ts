@@ -10,6 +10,8 @@ export interface SerialState {
   serial: number;
   keyid: string;
   acceptedAt: string;
+  /** sha256 of the payload accepted at `serial` (absent in state files written before it was kept). */
+  payloadSha256?: string;
 }
 
 type StateDeps = Pick<Deps, 'fs' | 'paths' | 'log'>;
@@ -21,7 +23,13 @@ export function readSerialState(deps: StateDeps): SerialState | undefined {
     const doc = parseStateJson(deps.fs.readText(path, 'state')) as Partial<SerialState> | null;
     if (typeof doc?.serial !== 'number' || !Number.isSafeInteger(doc.serial) || doc.serial < 0)
       throw new AgentError('ANC_HOTFIX', 'no integer "serial"');
-    return { serial: doc.serial, keyid: String(doc.keyid ?? ''), acceptedAt: String(doc.acceptedAt ?? '') };
+    const digest = typeof doc.payloadSha256 === 'string' && /^[0-9a-f]{64}$/.test(doc.payloadSha256) ? doc.payloadSha256 : undefined;
+    return {
+      serial: doc.serial,
+      keyid: String(doc.keyid ?? ''),
+      acceptedAt: String(doc.acceptedAt ?? ''),
+      ...(digest ? { payloadSha256: digest } : {}),
+    };
   } catch (error) {
     deps.log.warn('hotfix pointer serial state is unreadable; treating this node as fresh', {
       path: deps.paths.strip(path),
@@ -31,11 +39,13 @@ export function readSerialState(deps: StateDeps): SerialState | undefined {
   }
 }
 
-/** Raises the stored serial (never lowers it); atomic, 0644. */
+/** Raises the stored serial (never lowers it), with its payload's digest; atomic, 0644. */
 export function recordSerial(deps: StateDeps, state: SerialState): void {
   const path = deps.paths.hotfixPointerSerial;
   const previous = readSerialState(deps);
-  if (previous && previous.serial >= state.serial) return;
+  if (previous && previous.serial > state.serial) return;
+  // The same serial again: only an older state file without the digest gains it.
+  if (previous && previous.serial === state.serial && previous.payloadSha256 !== undefined) return;
   const dir = path.slice(0, path.lastIndexOf('/')) || '/';
   if (!deps.fs.exists(dir)) deps.fs.mkdirp(dir, 0o755);
   deps.fs.atomicWrite(path, JSON.stringify(state), { mode: 0o644, tempPrefix: '.aks-node-controller-hotfix-serial-' });

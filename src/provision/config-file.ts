@@ -65,12 +65,12 @@ export function decodeConfigText(path: string, data: Uint8Array): string {
  * syntax check refuses a truncated file (it must fail, not provision with whatever was read before the cut),
  * then the CSE builder's prepare (version gate, facts, build) on that loaded configuration.
  */
-export async function prepareConfig(deps: Deps, path: string) {
+export async function prepareConfig(deps: Deps, path: string, factsOptions: import('../cse/facts.ts').FactsOptions = {}) {
   const text = readConfigText(deps, path);
   const { loadConfiguration } = await import('../config/load.ts');
   const loaded = loadConfiguration(text);
   const syntax = loaded.issues.find((i) => i.kind === 'syntax' && i.severity === 'error');
   if (syntax) throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not valid JSON: ${syntax.message}`);
   const { prepareProvisionCommand } = await import('../cse/prepare.ts');
-  return prepareProvisionCommand(loaded, deps);
+  return prepareProvisionCommand(loaded, deps, factsOptions);
 }

@@ -26,6 +26,8 @@ export interface ProvisionRequest {
   nbcCmd?: string;
   dryRun: boolean;
   showSecrets: boolean;
+  /** With dryRun: the component table to use instead of the image's components.json. */
+  componentsFile?: string;
   scripts?: ScriptsBeforeStart;
 }
 
@@ -42,6 +44,8 @@ interface StepOutcome {
   stdout?: string;
   /** Appended to the Completed event (D7: configuration warnings). */
   note?: string;
+  /** Printed on stderr for the person running a dry run. */
+  warnings?: string[];
   hint?: string;
 }
 
@@ -74,7 +78,7 @@ function secretValues(env: Record<string, string | Secret>): Secret[] {
 }
 
 async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps, progress: Progress): Promise<StepOutcome> {
-  const prepared = await prepareConfig(deps, path);
+  const prepared = await prepareConfig(deps, path, { dryRun: req.dryRun, componentsFile: req.componentsFile });
   const { dryRunView, mergeEnv } = await import('../cse/command.ts');
   const command = prepared.command;
   // prepare.ts logs every issue (D7); the Completed event lists their paths too.
@@ -82,7 +86,9 @@ async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps, pr
   const note = issues.length === 0 ? undefined : `config issues (${issues.length}): ${issues.slice(0, 20).join('; ')}`;
   if (req.dryRun) {
     deps.log.info('dry-run', { cmd: [command.program, ...command.args].join(' ') });
-    return dryRunOutcome(req, deps, dryRunView(command, { showSecrets: req.showSecrets }), note);
+    for (const warning of prepared.warnings) deps.log.warn('dry-run', { warning });
+    const outcome = dryRunOutcome(req, deps, dryRunView(command, { showSecrets: req.showSecrets }), note);
+    return { ...outcome, warnings: prepared.warnings };
   }
   const env = mergeEnv(definedEnv(deps.env), command.cseEnv);
   startScripts(req, deps, progress);
@@ -159,7 +165,8 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
     const message = outcome.note ? `Completed; ${outcome.note}` : 'Completed';
     emit({ task: 'Provision', message, level: 'Informational', start, end });
     deps.log.info('aks-node-controller finished successfully.');
-    return { exitCode: outcome.exitCode, stdout: outcome.stdout };
+    const warnings = outcome.warnings?.map((w) => `warning: ${w}\n`).join('');
+    return { exitCode: outcome.exitCode, stdout: outcome.stdout, ...(warnings ? { stderr: warnings } : {}) };
   }
   // D9: a dry run writes nothing, not even the failure fallback. Before the scripts, under a launcher
   // that falls back to the baked agent, the baked run writes the status files (provision-wait must see

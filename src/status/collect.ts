@@ -7,6 +7,7 @@ import type { InputKind } from '../platform/input.ts';
 import { goLookupField, parseGoJson } from '../platform/json.ts';
 import { decodeProvisionJson } from '../provision/status.ts';
 import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
+import { agoText, type BootCheck, bootChecks } from './checks.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 
@@ -30,6 +31,10 @@ export interface StatusReport {
     checkHotfix: string | null;
     downloadHotfix: string | null;
   };
+  /** What the boot needs before provisioning (node configuration, features file, hostname, scripts started). */
+  checks: BootCheck[];
+  /** The hotfix that failed before the scripts, when the launcher fell back to the baked agent this boot. */
+  fallback: { hotfix: string; reason: string } | null;
   /** Which provisioning scripts ran: baked, or a script hotfix's (and the last restore). */
   scripts: ScriptsStatus;
   timeline: TimelineRow[];
@@ -96,6 +101,24 @@ function readLog(deps: Deps, notes: string[]): LogLine[] {
 }
 
 const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => items.filter(match).pop();
+
+/** Agent tasks that observe or record rather than provision. */
+const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix'];
+
+/** The baked agent's fallback record of this boot (launcher: hotfix failed before the scripts). */
+function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
+  const line = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('hotfix failed before the provisioning scripts started'));
+  return line ? { hotfix: String(line.hotfix ?? 'unknown'), reason: String(line.reason ?? '') } : null;
+}
+
+/** Why nothing provisioned yet, from the first missing prerequisite. */
+function notStartedSummary(boot: ReturnType<typeof bootChecks>, anything: boolean): string {
+  if (!boot.configArrived) return 'provisioning has not started: the custom data never arrived (no node configuration)';
+  if (!boot.hostnameMatches) return `provisioning has not started: the launcher waits for the hostname (${boot.hostnameDetail})`;
+  return anything
+    ? 'provisioning has not started: the configuration is there but the agent did not run provision (journalctl -u aks-node-controller)'
+    : 'provisioning has not started (no status files, events or log)';
+}
 
 async function hotfixDecision(
   deps: Deps,
@@ -171,29 +194,33 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
 
   const exitCode = provision?.exitCode ?? null;
   const failed = provision !== null && exitCode !== null && exitCode.code !== 0 && (complete || exitCode.code === 240);
+  const boot = bootChecks(deps);
+  const fallback = fallbackOf(log);
+  // Rows that only observe or report (provision-wait, the fallback record) are never the step that failed or runs.
+  const steps = timeline.filter((r) => !(r.agent && OBSERVERS.includes(r.task)));
+  const provisionStarted = started !== undefined || provision !== null || boot.scriptsStarted || steps.some((r) => r.task === 'Provision');
   const state: BootState = failed
     ? 'failed'
     : complete && exitCode?.code === 0
       ? 'succeeded'
-      : complete || provision || timeline.length > 0 || log.length > 0
+      : complete || provisionStarted
         ? 'in-progress'
         : 'not-started';
   if (complete && !provision) notes.push('provision.complete exists but provision.json does not');
   // The scripts' last step says more than the agent's own "exited with error" row.
   const failingRow = failed
-    ? (last(timeline, (r) => !r.agent && r.outcome === 'error') ??
-      last(timeline, (r) => !r.agent) ??
-      last(timeline, (r) => r.outcome === 'error'))
+    ? (last(steps, (r) => !r.agent && r.outcome === 'error') ?? last(steps, (r) => !r.agent) ?? last(steps, (r) => r.outcome === 'error'))
     : undefined;
-  const running = last(timeline, (r) => r.outcome === 'running');
+  const running = last(steps, (r) => r.outcome === 'running');
+  const onBaked = fallback ? ` on the baked agent: hotfix ${fallback.hotfix} failed before the scripts (quarantined)` : '';
   const summary =
     state === 'failed'
-      ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}`
+      ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}${fallback ? ` (ran${onBaked})` : ''}`
       : state === 'succeeded'
-        ? `provisioning succeeded${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}`
+        ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}`
         : state === 'in-progress'
-          ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start})` : ''}`
-          : 'provisioning has not started (no status files, events or log)';
+          ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.start, deps.clock.now())})` : ''}`
+          : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
   return {
     state,
     summary,
@@ -201,6 +228,8 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
     provision,
     failingStep: failed ? { task: failingRow?.task ?? 'unknown', message: failingRow?.message || provision!.error, exitCode } : null,
     binary,
+    checks: boot.checks,
+    fallback,
     hotfix: {
       pointer: decision === 'unreadable' ? 'unreadable' : decision ? 'present' : 'absent',
       decision: decision === 'unreadable' ? null : decision,

@@ -5,7 +5,8 @@ import { renderScripts } from './scripts.ts';
 
 const duration = (ms: number | null) => (ms === null ? 'running' : ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : `${ms} ms`);
 
-export function renderStatusText(r: StatusReport): string {
+/** Text for people; with `columns` (a terminal) every line is cut to fit, `-o json` keeps everything. */
+export function renderStatusText(r: StatusReport, columns?: number): string {
   const out: string[] = [`${r.state === 'failed' ? 'FAILED' : r.state}: ${r.summary}`];
   if (r.root) out.push(`(sandbox root ${r.root})`);
   if (r.failingStep) {
@@ -14,6 +15,10 @@ export function renderStatusText(r: StatusReport): string {
     if (code) out.push(`  exit code  ${code.code} ${code.name} (${code.meaning})`);
     if (r.provision?.error) out.push(`  error      ${r.provision.error}`);
   }
+  if (r.state !== 'succeeded')
+    out.push('', 'boot checks:', ...r.checks.map((c) => `  ${c.ok ? 'ok     ' : 'MISSING'}  ${c.name}: ${c.detail}`));
+  if (r.fallback)
+    out.push('', 'fallback:', `  hotfix ${r.fallback.hotfix} ${r.fallback.reason}; the baked agent ran provisioning (hotfix quarantined)`);
   out.push(
     '',
     'agent:',
@@ -60,5 +65,9 @@ export function renderStatusText(r: StatusReport): string {
       `  events            ${r.files.events}`,
     );
   }
-  return `${out.join('\n')}\n`;
+  const lines = out.join('\n').split('\n');
+  return `${(columns && columns > 20 ? lines.map((l) => fit(l, columns)) : lines).join('\n')}\n`;
 }
+
+/** A line cut to the terminal's width, with an ellipsis; `-o json` has the whole text. */
+const fit = (line: string, columns: number) => (line.length <= columns ? line : `${line.slice(0, columns - 1)}…`);

@@ -85,5 +85,13 @@ export function buildTimeline(events: RawEvent[]): TimelineRow[] {
     }
     rows.push({ ...base, durationMs: durationOf(event, event), outcome: error ? 'error' : 'ok' });
   }
-  return rows;
+  // In time order (the scripts name their event files in another clock than the agent); ties keep file order.
+  const at = (row: TimelineRow) => {
+    const t = eventTime(row.start);
+    return Number.isFinite(t) ? t : Number.POSITIVE_INFINITY;
+  };
+  return rows
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => at(a.row) - at(b.row) || a.i - b.i)
+    .map(({ row }) => row);
 }

@@ -23,6 +23,8 @@ export interface LogRecord {
 
 export interface FakeDeps extends Deps {
   logs: LogRecord[];
+  /** Lines said to a person at a terminal (Logger.say). */
+  said: string[];
   emitted: AgentEvent[];
   out: string[];
   err: string[];
@@ -39,11 +41,13 @@ export interface FakeDepsOptions {
   now?: () => Date;
   /** What the command reads from stdin. */
   stdin?: string;
+  hostname?: string;
 }
 
 export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
   const root = mkdtempSync(join(tmpdir(), 'anc-unit-'));
   const logs: LogRecord[] = [];
+  const said: string[] = [];
   const emitted: AgentEvent[] = [];
   const out: string[] = [];
   const err: string[] = [];
@@ -52,7 +56,15 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     (level: LogLevel) =>
     (msg: string, attrs: LogAttrs = {}) =>
       void logs.push({ level, msg, attrs });
-  const log: Logger = { file: '', info: record('INFO'), warn: record('WARN'), error: record('ERROR'), close() {} };
+  const log: Logger = {
+    file: '',
+    info: record('INFO'),
+    warn: record('WARN'),
+    error: record('ERROR'),
+    // What a person at a terminal would read.
+    say: (line: string) => void said.push(line),
+    close() {},
+  };
   let nanos = 1_000_000_000_000_000_000n;
   const clock: Clock = {
     now: options.now ?? (() => new Date()),
@@ -82,8 +94,11 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     stdout: { write: (t) => void out.push(String(t)) },
     stderr: { write: (t) => void err.push(String(t)) },
     readStdin: () => options.stdin ?? '',
+    hostname: () => options.hostname ?? 'aks-test-node',
+    terminalColumns: () => undefined,
     withTerminationSignals: forwardingTerminationSignals,
     logs,
+    said,
     emitted,
     out,
     err,

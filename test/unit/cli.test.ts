@@ -32,8 +32,11 @@ test('flag values stay text exactly as typed (no number coercion of versions)', 
   const deps = fakeDeps();
   const pointer = join(deps.cwd, 'pointer.json');
   writeFileSync(pointer, '{"hotfixes":{"202604.10":"202604.10.3"}}');
-  assert.is(await run(['hotfix', 'explain', '-o', 'json', '--current-version', '202604.10', `--pointer=${pointer}`], deps, COMMANDS), 0);
-  assert.is(JSON.parse(deps.out.join('')).current, '202604.10');
+  assert.is(await run(['hotfix', 'explain', '-o', 'json', '--current-version', '202604.10.0', `--pointer=${pointer}`], deps, COMMANDS), 0);
+  assert.is(JSON.parse(deps.out.join('')).current, '202604.10.0');
+  // A number-like value is refused quoting it exactly as typed (202604.10, not 202604.1).
+  assert.is(await run(['hotfix', 'explain', '--current-version', '202604.10', `--pointer=${pointer}`], deps, COMMANDS), 1);
+  assert.match(deps.err.join(''), '--current-version "202604.10" is not an image version');
   deps.cleanup();
 });
 

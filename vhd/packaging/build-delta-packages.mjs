@@ -8,7 +8,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { ARCHES, HOMEPAGE, MAINTAINER, run } from './package-meta.mjs';
+import { ARCHES, copyrightText, HOMEPAGE, MAINTAINER, rpmChangelogDate, run } from './package-meta.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const DELTA_PACKAGE = 'aks-node-controller-delta';
@@ -20,6 +20,13 @@ export const MANIFEST_SCHEMA = 'aks-node-controller-delta/1';
  * smaller windows cost about 1 KB of delta per 100 MB of executable (measured against the default 8 MiB).
  */
 export const XDELTA3_FLAGS = ['-9', '-S', 'none', '-A', '-n', '-W', String(2 * 1024 * 1024)];
+/** What the package holds, for people who find it installed (rpmlint wants documentation too). */
+const DELTA_README = `aks-node-controller-delta holds VCDIFF (RFC 3284) deltas that rebuild the
+aks-node-controller executable of the same version from the executables that
+VM images ship, one per base named by the base's sha256, and manifest.json
+with the target's sha256 and size. aks-node-controller download-hotfix reads
+them from the package repository; installing this package is not needed.
+`;
 const ELF_MACHINES = { 62: 'amd64', 183: 'arm64' };
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
@@ -116,7 +123,13 @@ function buildDeltaDeb({ arch, version, outDir, epoch, work, deltaDir }) {
 }
 
 function buildDeltaRpm({ arch, version, outDir, epoch, work, deltaDir }) {
+  const docs = join(work, `delta-rpm-${arch}-docs`);
+  mkdirSync(docs, { recursive: true });
+  writeFileSync(join(docs, 'copyright'), copyrightText());
+  writeFileSync(join(docs, 'README'), DELTA_README);
   const defines = {
+    docs_dir: docs,
+    pkg_changelog_date: rpmChangelogDate(epoch),
     _topdir: join(work, `delta-rpm-${arch}`),
     pkg_version: version,
     pkg_release: '1',
@@ -141,7 +154,7 @@ function buildDeltaRpm({ arch, version, outDir, epoch, work, deltaDir }) {
  * The delta packages for every built architecture that has a base among `deltaFrom` (executables; each
  * one's architecture is read from its ELF header). Returns [{format, arch, version, file, size, manifest}].
  */
-export function buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats = ['deb', 'rpm'], work }) {
+export function buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats = ['deb', 'rpm'], work, onPackage = () => {} }) {
   const byArch = {};
   for (const base of deltaFrom) (byArch[elfArch(base)] ??= []).push(base);
   const results = [];
@@ -155,6 +168,7 @@ export function buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, fo
       const input = { arch, version, outDir, epoch, work, deltaDir };
       const file = format === 'deb' ? buildDeltaDeb(input) : buildDeltaRpm(input);
       results.push({ format, arch, version, file, size: statSync(file).size, manifest });
+      onPackage(results.at(-1));
     }
   }
   return results;

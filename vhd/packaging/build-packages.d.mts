@@ -24,6 +24,8 @@ export interface BuildPackagesOptions {
   docs?: CliDocs;
   /** Base executables (any of the built architectures): also build the delta packages. */
   deltaFrom?: string[];
+  /** Called as each package is done, with the seconds it took. */
+  onPackage?: (built: BuiltPackage, seconds: number) => void;
 }
 export interface DeltaManifestJson {
   schema: string;
@@ -47,3 +49,4 @@ export const COMPRESSIONS: Record<'zstd' | 'xz' | 'fast', { deb: string[]; rpm: 
 export function checkStampedVersion(bins: { amd64?: string; arm64?: string }, wanted: string): void;
 export function lintianErrors(debFile: string): string[];
 export function rpmlintProblems(rpmFile: string): string[];
+export const USAGE: string;

@@ -17,13 +17,13 @@
 // packages beside the full ones (build-delta-packages.mjs). --scripts DIR: every executable must carry
 // exactly the script payload build.mjs --scripts DIR embeds (label: --scripts-label, else the version).
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { buildDeltaPackages } from './build-delta-packages.mjs';
-import { ARCHES, HOMEPAGE, MAINTAINER, run } from './package-meta.mjs';
+import { ARCHES, copyrightText, HOMEPAGE, MAINTAINER, rpmChangelogDate, run } from './package-meta.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const VERSION_RE = /^\d{6}\.\d{2}\.\d+$/;
@@ -133,10 +133,7 @@ function buildRpm({ bin, arch, version, outDir, compression, epoch, work, docs }
   writeFileSync(join(docsDir, 'aks-node-controller.8.gz'), gzipReproducible(docs.man));
   writeFileSync(join(docsDir, 'bash-completion'), docs.bash);
   writeFileSync(join(docsDir, 'zsh-completion'), docs.zsh);
-  writeFileSync(join(docsDir, 'copyright'), readFileSync(join(here, 'copyright'), 'utf8').replaceAll('@HOMEPAGE@', HOMEPAGE));
-  // `Wed Apr 01 2026`, the day of SOURCE_DATE_EPOCH, for %changelog.
-  const day = new Date(Number(epoch) * 1000).toUTCString().split(' ');
-  const changelogDate = `${day[0].replace(',', '')} ${day[2]} ${day[1]} ${day[3]}`;
+  writeFileSync(join(docsDir, 'copyright'), copyrightText());
   const defines = {
     _topdir: top,
     pkg_version: version,
@@ -149,7 +146,7 @@ function buildRpm({ bin, arch, version, outDir, compression, epoch, work, docs }
     clamp_mtime_to_source_date_epoch: '1',
     _buildhost: 'reproducible',
     docs_dir: docsDir,
-    pkg_changelog_date: changelogDate,
+    pkg_changelog_date: rpmChangelogDate(epoch),
     _rpmdir: outDir,
     _build_name_fmt: '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}.rpm',
   };
@@ -182,6 +179,13 @@ export function buildPackages(options) {
     options.docs ??
     cliDocs([options.bins.amd64 ?? bins[0][1], process.env.ANC_BIN, join(here, '..', '..', 'dist', 'aks-node-controller')], version);
   const results = [];
+  // Each package is reported as it is done, with the seconds it took (a release build runs for minutes).
+  let lap = Date.now();
+  const done = (result) => {
+    const now = Date.now();
+    options.onPackage?.(result, (now - lap) / 1000);
+    lap = now;
+  };
   try {
     for (const [arch, binFile] of bins) {
       if (!ARCHES[arch]) throw new Error(`unknown arch ${arch}`);
@@ -202,14 +206,21 @@ export function buildPackages(options) {
           rawSize: statSync(bin).size,
           sha256: expected,
         });
+        done(results.at(-1));
       }
     }
     if (options.deltaFrom?.length) {
       const bins = Object.fromEntries(Object.entries(options.bins).map(([arch, file]) => [arch, file && resolve(file)]));
       const deltaFrom = options.deltaFrom.map((file) => resolve(file));
-      for (const d of buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats, work })) {
-        results.push({ package: 'aks-node-controller-delta', ...d, rawSize: d.manifest.target.size, sha256: d.manifest.target.sha256 });
-      }
+      const asResult = (d) => ({
+        package: 'aks-node-controller-delta',
+        ...d,
+        rawSize: d.manifest.target.size,
+        sha256: d.manifest.target.sha256,
+      });
+      buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats, work, onPackage: (d) => done(asResult(d)) }).forEach((d) =>
+        results.push(asResult(d)),
+      );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -258,6 +269,10 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
+    if (flag === '--help' || flag === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
     if (flag === '--fast') a.fast = true;
     else if (flag === '--compression') a.compression = value();
     else if (flag === '--lintian') a.lintian = true;
@@ -274,7 +289,7 @@ function parseArgs(argv) {
       if (inline !== undefined) a.deltaFrom.push(resolve(inline));
       while (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) a.deltaFrom.push(resolve(argv[++i]));
       if (a.deltaFrom.length === 0) fail('--delta-from needs at least one executable');
-    } else fail(`unknown argument ${argv[i]}`);
+    } else fail(`unknown argument ${argv[i]} (see --help)`);
   }
   return a;
 }
@@ -302,6 +317,53 @@ function fail(message) {
   process.stderr.write(`build-packages: ${message}\n`);
   process.exit(1);
 }
+
+/** One line per package: file, size and what was checked. */
+function describe(r) {
+  if (r.package === 'aks-node-controller-delta') {
+    const deltas =
+      r.manifest.deltas.map((d) => `${d.base.sha256.slice(0, 12)}: ${d.size} bytes`).join(', ') || 'no base of this architecture';
+    return `${r.file}  ${r.size} bytes  target sha256 ${r.manifest.target.sha256}  deltas ${deltas}`;
+  }
+  return `${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${((r.size / r.rawSize) * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK`;
+}
+
+/** What to do when an input executable is not there. */
+function missingInput(file, a) {
+  if (a.bin) return `--bin ${file}: no such file`;
+  return `${file} is missing: build the executables first with \`node build.mjs --all\` (after a bare npm ci: \`npm run runtimes\` once), or package one file with --bin FILE --arch A`;
+}
+
+export const USAGE = `Usage: npm run package -- [flags]   (node vhd/packaging/build-packages.mjs [flags])
+
+Builds the aks-node-controller .deb and .rpm packages (and, with --delta-from, the
+aks-node-controller-delta packages) from the executables \`node build.mjs --all\` wrote,
+and prints each package as it is done, with its size, payload check and time.
+
+Flags:
+  --arch amd64|arm64|all   architectures to package (default all)
+  --bin-dir DIR            where aks-node-controller-linux-<arch> are (default dist/)
+  --bin FILE               package this one executable (needs a single --arch)
+  --out-dir DIR            where the packages go (default dist/packages/)
+  --version V              package version (default: what the amd64 executable reports)
+  --formats deb,rpm        which formats (default both)
+  --compression zstd|xz    payload compression (default zstd -19; xz for lintian)
+  --fast                   zstd -3: quick builds for tests
+  --lintian                run lintian on the .deb files (needs --compression xz)
+  --delta-from FILE...     the executables images ship: add delta packages from each
+  --scripts DIR            check every executable embeds this script payload (build.mjs --scripts)
+  --scripts-label L        the payload's label (default: the package version)
+  -h, --help               this text
+
+Environment:
+  PACKAGE_MAINTAINER       the Maintainer/Packager field (default: ${MAINTAINER})
+  ANC_VERSION              refuse executables stamped with another version
+  SOURCE_DATE_EPOCH        timestamps (default: midnight UTC of the version's date)
+
+Lint configuration: vhd/packaging/lintian-overrides (shipped in the .deb) and
+vhd/packaging/rpmlint.toml (\`rpmlint --config vhd/packaging/rpmlint.toml FILE.rpm\`);
+each entry says why. docs/operators.md "Publish a hotfix" has the whole release checklist.
+`;
 
 /**
  * --scripts DIR: each executable must embed exactly the payload `build.mjs --scripts DIR` makes (the same
@@ -344,6 +406,7 @@ async function main() {
   if (a.bin && arches.length !== 1) throw new Error('--bin needs a single --arch');
   if (a.lintian && a.compression !== 'xz') throw new Error('--lintian needs --compression xz: lintian rejects zstd members');
   const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
+  for (const file of Object.values(bins)) if (!existsSync(file)) throw new Error(missingInput(file, a));
   if (process.env.ANC_VERSION) checkStampedVersion(bins, process.env.ANC_VERSION);
   if (a.scripts) {
     const label = a.scriptsLabel ?? a.version ?? process.env.ANC_VERSION ?? binaryVersion(Object.values(bins)[0]);
@@ -353,6 +416,9 @@ async function main() {
     );
   } else if (a.scriptsLabel) throw new Error('--scripts-label needs --scripts DIR');
   const started = Date.now();
+  process.stdout.write(
+    `packaging ${arches.join(', ')} as ${a.formats.join(', ')} (${compressionOf(a)}${a.fast ? '' : ', minutes per package'})\n`,
+  );
   const results = buildPackages({
     bins,
     outDir: a.outDir,
@@ -361,18 +427,8 @@ async function main() {
     compression: a.compression,
     formats: a.formats,
     deltaFrom: a.deltaFrom,
+    onPackage: (r, seconds) => process.stdout.write(`${describe(r)}  (${seconds.toFixed(1)} s)\n`),
   });
-  for (const r of results) {
-    if (r.package === 'aks-node-controller-delta') {
-      const deltas =
-        r.manifest.deltas.map((d) => `${d.base.sha256.slice(0, 12)}: ${d.size} bytes`).join(', ') || 'no base of this architecture';
-      process.stdout.write(`${r.file}  ${r.size} bytes  target sha256 ${r.manifest.target.sha256}  deltas ${deltas}\n`);
-      continue;
-    }
-    process.stdout.write(
-      `${r.file}  ${r.size} bytes (raw ${r.rawSize}, ${((r.size / r.rawSize) * 100).toFixed(1)}%)  payload sha256 ${r.sha256} OK\n`,
-    );
-  }
   if (a.deltaFrom.length && !results.some((r) => r.package === 'aks-node-controller-delta')) {
     process.stderr.write(
       `build-packages: no --delta-from executable is of a built architecture (${arches.join(', ')}): no delta package\n`,

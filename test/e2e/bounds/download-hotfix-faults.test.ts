@@ -111,6 +111,20 @@ const installBinary = (extra = '') =>
 const messageOf = (event: Record<string, string> | undefined): string => event?.Message ?? '';
 const outcomeOf = (event: Record<string, string> | undefined) => /outcome=(\w+)/.exec(messageOf(event))?.[1];
 
+test('a fetch that takes longer than 10 s logs its progress every 10 s (log lines, none for a person in the journal)', async () => {
+  const node = fakeNode(`sleep 11\n${installBinary()}\nexit 0`);
+  const run = await node.run();
+  assert.is(run.exitCode, 0, run.stderr);
+  assert.is(outcomeOf(run.event), 'staged');
+  const progress = node.sb
+    .read('/var/log/azure/aks-node-controller.log')
+    .split('\n')
+    .filter((l) => l.includes('"msg":"hotfix download in progress"'));
+  assert.is(progress.length, 1, progress.join('\n'));
+  assert.match(progress[0]!, /"path":"apt-get","fetchedBytes":\d+,"seconds":1\d\}$/);
+  assert.not.match(run.stderr, /download-hotfix: still working/);
+});
+
 test('apt-get leaves a setsid daemon holding stdout: the agent does not wait for it', async () => {
   const node = fakeNode(`${DAEMON}; exit 0`);
   const run = await node.run(['--timeout=60']);

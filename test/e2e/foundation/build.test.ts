@@ -1,8 +1,8 @@
 // build.mjs on this machine: stamping, reproducibility, every shipped target, arm64 under qemu-user.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ensureArm64Sysroot } from '../../support/arm64-sysroot.mjs';
@@ -43,6 +43,17 @@ test('a missing target runtime fails with one line naming the target and why', (
   assert.is(r.status, 1);
   assert.match(r.stderr, /^build: target linux-amd64: runtime @oven\/bun-linux-x64-baseline@1\.4\.5 is not installed/);
   assert.is(r.stderr.trimEnd().split('\n').length, 1);
+  // The step that helps: npm ci for this machine's runtime, npm run runtimes for the other targets'.
+  assert.match(r.stderr, process.platform === 'linux' && process.arch === 'x64' ? /\(run npm ci;/ : /\(run npm run runtimes:/);
+  // Only this machine's runtime present (what a bare npm ci leaves): the other targets name npm run runtimes.
+  const hostOnly = join(work, 'host-runtime-only', '@oven');
+  mkdirSync(hostOnly, { recursive: true });
+  const hostPkg =
+    process.platform === 'darwin' ? 'bun-darwin-aarch64' : process.arch === 'x64' ? 'bun-linux-x64-baseline' : 'bun-linux-aarch64';
+  symlinkSync(join(process.cwd(), 'node_modules', '@oven', hostPkg), join(hostOnly, hostPkg));
+  const other = build(join(work, 'none'), ['--all'], { ANC_RUNTIMES_DIR: dirname(hostOnly) });
+  assert.is(other.status, 1);
+  assert.match(other.stderr, /\(run npm run runtimes: npm ci installs only this machine's runtime/);
 });
 
 test('--all builds linux amd64, linux arm64 and darwin arm64 with the right headers', () => {

@@ -114,16 +114,19 @@ test('-o text|json|yaml right after the command words on every command that prin
     ['version', '-o', 'FORMAT'],
     ['status', '-o', 'FORMAT'],
   ];
+  // status exits with its verdict's code (4 = not-started here), the same in every format.
+  const STATUS_CODES: Record<string, number> = { succeeded: 0, failed: 2, 'in-progress': 3, 'not-started': 4 };
   for (const command of commands) {
     const json = await run(command.map((a) => (a === 'FORMAT' ? 'json' : a)));
-    assert.is(json.exitCode, 0, `${command.join(' ')}: ${json.stderr}`);
     const value = JSON.parse(json.stdout);
+    const expected = command[0] === 'status' ? STATUS_CODES[value.state as string] : 0;
+    assert.is(json.exitCode, expected, `${command.join(' ')}: ${json.stderr}`);
     const yaml = await run(command.map((a) => (a === 'FORMAT' ? 'yaml' : a)));
-    assert.is(yaml.exitCode, 0);
+    assert.is(yaml.exitCode, expected);
     const firstKey = Object.keys(value)[0]!;
     assert.match(yaml.stdout, new RegExp(`^${firstKey}:`), command.join(' '));
     const text = await run(command.filter((a) => a !== 'FORMAT' && a !== '-o'));
-    assert.is(text.exitCode, 0);
+    assert.is(text.exitCode, expected);
     assert.not.ok(text.stdout.startsWith('{'), `${command.join(' ')} text output is JSON`);
   }
   const bad = await run(['version', '-o', 'xml']);
@@ -208,7 +211,7 @@ test('read-only commands work as a non-root user without a node root: no /var/lo
   chmodSync(cwd, 0o777);
   const file = join(cwd, 'node.json');
   writeFileSync(file, CONFIG, { mode: 0o644 });
-  // provision --dry-run needs the image's components.json: a read-only copy of an image's files (the user
+  // provision --dry-run with the image's components.json: a read-only copy of an image's files (the user
   // cannot write there) stands in for the image, as docs/operators.md shows.
   const image = makeSandbox('anc-image-');
   image.write('/opt/azure/components.json', '{}');
@@ -231,12 +234,20 @@ test('read-only commands work as a non-root user without a node root: no /var/lo
       ['custom-data', file],
       ['hotfix', 'explain'],
       ['version'],
-      ['status'],
       ['--help'],
     ]) {
       const r = asUser(args);
       assert.ok(r.status === 0, `${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     }
+    // No node here: status reports not-started (its own exit code, 4) and writes nothing.
+    const status = asUser(['status']);
+    assert.is(status.status, 4, status.stderr);
+    assert.match(status.stdout, /^not-started: /);
+    // On a laptop with no image at all: the command and env, and a warning that the GPU table is empty.
+    const laptop = asUser(['provision', '--dry-run', `--provision-config=${file}`]);
+    assert.is(laptop.status, 0, laptop.stderr);
+    assert.ok(JSON.parse(laptop.stdout).command, 'the dry run printed the command');
+    assert.match(laptop.stderr, /^warning: \/opt\/azure\/components\.json not found: the GPU driver variables are empty in this dry run/);
     const dry = asUser(['provision', '--dry-run', `--provision-config=${file}`], { AKS_NODE_ROOT: image.root });
     assert.is(dry.status, 0, dry.stderr);
     assert.ok(JSON.parse(dry.stdout).env, 'the dry run printed the environment');

@@ -1,6 +1,6 @@
 // vhd/packaging: .deb/.rpm metadata, file mode, no auto-dependencies, lintian clean, byte-reproducible,
 // and the packaged executable byte-identical to the build output (never stripped).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,7 +116,25 @@ test('CLI: builds with flags, refuses --lintian without xz, a bad version, and e
     { encoding: 'utf8' },
   );
   assert.is(ok.status, 0, ok.stderr);
-  assert.match(ok.stdout, /aks-node-controller_202604\.01\.4_amd64\.deb .* payload sha256 [0-9a-f]{64} OK/);
+  assert.match(ok.stdout, /^packaging amd64 as deb \(fast\)\n/);
+  assert.match(ok.stdout, /aks-node-controller_202604\.01\.4_amd64\.deb .* payload sha256 [0-9a-f]{64} OK {2}\(\d+\.\d s\)\n/);
+  const help = spawnSync(process.execPath, [script, '--help'], { encoding: 'utf8' });
+  assert.is(help.status, 0);
+  assert.match(help.stdout, /^Usage: npm run package -- \[flags\]/);
+  for (const part of ['--delta-from FILE', 'PACKAGE_MAINTAINER', 'rpmlint.toml', 'lintian-overrides'])
+    assert.ok(help.stdout.includes(part), part);
+  // No executables in the --bin-dir: one line that says which file and how to build it; nothing packaged.
+  const empty = mkdtempSync(join(work, 'empty-dist-'));
+  const missing = spawnSync(process.execPath, [script, '--fast', '--bin-dir', empty, '--out-dir', join(empty, 'out')], {
+    encoding: 'utf8',
+  });
+  assert.is(missing.status, 1);
+  assert.match(
+    missing.stderr,
+    /^build-packages: \S+\/aks-node-controller-linux-amd64 is missing: build the executables first with `node build\.mjs --all`/,
+  );
+  assert.is(missing.stderr.trimEnd().split('\n').length, 1);
+  assert.is(existsSync(join(empty, 'out')), false);
   const lint = spawnSync(process.execPath, [script, '--fast', '--lintian', '--arch', 'amd64', '--bin', small, '--version', '202604.01.4'], {
     encoding: 'utf8',
   });
@@ -145,6 +163,20 @@ test('CLI: builds with flags, refuses --lintian without xz, a bad version, and e
   });
   assert.match(staleArm.stderr, 'is stamped another version, but ANC_VERSION=202604.01.9');
   assert.is(existsSync(join(work, 'stale')), false, 'nothing packaged');
+});
+
+test('CLI: each package is printed as soon as it is done, with its time, before the next one is built', async () => {
+  const script = resolve('vhd/packaging/build-packages.mjs');
+  const args = [script, '--fast', '--arch', 'amd64', '--bin', small, '--out-dir', join(work, 'progress'), '--version', '202604.01.5'];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: string[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
+  assert.is(await new Promise((done) => child.on('close', done)), 0);
+  const chunkOf = (pattern: RegExp) => chunks.findIndex((c) => pattern.test(c));
+  const deb = chunkOf(/_amd64\.deb .* OK {2}\(\d+\.\d s\)/);
+  const rpm = chunkOf(/\.x86_64\.rpm .* OK {2}\(\d+\.\d s\)/);
+  assert.ok(deb >= 0 && rpm > deb, `the .deb line came in its own write before the .rpm was built: ${JSON.stringify(chunks)}`);
+  assert.match(chunks.join(''), /\nbuilt 2 packages in \d+\.\d s\n$/);
 });
 
 test.run();

@@ -2,6 +2,7 @@
 // every pointer-signing outcome, both modes, the anti-rollback floor (state file and the node's own
 // custom data), scope against the node configuration, and the cold-start envelope. A rejection stages
 // nothing, exits 0 and says why in the event and the log.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -62,6 +63,7 @@ function assertRejected(run: CheckRun, outcome: string, reason: RegExp, logOutco
 }
 
 const signed = (fields: PayloadFields, keys = [CURRENT]) => signedData({ hotfixes: HOTFIXES, ...fields }, keys);
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 test('signed and valid: staged from the signed bytes only, serial recorded (both modes)', async () => {
   for (const mode of [undefined, 'enforce', 'unsigned-allowed']) {
@@ -145,7 +147,32 @@ test('rolledBack: lower than the recorded serial; equal is accepted; the floor o
     before: ({ sb }) => sb.write(SERIAL_STATE, '{"serial":5,"keyid":"x","acceptedAt":"a"}'),
   });
   assertRun(same, 'configMapRead');
-  assert.is(JSON.parse(same.sb.read(SERIAL_STATE)).keyid, 'x', 'an equal serial does not rewrite the state');
+  // A state file from before the payload digest was kept gains it (same serial, floor unchanged).
+  const state = JSON.parse(same.sb.read(SERIAL_STATE));
+  assert.is(state.serial, 5);
+  assert.is(state.payloadSha256, sha256(payload({ serial: 5, hotfixes: HOTFIXES })));
+});
+
+test('a reused serial: the node records the payload digest and refuses another payload at that serial', async () => {
+  const first = payload({ serial: 5, hotfixes: HOTFIXES });
+  const accepted = `{"serial":5,"keyid":"x","acceptedAt":"a","payloadSha256":"${sha256(first)}"}`;
+  // The same payload again (a re-apply, another boot): accepted, state untouched.
+  const again = await check({ data: signed({ serial: 5 }), before: ({ sb }) => sb.write(SERIAL_STATE, accepted) });
+  assertRun(again, 'configMapRead');
+  assert.is(again.sb.read(SERIAL_STATE), accepted);
+  // Another payload signed under the same serial: refused, nothing staged, the reason names both digests.
+  const other = await check({
+    data: signedData({ serial: 5, hotfixes: { [ANC_VERSION.base]: `${ANC_VERSION.base}.7` } }),
+    before: ({ sb }) => sb.write(SERIAL_STATE, accepted),
+  });
+  assertRejected(
+    other,
+    'rolledBack',
+    /serial 5 was already accepted with another payload \(sha256 [0-9a-f]{12}…, this one [0-9a-f]{12}…\)/,
+  );
+  // A fresh node records the digest of what it accepted.
+  const fresh = await check({ data: signed({ serial: 9 }) });
+  assert.is(JSON.parse(fresh.sb.read(SERIAL_STATE)).payloadSha256, sha256(payload({ serial: 9, hotfixes: HOTFIXES })));
 });
 
 test('an unreadable serial state counts as a fresh node, with a warning, and is rewritten on accept', async () => {

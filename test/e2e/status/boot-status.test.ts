@@ -30,7 +30,7 @@ test('failed boot: -o json names exit code 50 ERR_OUTBOUND_CONN_FAIL and the bin
     const launcher = await runLauncher(boot.root, {}, 120_000);
     assert.is(launcher.exitCode, 50, launcher.stdout);
     const r = await runAnc(['status', '-o', 'json'], { root: boot.root });
-    assert.is(r.exitCode, 0, r.stderr);
+    assert.is(r.exitCode, 2, r.stderr);
     const s = JSON.parse(r.stdout);
     assert.is(s.state, 'failed');
     assert.equal(s.provision.exitCode, { code: 50, name: 'ERR_OUTBOUND_CONN_FAIL', meaning: s.provision.exitCode.meaning });

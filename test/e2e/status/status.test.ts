@@ -29,7 +29,11 @@ test('ongoing boot: Provision started, no status files yet -> in-progress, step 
     );
     assert.ok(s.notes.some((n: string) => n.includes('3000.json')));
     const text = await runAnc(['status'], { root: box.root });
-    assert.match(text.stdout, /^in-progress: provisioning in progress \(running: Provision since 2026-04-01 10:00:00.000\)/);
+    assert.match(
+      text.stdout,
+      /^in-progress: provisioning in progress \(running: Provision since 2026-04-01 10:00:00.000, \d+ h \d+ min ago\)/,
+    );
+    assert.is(text.exitCode, 3);
   } finally {
     box.cleanup();
   }
@@ -39,8 +43,8 @@ test('partial and never-booted nodes: a garbled provision.json and an empty root
   const box = makeSandbox('anc-status-');
   try {
     const empty = await runAnc(['status'], { root: box.root });
-    assert.is(empty.exitCode, 0);
-    assert.match(empty.stdout, /^not-started: /);
+    assert.is(empty.exitCode, 4);
+    assert.match(empty.stdout, /^not-started: provisioning has not started: the custom data never arrived/);
     box.write('/var/log/azure/aks/provision.json', '{"ExitCode":"5');
     const partial = JSON.parse((await runAnc(['status', '-o', 'json'], { root: box.root })).stdout);
     assert.is(partial.state, 'in-progress');

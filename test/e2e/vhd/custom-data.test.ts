@@ -91,16 +91,21 @@ test('ignition: valid JSON, version 3.4.0, the config file with mode 0600', asyn
   assert.ok(files[0]!.contents.source.startsWith('data:;base64,'));
 });
 
-test('--decode on the binary returns the embedded configuration for every format', async () => {
+test('--decode on the binary returns the embedded configuration for every format, credentials redacted unless asked', async () => {
   const configs = new Set<string>();
+  const revealed = new Set<string>();
   for (const format of ['mime', 'cloud-config', 'ignition']) {
     const file = sandbox.write(`/cd/${format}.b64`, await anc(['custom-data', '--format', format, fileB]));
     configs.add(await anc(['custom-data', '--decode', file]));
+    revealed.add(await anc(['custom-data', '--decode', '--show-secrets', file]));
   }
   assert.is(configs.size, 1);
+  assert.is(revealed.size, 1);
   const config = JSON.parse([...configs][0]!);
   assert.is(config.api_server_config.api_server_name, 'api.example');
-  assert.is(config.bootstrapping_config.tls_bootstrapping_token, 'abcdef.0123456789abcdef');
+  assert.is(config.bootstrapping_config.tls_bootstrapping_token, '<redacted>');
+  assert.not.match([...configs][0]!, /0123456789abcdef/);
+  assert.is(JSON.parse([...revealed][0]!).bootstrapping_config.tls_bootstrapping_token, 'abcdef.0123456789abcdef');
   const bad = sandbox.write('/cd/bad.txt', 'not custom data at all');
   const out = await runAnc(['custom-data', '--decode', bad], { root: sandbox.root });
   assert.is(out.exitCode, 1);
@@ -114,7 +119,7 @@ test('the rendered boothook runs: config and features written 0600, the service 
     assert.is(boothook.exitCode, 0, boothook.stderr);
     const p = imagePaths(root);
     const rendered = sandbox.write('/cd/boothook.b64', await anc(['custom-data', fileA]));
-    assert.is(readFileSync(p.config, 'utf8') + '\n', await anc(['custom-data', '--decode', rendered]));
+    assert.is(readFileSync(p.config, 'utf8') + '\n', await anc(['custom-data', '--decode', '--show-secrets', rendered]));
     assert.is(statSync(p.config).mode & 0o777, 0o600);
     assert.is(readFileSync(p.features, 'utf8'), 'ENABLE_PROVISIONING_HOTFIX=true\nFEATURE_B=b\n');
     assert.is(statSync(p.features).mode & 0o777, 0o600);

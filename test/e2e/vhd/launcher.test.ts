@@ -281,6 +281,13 @@ test('waits for the hostname to match /etc/hostname (1 s steps), optionally boun
   assert.is(out.exitCode, 0);
   assert.ok(out.durationMs >= 1400, `returned after ${out.durationMs} ms`);
   assert.is(recordedCalls(n.rec).length, 1);
+  // It says once what it waits for (not once per second).
+  const waiting = out.stdout.split('\n').filter((l) => l.startsWith('Waiting for the hostname'));
+  assert.is(waiting.length, 1, out.stdout);
+  assert.match(
+    waiting[0]!,
+    /^Waiting for the hostname: running as '.+', \S+\/etc\/hostname says 'not-yet-\d+'; provisioning starts when they match$/,
+  );
 
   const m = node();
   put(m.p.nbcCmd, 'true');

@@ -78,6 +78,7 @@ test('explain: defaults to own version and the on-node pointer', async () => {
     const wave = { percent: 100, seed: null, cutoff: 1, inWave: true };
     const { identityProblem, ...out } = JSON.parse(r.stdout!);
     assert.equal(out, {
+      summary: 'This node takes hotfix 202604.01.1: the pointer asks for it for base 202604.01, a higher patch of 202604.01.0.',
       current: '202604.01.0',
       base: '202604.01',
       resolved: '202604.01.1',
@@ -87,10 +88,19 @@ test('explain: defaults to own version and the on-node pointer', async () => {
       quarantine: null,
       binary: 'baked',
       binaryPath: d.paths.bakedBinary,
+      checkHotfix: null,
+      // No baked agent in this root: decided for this binary's version, and said so.
+      decidedFor: {
+        source: 'this binary',
+        note: "no baked agent at /opt/azure/containers/aks-node-controller: decided for this binary's version",
+      },
     });
     assert.match(identityProblem, 'product_uuid');
     const text = await hotfixExplainCommand.run({ args: [], options: {} }, d);
-    assert.match(text.stdout!, /^current: 202604\.01\.0\nbase: 202604\.01\nresolved: 202604\.01\.1\nupgrade: true\nreason: upgrade\n/);
+    assert.match(
+      text.stdout!,
+      /^This node takes hotfix 202604\.01\.1: .*\n\ncurrent: 202604\.01\.0\nbase: 202604\.01\nresolved: 202604\.01\.1\nupgrade: true\nreason: upgrade\n/,
+    );
   } finally {
     d.cleanup();
   }
@@ -99,12 +109,22 @@ test('explain: --current-version and a relative --pointer', async () => {
   const d = fakeDeps();
   try {
     put(`${d.cwd}/p.json`, '{"version":"202604.01.1"}');
-    const r = await hotfixExplainCommand.run({ args: [], options: { currentVersion: 'dev', pointer: 'p.json', output: 'json' } }, d);
+    const r = await hotfixExplainCommand.run(
+      { args: [], options: { currentVersion: ['202604.01.0'], pointer: 'p.json', output: 'json' } },
+      d,
+    );
     const { current, base, resolved, upgrade, reason } = JSON.parse(r.stdout!);
     assert.equal(
       { current, base, resolved, upgrade, reason },
-      { current: 'dev', base: null, resolved: '202604.01.1', upgrade: false, reason: 'compare-failed' },
+      { current: '202604.01.0', base: '202604.01', resolved: '202604.01.1', upgrade: true, reason: 'upgrade' },
     );
+    // Not an image version: refused, not decided for.
+    try {
+      await hotfixExplainCommand.run({ args: [], options: { currentVersion: ['dev'], pointer: 'p.json', output: 'json' } }, d);
+      assert.unreachable('dev was accepted');
+    } catch (error) {
+      assert.match(String(error), '--current-version "dev" is not an image version YYYYMM.DD.PATCH');
+    }
     const none = await hotfixExplainCommand.run({ args: [], options: { pointer: '/nonexistent/x.json', output: 'json' } }, d);
     assert.is(JSON.parse(none.stdout!).reason, 'no-request');
   } finally {

@@ -28,7 +28,7 @@ const event = (file: string, task: string, message: string, start: string, end: 
   Message: `${message} | startTime=${start} endTime=${end} durationMs=0 | ancVersion=202604.01.0`,
 });
 
-test("timeline: Starting + final event are one row; order by file name; scripts' events their own rows", () => {
+test("timeline: Starting + final event are one row; rows in time order (file name breaks ties); scripts' events their own rows", () => {
   const rows = buildTimeline([
     event(
       '300',
@@ -53,8 +53,8 @@ test("timeline: Starting + final event are one row; order by file name; scripts'
     rows.map((r) => [r.task, r.outcome, r.durationMs, r.agent]),
     [
       ['Provision', 'error', 9250, true],
-      ['AKS.CSE.ensureContainerd', 'ok', 2000, false],
       ['ProvisionWait', 'running', null, true],
+      ['AKS.CSE.ensureContainerd', 'ok', 2000, false],
     ],
   );
   assert.is(rows[0]!.message, 'aks-node-controller exited with error exit status 50');

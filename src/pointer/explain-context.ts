@@ -1,0 +1,70 @@
+// What `hotfix explain` decides FOR and what it shows beside the decision: the node's baked agent version
+// (not the version of whichever copy of the binary runs explain) and check-hotfix's last outcome from the
+// agent log (a refused pointer stages nothing, so the decision alone would just say `no-request`).
+import type { Deps } from '../platform/deps.ts';
+import { definedEnv } from '../platform/deps.ts';
+import { STAMPED_VERSION } from './version.ts';
+
+export interface DecidedFor {
+  version: string;
+  /** `baked`: the image's agent; `given`: --current-version; `this binary`: no baked agent could answer. */
+  source: 'baked' | 'given' | 'this binary';
+  note?: string;
+}
+
+/** The baked agent's version: ours when we are it, else its `version` answer (read-only, bounded). */
+export async function bakedAgentVersion(deps: Deps): Promise<DecidedFor> {
+  const baked = deps.paths.bakedBinary;
+  if (deps.execPath === baked) return { version: deps.version, source: 'baked' };
+  if (!deps.fs.exists(baked)) {
+    return {
+      version: deps.version,
+      source: 'this binary',
+      note: `no baked agent at ${deps.paths.strip(baked)}: decided for this binary's version`,
+    };
+  }
+  try {
+    const run = await deps.proc.run({ program: baked, args: ['version'], env: definedEnv(deps.env), timeoutMs: 10_000 });
+    const version = run.stdout.trim();
+    if (run.exitCode === 0 && STAMPED_VERSION.test(version)) return { version, source: 'baked' };
+  } catch {
+    // fall through: said in the note
+  }
+  return {
+    version: deps.version,
+    source: 'this binary',
+    note: `the baked agent did not answer \`version\`: decided for this binary's version`,
+  };
+}
+
+export interface LastCheck {
+  outcome: string;
+  error?: string;
+  time?: string;
+}
+
+const TAIL_BYTES = 1024 * 1024;
+
+/** check-hotfix's last `completed` line in the agent log, or null (no log, never ran, unreadable). */
+export function lastCheckHotfix(deps: Pick<Deps, 'fs' | 'paths'>): LastCheck | null {
+  let text: string;
+  try {
+    if (!deps.fs.exists(deps.paths.logFile)) return null;
+    text = deps.fs.readText(deps.paths.logFile, 'status');
+  } catch {
+    return null;
+  }
+  const lines = text.slice(-TAIL_BYTES).split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!lines[i]!.includes('"msg":"check-hotfix completed')) continue;
+    try {
+      const line = JSON.parse(lines[i]!) as Record<string, unknown>;
+      return {
+        outcome: String(line.outcome ?? 'unknown'),
+        ...(line.error === undefined ? {} : { error: String(line.error) }),
+        ...(typeof line.time === 'string' ? { time: line.time } : {}),
+      };
+    } catch {}
+  }
+  return null;
+}

@@ -1,0 +1,54 @@
+// The pointer the cluster serves now (the anc-hotfix-version ConfigMap read through a kubeconfig): what
+// publishing must not go behind. Its signed serial and payload digest are what the nodes that took it
+// recorded; `hotfix pointer verify FILE --kubeconfig` and `render --kubeconfig` start from them.
+import type { Deps } from '../platform/deps.ts';
+import { errorMessage } from '../platform/errors.ts';
+import { parseConfigMapText, POINTER_KEY, type ConfigMapDoc } from './configmap.ts';
+import { parseEnvelope } from './dsse.ts';
+import { payloadSha256 } from './gate.ts';
+import { ENVELOPE_KEY } from './node-gate.ts';
+import { parseSignedPointer } from './payload.ts';
+
+export interface LivePointer {
+  doc: ConfigMapDoc;
+  /** The signed payload's serial and sha256; undefined for an unsigned pointer or an unreadable envelope. */
+  signed?: { serial: number; payloadSha256: string };
+  /** The highest serial in it: the signed one, else that of a rendered but unsigned payload copy. */
+  serial?: number;
+}
+
+/** undefined when the cluster has no anc-hotfix-version ConfigMap yet (404). */
+export async function readLivePointer(deps: Deps, kubeconfig: string): Promise<LivePointer | undefined> {
+  const { kubeconfigCredentials } = await import('../kube/credentials.ts');
+  const { apiGet, HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
+  const path = kubeconfig.startsWith('/') ? kubeconfig : `${deps.cwd}/${kubeconfig}`;
+  let text: string;
+  try {
+    text = await apiGet(kubeconfigCredentials(deps, path), HOTFIX_CONFIGMAP_PATH, { userAgent: `aks-node-controller/${deps.version}` });
+  } catch (error) {
+    if (/returned status 404 /.test(errorMessage(error))) return undefined;
+    throw error;
+  }
+  const doc = await parseConfigMapText(text, 'the cluster ConfigMap');
+  const envelope = doc.data[ENVELOPE_KEY];
+  if (envelope === undefined) return { doc, ...renderedSerial(doc) };
+  try {
+    // The signature is the nodes' business (they verified it before recording the serial); publishing
+    // only needs to know which serial and bytes are out there.
+    const payload = parseEnvelope(envelope).payload;
+    const serial = parseSignedPointer(payload).serial;
+    return { doc, signed: { serial, payloadSha256: payloadSha256(payload) }, serial };
+  } catch {
+    return { doc, ...renderedSerial(doc) };
+  }
+}
+
+function renderedSerial(doc: ConfigMapDoc): { serial?: number } {
+  const copy = doc.data[POINTER_KEY];
+  if (copy === undefined) return {};
+  try {
+    return { serial: parseSignedPointer(Buffer.from(copy, 'utf8')).serial };
+  } catch {
+    return {};
+  }
+}
