@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   const result = await sandboxedFirstBoot({
     standIn: { exitCode: BUG.exitCode, note: BUG.note },
     hotfixBuildArgs: ['--scripts', writePayloadDir(payloadDir), '--scripts-label', SCRIPT_LABEL],
+    hotfixIndex: true,
     onStep: (s) => {
       if (!agentSteps.has(s.name)) process.stdout.write(line(s) + '\n');
     },

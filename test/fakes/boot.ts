@@ -21,7 +21,7 @@ import {
   type LauncherOutcome,
   type StandInOptions,
 } from './node-image.ts';
-import { buildAgent, buildHotfixPackages, prepareAptRoot, startAptRepo, type HotfixPackages } from './repos.ts';
+import { buildAgent, buildHotfixPackages, prepareAptRoot, publishHotfixIndex, startAptRepo, type HotfixPackages } from './repos.ts';
 import { buildTypicalFix } from './typical-fix.ts';
 
 export const BAKED_VERSION = '202604.01.0';
@@ -88,6 +88,8 @@ export interface BootOptions {
   standIn?: StandInOptions;
   /** Changes the image root after its set-up, before the boot (a symlinked script, an immutable file). */
   prepareRoot?: (root: string) => void;
+  /** Publish the hotfix index beside the repository (docs/hotfix.md), as a release engineer does. */
+  hotfixIndex?: boolean;
 }
 
 export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<BootResult> {
@@ -157,10 +159,12 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
       async () => {
         const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb, ...(packages.delta ? [packages.delta.deb] : [])]);
         closers.push(() => repo.close());
+        if (options.hotfixIndex) publishHotfixIndex(repo, 'apt');
         prepareAptRoot(root, repo);
         return repo;
       },
-      (r) => `${r.url} (signed apt repo) holds aks-node-controller{,-delta} ${HOTFIX_VERSION}`,
+      (r) =>
+        `${r.url} (signed apt repo${options.hotfixIndex ? ' + hotfix index' : ''}) holds aks-node-controller{,-delta} ${HOTFIX_VERSION}`,
     );
     options.prepareRoot?.(root);
     await step(

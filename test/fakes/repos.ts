@@ -132,6 +132,17 @@ export interface RepoOptions {
 export const APT_SUITE = 'stable';
 export const APT_COMPONENT = 'main';
 
+const PUBLISH_HOTFIX_INDEX = resolve(
+  import.meta.dirname ?? new URL('.', import.meta.url).pathname,
+  '../../vhd/packaging/publish-hotfix-index.sh',
+);
+
+/** docs/hotfix.md "The hotfix index": what the release engineer runs after publishing the packages. */
+export function publishHotfixIndex(repo: ServedRepo, kind: 'apt' | 'rpm', signWith = repo.key!): void {
+  const args = kind === 'apt' ? ['apt', repo.dir, APT_SUITE] : ['rpm', repo.dir];
+  execFileSync(PUBLISH_HOTFIX_INDEX, args, { env: { ...process.env, GNUPGHOME: signWith.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 /** Publishes the .deb files as a gpg-signed apt repo (standard layout unless told) and serves it. */
 export async function startAptRepo(dir: string, debs: string[] = [], options: RepoOptions = {}): Promise<ServedRepo> {
   const layout = options.layout ?? 'standard';

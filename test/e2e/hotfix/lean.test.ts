@@ -3,40 +3,32 @@
 // with the repository's own key). A delta hotfix then fetches at most 200 KB in all, and every path stays
 // within a generous peak-memory bound, children counted (/usr/bin/time's %M: the largest process of the
 // command). Not a timed test: memory is bounded with slack, speed is measured in bench/hotfix.mjs.
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { NODE_BAKED as BAKED, plantHotfixNode } from '../../fakes/hotfix-node.ts';
 import { createSigningKey } from '../../fakes/repo-index.ts';
 import {
-  APT_SUITE,
   buildAgent,
   buildBaseStubRpm,
   buildHotfixPackages,
   type HotfixPackages,
+  publishHotfixIndex,
   type ServedRepo,
   startAptRepo,
   startRpmRepo,
 } from '../../fakes/repos.ts';
 import { makeSandbox, runAnc, type Sandbox } from '../harness.ts';
 
-const PUBLISH = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../../vhd/packaging/publish-hotfix-index.sh');
 const HOTFIX = '/opt/azure/containers/aks-node-controller-hotfix';
 const RSS_BOUND_MIB = 96;
 const DELTA_BYTES_BOUND = 200 * 1024;
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 const ctx = {} as { work: string; baked: string; hot: HotfixPackages; stub: string; repos: ServedRepo[]; sandboxes: Sandbox[] };
-
-/** docs/hotfix.md "The hotfix index": what the release engineer runs after publishing the packages. */
-function publishHotfixIndex(repo: ServedRepo, kind: 'apt' | 'rpm', signWith = repo.key!): void {
-  const args = kind === 'apt' ? ['apt', repo.dir, APT_SUITE] : ['rpm', repo.dir];
-  execFileSync(PUBLISH, args, { env: { ...process.env, GNUPGHOME: signWith.home }, stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 test.before(async () => {
   ctx.work = mkdtempSync(join(tmpdir(), 'anc-lean-e2e-'));
