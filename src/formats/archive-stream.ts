@@ -29,6 +29,13 @@ abstract class Parser {
   finished = false;
   result: string | undefined = 'not found';
 
+  /** The member to extract, its size limit, and where its bytes go. */
+  constructor(
+    protected readonly wanted: string,
+    protected readonly maxBytes: number,
+    protected readonly out: FileOut,
+  ) {}
+
   protected abstract needed(): number;
   protected abstract take(header: Buffer): void;
 
@@ -64,7 +71,8 @@ abstract class Parser {
   }
 
   /** The wanted member: its `size` bytes (of `padded`) go to `out`, then the parser stops, done. */
-  protected emit(wanted: string, size: number, padded: number, maxBytes: number, out: FileOut): void {
+  protected emit(size: number, padded: number): void {
+    const { wanted, maxBytes, out } = this;
     if (size > maxBytes) return this.stop(`${wanted} is ${size} bytes, above the ${maxBytes}-byte limit`);
     let left = size;
     this.body(
@@ -111,13 +119,6 @@ function sinkFor(parser: Parser, wanted: string): Extractor {
 class TarParser extends Parser {
   private longName: string | undefined;
   private pax = new Map<string, string>();
-  constructor(
-    private readonly wanted: string,
-    private readonly maxBytes: number,
-    private readonly out: FileOut,
-  ) {
-    super();
-  }
   protected needed(): number {
     return 512;
   }
@@ -150,7 +151,7 @@ class TarParser extends Parser {
     if (type === 'g' || normalise(name) !== normalise(this.wanted)) return this.body(padded);
     if (type !== '0' && type !== '\0')
       return this.stop(`${this.wanted} is not a regular file in the package (tar type ${JSON.stringify(type)})`);
-    this.emit(this.wanted, size, padded, this.maxBytes, this.out);
+    this.emit(size, padded);
   }
 }
 
@@ -165,13 +166,6 @@ class CpioParser extends Parser {
   private mode = 0;
   private start = 0;
   private phase: 'fixed' | 'name' = 'fixed';
-  constructor(
-    private readonly wanted: string,
-    private readonly maxBytes: number,
-    private readonly out: FileOut,
-  ) {
-    super();
-  }
   protected needed(): number {
     if (this.phase === 'fixed') return 110;
     return Math.ceil((this.start + 110 + this.nameSize) / 4) * 4 - (this.start + 110);
@@ -192,7 +186,7 @@ class CpioParser extends Parser {
     const padded = Math.ceil((this.offset + this.size) / 4) * 4 - this.offset;
     if (normalise(name) !== normalise(this.wanted)) return this.body(padded);
     if ((this.mode & 0o170000) !== 0o100000) return this.stop(`${this.wanted} is not a regular file in the package`);
-    this.emit(this.wanted, this.size, padded, this.maxBytes, this.out);
+    this.emit(this.size, padded);
   }
 }
 

@@ -2,7 +2,6 @@
 // gpgv against its signed-by keyring (else apt's trusted keyrings), fresh -> the Packages index it signs
 // -> exactly our version and architecture -> the .deb, size and SHA-256 as signed -> the executable.
 import { errorMessage } from '../../platform/errors.ts';
-import { readRange } from '../../platform/file-stream.ts';
 import { tryDelta } from '../delta/delta-path.ts';
 import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
 import { openDebDelta } from '../delta/package-files.ts';
@@ -11,12 +10,12 @@ import { type AptSource, parseDeb822Sources, parseOneLineSources, releaseDirecto
 import { writeCandidate } from './candidate.ts';
 import { type FastPathContext, HOTFIX_INDEX_DIR, timed, timeLeft } from './context.ts';
 import { debBinary } from './deb-package.ts';
-import { decode, HAS_IN_PROCESS_ZSTD } from './decompress.ts';
+import { HAS_IN_PROCESS_ZSTD } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
 import { createFetcher, type Expected, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 import { checkFreshness, recordFreshness } from './freshness.ts';
 import { type Keyring, readKeyrings, verifyClearsigned } from './gpg.ts';
-import { scanIndex } from './index-scan.ts';
+import { fetchAndScanIndex } from './index-scan.ts';
 import { type DebEntry, findDebEntry, PACKAGE_NAME } from './packages-index.ts';
 import { aptProxy } from './proxy.ts';
 import { choosePackagesIndex, type Compression, parseRelease, type ReleaseFile } from '../../formats/release.ts';
@@ -179,17 +178,12 @@ async function readIndex(
   expected: Expected | undefined,
 ): Promise<string> {
   if (!expected) throw integrityError(`${index.path}: no size and SHA-256 in the signed Release`);
-  const file = ctx.scratch.file(`index-${index.path.replace(/[^\w.-]+/g, '_')}`);
-  const size = await fetcher.download(url, SIZE_CAPS.index, expected, file);
-  const scan = scanIndex(index.path, '\n\n', `Package: ${PACKAGE_NAME}`);
-  await decode(ctx.deps, {
-    compression: index.compression,
-    input: () => readRange(file, 0, size),
-    sink: scan.sink,
-    maxBytes: SIZE_CAPS.index,
+  return fetchAndScanIndex(ctx, fetcher, {
+    url,
     what: index.path,
-    timeoutMs: timeLeft(ctx),
+    compression: index.compression,
+    expected,
+    separator: '\n\n',
+    marker: `Package: ${PACKAGE_NAME}`,
   });
-  ctx.deps.fs.unlink(file);
-  return scan.kept();
 }

@@ -3,8 +3,13 @@
 // decoded to text), so an index of thousands of entries never sits in memory whole. A record longer than
 // MAX_RECORD is refused.
 import { Writable } from 'node:stream';
+import type { Compression } from '../../formats/release.ts';
+import { readRange } from '../../platform/file-stream.ts';
 import { collectGarbage, GARBAGE_STRIDE } from '../../platform/memory.ts';
+import { type FastPathContext, timeLeft } from './context.ts';
+import { decode } from './decompress.ts';
 import { integrityError } from './errors.ts';
+import { type Expected, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 
 const MAX_RECORD = 1024 * 1024;
 /** The decoded index moves in small chunks: collect more often than big streams do. */
@@ -56,4 +61,35 @@ export function scanIndex(what: string, separator: string, marker: string): Inde
     },
   });
   return { sink, kept: () => kept.join('') };
+}
+
+export interface IndexFetch {
+  url: URL;
+  /** Names the index in errors and its scratch file (`main/binary-amd64/Packages.xz`, `repodata/...`). */
+  what: string;
+  compression: Compression;
+  /** The signed size and SHA-256 (Release, repomd.xml). */
+  expected: Expected;
+  separator: string;
+  marker: string;
+}
+
+/**
+ * The records of our packages in a package index: fetched into the scratch directory and checked against
+ * the signed size and SHA-256 before a byte of it is decompressed, then scanned as a stream.
+ */
+export async function fetchAndScanIndex(ctx: FastPathContext, fetcher: Fetcher, index: IndexFetch): Promise<string> {
+  const file = ctx.scratch.file(`index-${index.what.replace(/[^\w.-]+/g, '_')}`);
+  const size = await fetcher.download(index.url, SIZE_CAPS.index, index.expected, file);
+  const scan = scanIndex(index.what, index.separator, index.marker);
+  await decode(ctx.deps, {
+    compression: index.compression,
+    input: () => readRange(file, 0, size),
+    sink: scan.sink,
+    maxBytes: SIZE_CAPS.index,
+    what: index.what,
+    timeoutMs: timeLeft(ctx),
+  });
+  ctx.deps.fs.unlink(file);
+  return scan.kept();
 }

@@ -3,20 +3,19 @@
 // already verified -> the primary index it pins by SHA-256 -> exactly our version, release, architecture
 // -> the .rpm, checksum as pinned, own signature by rpmkeys -> the executable.
 import { errorMessage } from '../../platform/errors.ts';
-import { readRange } from '../../platform/file-stream.ts';
 import { tryDelta } from '../delta/delta-path.ts';
 import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
 import { openRpmDelta } from '../delta/package-files.ts';
 import { parseOsReleaseField } from '../../platform/os-release.ts';
 import { writeCandidate } from './candidate.ts';
 import { type FastPathContext, HOTFIX_INDEX_DIR, timed, timeLeft } from './context.ts';
-import { compressionOf, decode } from './decompress.ts';
+import { compressionOf } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
 import { createFetcher, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 import { checkFreshness, recordFreshness } from './freshness.ts';
 import { type Keyring, readKeyrings, verifyDetached } from './gpg.ts';
 import { dnfProxy } from './proxy.ts';
-import { scanIndex } from './index-scan.ts';
+import { fetchAndScanIndex } from './index-scan.ts';
 import { PACKAGE_NAME } from './packages-index.ts';
 import { findRpmEntry, parseRepomd, type RepoFile, type RpmEntry } from './repodata.ts';
 import { rpmBinary, verifyRpmSignature } from './rpm-package.ts';
@@ -164,17 +163,12 @@ async function readPrimary(ctx: FastPathContext, fetcher: ReturnType<typeof crea
   if (typeof url === 'string') throw integrityError(`primary location ${url}`);
   const compression = compressionOf(primary.href);
   if (!compression) throw unavailableError(`primary index ${primary.href}: unknown compression`);
-  const file = ctx.scratch.file('primary');
-  const size = await fetcher.download(url, SIZE_CAPS.index, { size: primary.size, sha256: primary.sha256 }, file);
-  const scan = scanIndex(primary.href, '</package>', `<name>${PACKAGE_NAME}`);
-  await decode(ctx.deps, {
-    compression,
-    input: () => readRange(file, 0, size),
-    sink: scan.sink,
-    maxBytes: SIZE_CAPS.index,
+  return fetchAndScanIndex(ctx, fetcher, {
+    url,
     what: primary.href,
-    timeoutMs: timeLeft(ctx),
+    compression,
+    expected: { size: primary.size, sha256: primary.sha256 },
+    separator: '</package>',
+    marker: `<name>${PACKAGE_NAME}`,
   });
-  ctx.deps.fs.unlink(file);
-  return scan.kept();
 }

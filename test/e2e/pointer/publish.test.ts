@@ -14,8 +14,8 @@ import { imagePaths, recordedCalls, runLauncher, writeFakeAgent, writeHostname }
 import { ANC_VERSION, CM_KEY, assertRun, nodeFor, runCheck } from '../check-hotfix/node.ts';
 import { runAnc, type RunOutcome } from '../harness.ts';
 import { BUILD_OUTPUT, CURRENT, KEYSET_FILE, NEXT, SIGNED_BIN, STRANGER, envelope, keyFile, payload } from './keys.ts';
+import { type KubectlRun, runKubectl } from './kubectl.ts';
 
-const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
 const ADMIN = 'admin0.0123456789abcdef';
 const WORK = mkdtempSync(join(tmpdir(), 'anc-publish-'));
 const OUTPUTS: string[] = [];
@@ -27,21 +27,10 @@ async function anc(args: string[]): Promise<RunOutcome> {
   return out;
 }
 
-function kubectl(api: FakeApiServer, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function kubectl(api: FakeApiServer, args: string[]): Promise<KubectlRun> {
   const kubeconfig = join(WORK, 'kubeconfig');
   writeFileSync(kubeconfig, kubeconfigFor(api, { token: ADMIN }), { mode: 0o600 });
-  return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, '--cache-dir', join(WORK, 'kcache'), '--request-timeout', '10s', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: WORK },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runKubectl(kubeconfig, WORK, args);
 }
 
 /** check-hotfix again on the same node: only this run's event counts. */

@@ -11,9 +11,9 @@ import * as assert from 'uvu/assert';
 import { ANC_VERSION } from '../check-hotfix/node.ts';
 import { runAnc, type RunOutcome } from '../harness.ts';
 import { CURRENT, SIGNED_BIN, keyFile, signedData } from './keys.ts';
+import { type KubectlRun, runKubectl } from './kubectl.ts';
 
 const WORK = mkdtempSync(join(tmpdir(), 'anc-rehearsal-'));
-const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
 const PUBLISHER = join(WORK, 'publisher.kubeconfig');
 const BASE = ANC_VERSION.base;
 const TARGET = ANC_VERSION.target;
@@ -42,19 +42,8 @@ function startStandIn(): Promise<string> {
 
 const anc = (args: string[]): Promise<RunOutcome> => runAnc(args, { bin: SIGNED_BIN, root: WORK, cwd: WORK });
 
-function kubectl(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, ['--kubeconfig', PUBLISHER, '--cache-dir', join(WORK, 'kcache'), '--request-timeout', '10s', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: WORK },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function kubectl(args: string[]): Promise<KubectlRun> {
+  return runKubectl(PUBLISHER, WORK, args);
 }
 
 /** Steps 2 and 3: render (serial proposed from the cluster unless given) and sign; returns the file. */
