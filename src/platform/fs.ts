@@ -108,6 +108,17 @@ function identityOf(path: string): FileIdentity | undefined {
   return { file: `${s.dev}:${s.ino}`, content, exact: `${content}:${s.ctimeNs}` };
 }
 
+/**
+ * The random part of a temp file's name: 10 digits (1000000000-9999999999) from the Web Crypto generator
+ * every runtime has built in. Not node:crypto: loading that module costs ~2-5 ms in the compiled binary,
+ * and every boot-path command writes a temp file (an event) before the scripts start. The name only has to
+ * be hard to guess; the exclusive create (O_EXCL) is what keeps a planted file or symlink out.
+ */
+export function randomTempSuffix(): number {
+  const [high, low] = globalThis.crypto.getRandomValues(new Uint32Array(2));
+  return 1_000_000_000 + (((high! % 9) * 2 ** 32 + low!) % 9_000_000_000);
+}
+
 export function atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void {
   const dir = nodePath.dirname(path);
   const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
@@ -115,8 +126,7 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
   let fd: number | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
-      // node:crypto loads here, on first use, not at every start-up.
-      temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
+      temp = nodePath.join(dir, `${prefix}${randomTempSuffix()}`);
       try {
         fd = fs.openSync(temp, 'wx', 0o600);
         break;
@@ -141,7 +151,7 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
 export function atomicCopy(src: string, path: string, options: AtomicWriteOptions): void {
   const dir = nodePath.dirname(path);
   const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
-  let temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
+  let temp = nodePath.join(dir, `${prefix}${randomTempSuffix()}`);
   try {
     fs.copyFileSync(src, temp, fs.constants.COPYFILE_EXCL);
     const fd = fs.openSync(temp, 'r+');
