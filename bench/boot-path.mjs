@@ -43,8 +43,8 @@ const nowMs = () => performance.timeOrigin + performance.now();
 
 // Durable writes the agent makes before the scripts start, each a temp file, fsync, rename and fsync of the
 // directory (platform/fs.ts atomicWrite): check-hotfix the pointer file and its event, download-hotfix its
-// event, provision its Starting event and the scripts-started marker.
-const DURABLE_WRITES = 5;
+// event, provision its Starting event (the scripts-started marker is written whole but without fsync).
+const DURABLE_WRITES = 4;
 
 /** One durable write of a small file, done here the way the agent does it, in the node's own directory. */
 function durableWriteMs(dir, i) {

@@ -41,7 +41,7 @@ export async function fetchHotfixConfigMap(
   // The request bound starts before the first read: reading and parsing the credentials count against it.
   const bound = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const started = Date.now();
-  const creds = resolveCredentials(deps);
+  const creds = await resolveCredentials(deps);
   targetOf(creds.server); // validate before the address is logged
   deps.log.info('reading anc-hotfix-version ConfigMap', { server: creds.server, credentials: creds.source });
   const remaining = Math.max(0, bound - (Date.now() - started));

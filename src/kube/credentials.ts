@@ -1,13 +1,14 @@
 // Where check-hotfix gets its apiserver address and credentials (spec 6.6, D1): the node config first
 // (apiserver name + bootstrap token + the cluster CA file), then bootstrap-kubeconfig, then kubeconfig.
-// The first source that yields a server wins. Tokens and private keys stay Secrets (D14).
+// The first source that yields a server wins. Tokens and private keys stay Secrets (D14). The kubeconfig
+// reader (the YAML library, ~1.7 ms to load) loads only when a kubeconfig is read: a node config answers on a boot.
 import { loadConfiguration } from '../config/load.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { goTrimSpace } from '../platform/go/strings.ts';
 import { Secret } from '../platform/secret.ts';
 import { ensurePort } from './address.ts';
-import { parseKubeconfig, type KubeconfigFields } from './kubeconfig.ts';
+import type { KubeconfigFields } from './kubeconfig.ts';
 
 export interface ApiCredentials {
   /** `node config` or the on-node path of the kubeconfig that was used. */
@@ -34,7 +35,7 @@ export function ioReason(error: unknown): string {
   return typeof code === 'string' && message.startsWith(code) ? message.split(', ')[0]! : message;
 }
 
-export function resolveCredentials(deps: CredentialDeps): ApiCredentials {
+export async function resolveCredentials(deps: CredentialDeps): Promise<ApiCredentials> {
   try {
     return nodeConfigCredentials(deps);
   } catch (primary) {
@@ -43,7 +44,7 @@ export function resolveCredentials(deps: CredentialDeps): ApiCredentials {
   let last: unknown;
   for (const path of [deps.paths.bootstrapKubeconfig, deps.paths.kubeconfig]) {
     try {
-      return kubeconfigCredentials(deps, path);
+      return await kubeconfigCredentials(deps, path);
     } catch (error) {
       deps.log.info('kubeconfig credentials unusable', { path: deps.paths.strip(path), error: errorMessage(error) });
       last = error;
@@ -79,13 +80,14 @@ export function nodeConfigCredentials(deps: CredentialDeps): ApiCredentials {
   return { source: 'node config', server, ca, token: new Secret(token) };
 }
 
-export function kubeconfigCredentials(deps: CredentialDeps, path: string): ApiCredentials {
+export async function kubeconfigCredentials(deps: CredentialDeps, path: string): Promise<ApiCredentials> {
   let text: string;
   try {
     text = deps.fs.readText(path, 'kubeconfig');
   } catch (error) {
     throw kubeError(`reading kubeconfig ${deps.paths.strip(path)}: ${ioReason(error)}`);
   }
+  const { parseKubeconfig } = await import('./kubeconfig.ts');
   return credentialsFromKubeconfig(deps, parseKubeconfig(text), deps.paths.strip(path));
 }
 

@@ -40,6 +40,11 @@ export interface AtomicWriteOptions {
   mode: number;
   /** Temp-file name prefix; the default is `.<basename>.tmp-`. */
   tempPrefix?: string;
+  /**
+   * false: still written whole or not at all (temp file, rename), but without the two fsyncs (~1 ms on
+   * the boot path) for a file nobody needs after a crash. Default true.
+   */
+  durable?: boolean;
 }
 
 export interface FileSystem {
@@ -108,6 +113,17 @@ function identityOf(path: string): FileIdentity | undefined {
   return { file: `${s.dev}:${s.ino}`, content, exact: `${content}:${s.ctimeNs}` };
 }
 
+/**
+ * The random part of a temp file's name: 10 digits (1000000000-9999999999) from the Web Crypto generator
+ * every runtime has built in. Not node:crypto: loading that module costs ~2-5 ms in the compiled binary,
+ * and every boot-path command writes a temp file (an event) before the scripts start. The name only has to
+ * be hard to guess; the exclusive create (O_EXCL) is what keeps a planted file or symlink out.
+ */
+export function randomTempSuffix(): number {
+  const [high, low] = globalThis.crypto.getRandomValues(new Uint32Array(2));
+  return 1_000_000_000 + (((high! % 9) * 2 ** 32 + low!) % 9_000_000_000);
+}
+
 export function atomicWrite(path: string, data: string | Uint8Array, options: AtomicWriteOptions): void {
   const dir = nodePath.dirname(path);
   const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
@@ -115,8 +131,7 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
   let fd: number | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
-      // node:crypto loads here, on first use, not at every start-up.
-      temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
+      temp = nodePath.join(dir, `${prefix}${randomTempSuffix()}`);
       try {
         fd = fs.openSync(temp, 'wx', 0o600);
         break;
@@ -126,12 +141,13 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
     }
     fs.writeFileSync(fd, data);
     fs.fchmodSync(fd, options.mode);
-    fs.fsyncSync(fd);
+    const durable = options.durable ?? true;
+    if (durable) fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
     fs.renameSync(temp, path);
     temp = '';
-    syncDirectory(dir);
+    if (durable) syncDirectory(dir);
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
     if (temp) fs.rmSync(temp, { force: true });
@@ -141,7 +157,7 @@ export function atomicWrite(path: string, data: string | Uint8Array, options: At
 export function atomicCopy(src: string, path: string, options: AtomicWriteOptions): void {
   const dir = nodePath.dirname(path);
   const prefix = options.tempPrefix ?? `.${nodePath.basename(path)}.tmp-`;
-  let temp = nodePath.join(dir, `${prefix}${process.getBuiltinModule('node:crypto').randomInt(1_000_000_000, 9_999_999_999)}`);
+  let temp = nodePath.join(dir, `${prefix}${randomTempSuffix()}`);
   try {
     fs.copyFileSync(src, temp, fs.constants.COPYFILE_EXCL);
     const fd = fs.openSync(temp, 'r+');

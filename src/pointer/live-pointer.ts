@@ -24,7 +24,9 @@ export async function readLivePointer(deps: Deps, kubeconfig: string): Promise<L
   const path = kubeconfig.startsWith('/') ? kubeconfig : `${deps.cwd}/${kubeconfig}`;
   let text: string;
   try {
-    text = await apiGet(kubeconfigCredentials(deps, path), HOTFIX_CONFIGMAP_PATH, { userAgent: `aks-node-controller/${deps.version}` });
+    text = await apiGet(await kubeconfigCredentials(deps, path), HOTFIX_CONFIGMAP_PATH, {
+      userAgent: `aks-node-controller/${deps.version}`,
+    });
   } catch (error) {
     if (/returned status 404 /.test(errorMessage(error))) return undefined;
     throw error;

@@ -12,7 +12,9 @@ export const LAUNCHER_FALLBACK_ENV = 'ANC_LAUNCHER_FALLBACK';
 export function markScriptsStarted(deps: Pick<Deps, 'fs' | 'paths' | 'clock' | 'version'>): void {
   const path = deps.paths.scriptsStartedMarker;
   try {
-    deps.fs.atomicWrite(path, `${deps.version} ${deps.clock.now().toISOString()}\n`, { mode: 0o644 });
+    // Not durable (no fsync): its only readers, the launcher and `status`, ask in the same boot; a
+    // crashed boot runs the launcher again, which removes the marker before the next provision.
+    deps.fs.atomicWrite(path, `${deps.version} ${deps.clock.now().toISOString()}\n`, { mode: 0o644, durable: false });
   } catch (error) {
     throw new AgentError('ANC_IO', `writing the scripts-started marker ${path}: ${errorMessage(error)}`, { cause: error });
   }

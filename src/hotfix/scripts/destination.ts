@@ -1,10 +1,10 @@
 // A destination file of a script payload, handled without ever following a symlink: every directory from
 // the node root down to it is checked with lstat, the file is read with O_NOFOLLOW through the input
 // guard, and a new version is staged beside it (exclusive create, fsync) and committed by rename.
-import { randomInt } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import type { Deps } from '../../platform/deps.ts';
 import { sha256Hex } from '../../platform/hash.ts';
+import { randomTempSuffix } from '../../platform/fs.ts';
 
 type FsDeps = Pick<Deps, 'fs' | 'paths'>;
 
@@ -38,7 +38,7 @@ export const STAGE_PREFIX = '.anc-script-hotfix-';
 
 /** Writes `data` to a new temp file beside `target` (same directory, so the rename is atomic). */
 export function stageBeside(deps: FsDeps, target: string, data: Uint8Array, mode: number, owner?: { uid: number; gid: number }): string {
-  const temp = `${dirname(target)}/${STAGE_PREFIX}${basename(target)}.${randomInt(1_000_000_000, 9_999_999_999)}`;
+  const temp = `${dirname(target)}/${STAGE_PREFIX}${basename(target)}.${randomTempSuffix()}`;
   deps.fs.stageFile(temp, data, { mode, owner });
   return temp;
 }

@@ -26,21 +26,21 @@ const CONFIG = {
   bootstrappingConfig: { tlsBootstrappingToken: ' abcdef.secretsecret01 ' },
 };
 
-function failureOf(deps: FakeDeps): string {
+async function failureOf(deps: FakeDeps): Promise<string> {
   try {
-    resolveCredentials(deps);
+    await resolveCredentials(deps);
   } catch (error) {
     return errorMessage(error);
   }
   return 'no error';
 }
 
-test('node config first: trimmed name + :443, trimmed token as a Secret, cluster CA file', () => {
+test('node config first: trimmed name + :443, trimmed token as a Secret, cluster CA file', async () => {
   const deps = fakeDeps();
   nodeConfig(deps, CONFIG);
   put(deps, '/etc/kubernetes/certs/ca.crt', 'CA-PEM');
   put(deps, '/var/lib/kubelet/bootstrap-kubeconfig', 'clusters:\n- cluster:\n    server: other:1\n');
-  const creds = resolveCredentials(deps);
+  const creds = await resolveCredentials(deps);
   assert.is(creds.source, 'node config');
   assert.is(creds.server, 'api.example.com:443');
   assert.ok(isSecret(creds.token));
@@ -50,7 +50,7 @@ test('node config first: trimmed name + :443, trimmed token as a Secret, cluster
   deps.cleanup();
 });
 
-test('node config and kubeconfig values are trimmed with Go strings.TrimSpace (U+0085 yes, U+FEFF no)', () => {
+test('node config and kubeconfig values are trimmed with Go strings.TrimSpace (U+0085 yes, U+FEFF no)', async () => {
   const deps = fakeDeps();
   nodeConfig(deps, {
     version: 'v1',
@@ -58,7 +58,7 @@ test('node config and kubeconfig values are trimmed with Go strings.TrimSpace (U
     bootstrappingConfig: { tlsBootstrappingToken: '\u00a0abcdef.secretsecret01\u0085' },
   });
   put(deps, '/etc/kubernetes/certs/ca.crt', 'CA-PEM');
-  const creds = resolveCredentials(deps);
+  const creds = await resolveCredentials(deps);
   assert.equal([creds.server, creds.token!.reveal()], ['api.example.com:443', 'abcdef.secretsecret01']);
   deps.cleanup();
   const kube = fakeDeps();
@@ -68,16 +68,16 @@ test('node config and kubeconfig values are trimmed with Go strings.TrimSpace (U
     '/var/lib/kubelet/bootstrap-kubeconfig',
     'clusters:\n- cluster:\n    server: "\\uFEFFh:6443"\nusers:\n- user:\n    token: "\\u0085t0k\\u0085"\n',
   );
-  const fromKubeconfig = resolveCredentials(kube);
+  const fromKubeconfig = await resolveCredentials(kube);
   assert.equal([fromKubeconfig.server, fromKubeconfig.token!.reveal()], ['\uFEFFh:6443', 't0k']);
   kube.cleanup();
 });
 
-test('node config in proto (snake_case) spelling', () => {
+test('node config in proto (snake_case) spelling', async () => {
   const deps = fakeDeps();
   nodeConfig(deps, { api_server_config: { api_server_name: 'h:6443' }, bootstrapping_config: { tls_bootstrapping_token: 't.t' } });
   put(deps, '/etc/kubernetes/certs/ca.crt', 'CA');
-  assert.is(resolveCredentials(deps).server, 'h:6443');
+  assert.is((await resolveCredentials(deps)).server, 'h:6443');
   deps.cleanup();
 });
 
@@ -97,7 +97,7 @@ for (const [name, config, ca, reason] of [
     'reading node config /opt/azure/containers/aks-node-controller-config.json: ENOENT: no such file or directory',
   ],
 ] as const) {
-  test(`primary unusable (${name}) -> logged, bootstrap-kubeconfig used`, () => {
+  test(`primary unusable (${name}) -> logged, bootstrap-kubeconfig used`, async () => {
     const deps = fakeDeps();
     if (config) nodeConfig(deps, config);
     if (ca) put(deps, '/etc/kubernetes/certs/ca.crt', 'CA');
@@ -106,7 +106,7 @@ for (const [name, config, ca, reason] of [
       '/var/lib/kubelet/bootstrap-kubeconfig',
       `clusters:\n- cluster:\n    server: https://boot:443\nusers:\n- user:\n    token: boot.token\n`,
     );
-    const creds = resolveCredentials(deps);
+    const creds = await resolveCredentials(deps);
     assert.is(creds.source, '/var/lib/kubelet/bootstrap-kubeconfig');
     assert.is(creds.server, 'boot:443');
     assert.is(creds.ca, undefined);
@@ -117,7 +117,7 @@ for (const [name, config, ca, reason] of [
   });
 }
 
-test('a node config with a bad value: problems logged by path only, token never echoed', () => {
+test('a node config with a bad value: problems logged by path only, token never echoed', async () => {
   const deps = fakeDeps();
   put(
     deps,
@@ -125,13 +125,13 @@ test('a node config with a bad value: problems logged by path only, token never 
     '{"bootstrappingConfig":{"tlsBootstrappingToken":"abcdef.leakleakleak1"}, "apiServerConfig": {"apiServerName": 5}}',
   );
   put(deps, '/etc/kubernetes/certs/ca.crt', 'CA');
-  assert.match(failureOf(deps), /^no usable kubeconfig credentials: /);
+  assert.match(await failureOf(deps), /^no usable kubeconfig credentials: /);
   assert.not.ok(JSON.stringify(deps.logs).includes('leakleak'));
   assert.ok(deps.logs.some((l) => l.msg.startsWith('node config has problems')));
   deps.cleanup();
 });
 
-test('bootstrap-kubeconfig unusable -> kubeconfig; CA data wins over file; relative file from the kubeconfig dir', () => {
+test('bootstrap-kubeconfig unusable -> kubeconfig; CA data wins over file; relative file from the kubeconfig dir', async () => {
   const deps = fakeDeps();
   put(deps, '/var/lib/kubelet/bootstrap-kubeconfig', 'clusters: []\n');
   put(
@@ -140,7 +140,7 @@ test('bootstrap-kubeconfig unusable -> kubeconfig; CA data wins over file; relat
     `clusters:\n- cluster:\n    server: k:6443\n    certificate-authority: missing.crt\n    certificate-authority-data: ${b64('DATA-CA')}\nusers:\n- user:\n    client-certificate: pki/c.pem\n    client-key: pki/c.pem\n`,
   );
   put(deps, '/var/lib/kubelet/pki/c.pem', 'CERT+KEY');
-  const creds = resolveCredentials(deps);
+  const creds = await resolveCredentials(deps);
   assert.is(creds.source, '/var/lib/kubelet/kubeconfig');
   assert.is(creds.ca!.toString(), 'DATA-CA');
   assert.is(creds.clientCert!.toString(), 'CERT+KEY');
@@ -150,7 +150,7 @@ test('bootstrap-kubeconfig unusable -> kubeconfig; CA data wins over file; relat
   deps.cleanup();
 });
 
-test('everything unusable -> no usable kubeconfig credentials: <last error>', () => {
+test('everything unusable -> no usable kubeconfig credentials: <last error>', async () => {
   const deps = fakeDeps();
   put(deps, '/var/lib/kubelet/bootstrap-kubeconfig', 'clusters: []\n');
   put(
@@ -159,38 +159,38 @@ test('everything unusable -> no usable kubeconfig credentials: <last error>', ()
     'clusters:\n- cluster:\n    server: h\n    certificate-authority: /etc/kubernetes/certs/ca.crt\n',
   );
   assert.is(
-    failureOf(deps),
+    await failureOf(deps),
     'no usable kubeconfig credentials: reading certificate-authority /etc/kubernetes/certs/ca.crt: ENOENT: no such file or directory',
   );
   deps.cleanup();
 });
 
-test('file and data errors name the field (12.3 "bootstrap token kubeconfig with CA file")', () => {
+test('file and data errors name the field (12.3 "bootstrap token kubeconfig with CA file")', async () => {
   const deps = fakeDeps();
   put(
     deps,
     '/var/lib/kubelet/kubeconfig',
     'clusters:\n- cluster:\n    server: h\n    certificate-authority-data: "not base64!"\nusers:\n- user:\n    client-key: /nope.key\n',
   );
-  assert.is(failureOf(deps), 'no usable kubeconfig credentials: decoding certificate-authority-data: illegal base64 data');
+  assert.is(await failureOf(deps), 'no usable kubeconfig credentials: decoding certificate-authority-data: illegal base64 data');
   put(
     deps,
     '/var/lib/kubelet/kubeconfig',
     'clusters:\n- cluster:\n    server: h\nusers:\n- user:\n    client-certificate-data: Y2VydA==\n    client-key: /nope.key\n',
   );
   assert.is(
-    failureOf(deps),
+    await failureOf(deps),
     'no usable kubeconfig credentials: loading client key: reading client-key /nope.key: ENOENT: no such file or directory',
   );
   put(deps, '/var/lib/kubelet/kubeconfig', 'clusters:\n- cluster:\n    server: h\nusers:\n- user:\n    client-certificate-data: "@@@@"\n');
   assert.is(
-    failureOf(deps),
+    await failureOf(deps),
     'no usable kubeconfig credentials: loading client certificate: decoding client-certificate-data: illegal base64 data',
   );
   deps.cleanup();
 });
 
-test('decodeBase64 is Go StdEncoding: padding required, CR/LF ignored', () => {
+test('decodeBase64 is Go StdEncoding: padding required, CR/LF ignored', async () => {
   assert.is(decodeBase64('dGVzdC1jYQ==', 'x').toString(), 'test-ca');
   assert.is(decodeBase64('dGVz\r\ndC1jYQ==', 'x').toString(), 'test-ca');
   assert.throws(() => decodeBase64('dGVzdC1jYQ', 'x'), /x: illegal base64 data/);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { atomicWrite } from '../../../src/platform/fs.ts';
+import { atomicWrite, randomTempSuffix } from '../../../src/platform/fs.ts';
 
 test('atomicWrite sets the requested mode whatever the umask and leaves no temp file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'anc-atomic-'));
@@ -60,6 +60,25 @@ test('a writer killed at random moments never leaves a partial target file', asy
         `round ${round}: one whole version`,
       );
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('temp names carry 10 random digits (Web Crypto), and a non-durable write is still whole with its mode', () => {
+  const seen = new Set<number>();
+  for (let i = 0; i < 2000; i++) {
+    const n = randomTempSuffix();
+    assert.ok(Number.isInteger(n) && n >= 1_000_000_000 && n <= 9_999_999_999, String(n));
+    seen.add(n);
+  }
+  assert.ok(seen.size > 1990, `only ${seen.size} distinct names of 2000`);
+  const dir = mkdtempSync(join(tmpdir(), 'anc-atomic-'));
+  try {
+    atomicWrite(join(dir, 'marker'), 'v1 now\n', { mode: 0o644, durable: false });
+    assert.is(readFileSync(join(dir, 'marker'), 'utf8'), 'v1 now\n');
+    assert.is(statSync(join(dir, 'marker')).mode & 0o777, 0o644);
+    assert.equal(readdirSync(dir), ['marker']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
