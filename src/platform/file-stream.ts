@@ -3,7 +3,6 @@
 // writes and fsyncs on close, and a streaming sha256 of a file.
 import type { Readable } from 'node:stream';
 import { fs } from './builtins.ts';
-import { collectGarbage, GARBAGE_STRIDE } from './memory.ts';
 
 // node:crypto loads on the first hash, not at every start-up (fs.ts, on every command's path, imports this).
 const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
@@ -26,10 +25,12 @@ export interface WrittenFile {
 }
 
 export interface HashingWriter {
+  /** The open file (a runtime that writes a download into it itself); undefined once closed. */
+  readonly fd: number | undefined;
   write(chunk: Uint8Array): void;
   /** Bytes written so far. */
   size(): number;
-  /** fsync + close; returns the size and sha256 of everything written. */
+  /** fsync (unless `durable: false`) + close; returns the size and sha256 of everything written. */
   close(): WrittenFile;
   /** Closes (if open) and removes the file: nothing partial stays behind. */
   discard(): void;
@@ -56,24 +57,30 @@ export function openPositionalReader(path: string): PositionalReader {
   };
 }
 
-/**
- * Creates `path` exclusively (O_EXCL) with `mode`. `hash: false` skips the sha256 (the bytes were proven
- * by another digest, a verified package's); close() then reports an empty sha256.
- */
-export function createHashingWriter(path: string, mode: number, options: { hash?: boolean } = {}): HashingWriter {
+export interface WriterOptions {
+  /** false: no sha256 (another digest proves the bytes, or the caller hashes the file); close() reports ''. */
+  hash?: boolean;
+  /** false: no fsync on close (a scratch file that is read back and removed, never kept). */
+  durable?: boolean;
+}
+
+/** Creates `path` exclusively (O_EXCL) with `mode`. */
+export function createHashingWriter(path: string, mode: number, options: WriterOptions = {}): HashingWriter {
   let fd: number | undefined = fs.openSync(path, 'wx', mode);
   const hash = options.hash === false ? undefined : createHash('sha256');
   let size = 0;
   return {
+    get fd() {
+      return fd;
+    },
     write(chunk) {
       for (let done = 0; done < chunk.length; ) done += fs.writeSync(fd!, chunk, done, chunk.length - done);
       hash?.update(chunk);
-      if (Math.floor((size + chunk.length) / GARBAGE_STRIDE) > Math.floor(size / GARBAGE_STRIDE)) collectGarbage();
       size += chunk.length;
     },
     size: () => size,
     close() {
-      fs.fsyncSync(fd!);
+      if (options.durable !== false) fs.fsyncSync(fd!);
       fs.closeSync(fd!);
       fd = undefined;
       return { size, sha256: hash?.digest('hex') ?? '' };

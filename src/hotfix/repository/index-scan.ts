@@ -2,21 +2,17 @@
 // are cut into records at `separator` and only the records naming one of our packages are kept (and
 // decoded to text), so an index of thousands of entries never sits in memory whole. A record longer than
 // MAX_RECORD is refused.
-import { Writable } from 'node:stream';
 import type { Compression } from '../../formats/release.ts';
-import { readRange } from '../../platform/file-stream.ts';
-import { collectGarbage, GARBAGE_STRIDE } from '../../platform/memory.ts';
+import type { ByteSink } from '../../platform/proc.ts';
 import { type FastPathContext, timeLeft } from './context.ts';
 import { decode } from './decompress.ts';
 import { integrityError } from './errors.ts';
 import { type Expected, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 
 const MAX_RECORD = 1024 * 1024;
-/** The decoded index moves in small chunks: collect more often than big streams do. */
-const SCAN_STRIDE = GARBAGE_STRIDE / 4;
 
 export interface IndexScan {
-  sink: Writable;
+  sink: ByteSink;
   /** The kept records, each ending with the separator. */
   kept(): string;
 }
@@ -26,9 +22,9 @@ export function scanIndex(what: string, separator: string, marker: string): Inde
   const wanted = Buffer.from(marker);
   const kept: string[] = [];
   let carry: Buffer = Buffer.alloc(0);
-  let seen = 0;
-  const consume = (chunk: Buffer, last: boolean) => {
-    const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+  const consume = (chunk: Uint8Array, last: boolean) => {
+    // `chunk` may be a reused buffer: only copies of it (carry, the kept records' text) outlive the call.
+    const buf = carry.length ? Buffer.concat([carry, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     let at = 0;
     for (let end = buf.indexOf(sep, at); end >= 0; end = buf.indexOf(sep, at)) {
       const record = buf.subarray(at, end + sep.length);
@@ -38,28 +34,8 @@ export function scanIndex(what: string, separator: string, marker: string): Inde
     carry = Buffer.from(buf.subarray(at));
     if (last && carry.includes(wanted)) kept.push(carry.toString('utf8'));
     if (carry.length > MAX_RECORD) throw integrityError(`${what}: a record longer than ${MAX_RECORD} bytes`);
-    if (Math.floor((seen + chunk.length) / SCAN_STRIDE) > Math.floor(seen / SCAN_STRIDE)) collectGarbage();
-    seen += chunk.length;
   };
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      try {
-        consume(chunk, false);
-        callback();
-      } catch (error) {
-        callback(error as Error);
-      }
-    },
-    final(callback) {
-      try {
-        consume(Buffer.alloc(0), true);
-        collectGarbage();
-        callback();
-      } catch (error) {
-        callback(error as Error);
-      }
-    },
-  });
+  const sink: ByteSink = { write: (chunk) => consume(chunk, false), end: () => consume(new Uint8Array(0), true) };
   return { sink, kept: () => kept.join('') };
 }
 
@@ -84,8 +60,9 @@ export async function fetchAndScanIndex(ctx: FastPathContext, fetcher: Fetcher, 
   const scan = scanIndex(index.what, index.separator, index.marker);
   await decode(ctx.deps, {
     compression: index.compression,
-    input: () => readRange(file, 0, size),
+    input: { file, offset: 0, length: size },
     sink: scan.sink,
+    scratchDir: ctx.scratch.dir,
     maxBytes: SIZE_CAPS.index,
     what: index.what,
     timeoutMs: timeLeft(ctx),
