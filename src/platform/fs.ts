@@ -8,6 +8,8 @@ import {
   openPositionalReader,
   sha256OfFile,
   type HashingWriter,
+  type BackgroundDigest,
+  backgroundSha256,
   type WriterOptions,
   type PositionalReader,
   type WrittenFile,
@@ -92,6 +94,8 @@ export interface FileSystem {
   openReader(path: string): PositionalReader;
   createHashingWriter(path: string, mode: number, options?: WriterOptions): HashingWriter;
   sha256OfFile(path: string): WrittenFile;
+  /** The sha256 of a file, advancing in slices while the caller awaits other work (file-stream.ts). */
+  backgroundSha256(path: string): BackgroundDigest;
 }
 
 function toStat(s: Stats): FileStat {
@@ -270,6 +274,7 @@ export function createRealFileSystem(): FileSystem {
     openReader: openPositionalReader,
     createHashingWriter,
     sha256OfFile,
+    backgroundSha256,
     syncFile,
   };
 }

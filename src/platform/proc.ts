@@ -208,7 +208,8 @@ function openFifo(dir: string): Fifo {
   }
 }
 
-const FIFO_READ_BYTES = 1024 * 1024;
+// A FIFO holds 64 KiB (the pipe default): no read returns more.
+const FIFO_READ_BYTES = 64 * 1024;
 
 /**
  * FIFO -> byte counter -> sink, one buffer for the whole stream. Reads are asynchronous, so the timeout
@@ -255,6 +256,11 @@ function feedStdin(source: Readable, stdin: Writable, streamed: StreamedStdout |
     kill();
   });
   source.pipe(stdin);
+}
+
+/** This process's peak resident memory so far, in KiB (getrusage: its children are not counted). */
+export function ownPeakRssKiB(): number {
+  return process.resourceUsage().maxRSS;
 }
 
 export function which(name: string, pathEnv: string | undefined): string | undefined {

@@ -68,7 +68,7 @@ function required(files: PackageFiles, path: string, maxBytes: number): Buffer {
 /** The sha256 of our own base executable: the baked agent the launcher runs download-hotfix with. */
 function baseDigest(ctx: FastPathContext) {
   try {
-    return ctx.deps.fs.sha256OfFile(ctx.deps.paths.bakedBinary);
+    return ctx.baseDigest ? ctx.baseDigest.result() : ctx.deps.fs.sha256OfFile(ctx.deps.paths.bakedBinary);
   } catch (error) {
     throw deltaUnavailableError(`reading our executable ${ctx.deps.paths.bakedBinary}: ${errorMessage(error)}`, error);
   }

@@ -95,6 +95,7 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
     const candidate = await tryDelta(ctx, openDebDelta(ctx, fetcher, poolBase, entry.delta));
     if (candidate) return candidate;
   } else deps.log.info('no delta package for this version, fetching the full package', { reason: entry.delta });
+  ctx.baseDigest?.cancel();
   const deb = await timed(ctx, 'packageMs', async () => {
     const url = resolveUnder(poolBase, entry.found.filename);
     if (typeof url === 'string') throw integrityError(`package Filename ${url}`);

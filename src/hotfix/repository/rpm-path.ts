@@ -142,6 +142,7 @@ async function fetchPackage(
 ): Promise<string> {
   const { deps, scratch } = ctx;
   const { entry } = found;
+  ctx.baseDigest?.cancel();
   const rpm = await timed(ctx, 'packageMs', async () => {
     const url = resolveUnder(found.base, entry.href);
     if (typeof url === 'string') throw integrityError(`package location ${url}`);

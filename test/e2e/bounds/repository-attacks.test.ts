@@ -184,7 +184,6 @@ test('delta: 1000 windows each naming the whole base stop at the target size, qu
 });
 
 test('delta: copies that re-read the base over and over stop at 4 passes; the full package is taken instead', async () => {
-  const base = digest(ctx.baked);
   // 31 windows of 16 MiB, each copying the base's first 16 MiB, for a claimed 500 MiB target (under the
   // 512 MiB bound): 496 MiB read, more than 4 times the base.
   const window = { segment: { position: 0, length: 16 * MiB }, ops: [{ copy: 16 * MiB, address: 0 }] };

@@ -70,7 +70,14 @@ test('stdout to a sink through a FIFO: whole, capped (group killed), a failing s
   try {
     let bytes = 0;
     let ended = false;
-    const counting = { write: (c: Uint8Array) => void (bytes += c.length), end: () => void (ended = true) };
+    const counting = {
+      write: (c: Uint8Array) => {
+        bytes += c.length;
+      },
+      end: () => {
+        ended = true;
+      },
+    };
     const whole = await runProcess({ program: 'head', args: ['-c', '10000000', '/dev/zero'], env, stdoutSink: counting, fifoDir: dir });
     assert.equal([whole.exitCode, bytes, ended, whole.outputCapped], [0, 10_000_000, true, undefined]);
 
