@@ -1,10 +1,11 @@
 // Decompression as a stream with an output bound: compressed bytes in, every decoded byte through a
 // counter into the caller's sink (a tar/cpio reader writing the executable, an index scanner, a bounded
 // collector). Nothing is ever written whole to disk or held whole in memory before the cap is checked.
-// gzip in-process (node:zlib). zstd through the `zstd` tool when it is on PATH (about twice as fast as
-// bun's in-process decoder on the 113 MB executable, docs/hotfix.md), else bun's streaming decoder.
-// xz through the `xz` tool (no JavaScript runtime here ships LZMA). A tool runs `-dc` on pipes, killed at
-// the cap and at min(its own bound, the time the caller has left).
+// zstd through the `zstd` tool when it is on PATH (about twice as fast as bun's in-process decoder on the
+// 113 MB executable, docs/hotfix.md), else bun's streaming decoder. xz through the `xz` tool (no
+// JavaScript runtime here ships LZMA). gzip in-process (node:zlib), a large file through `gzip`. A tool
+// runs `-d -c` reading the file in place, its output through a FIFO, killed at the cap and at min(its own
+// bound, the time the caller has left).
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
@@ -66,9 +67,7 @@ export interface DecodeSpec {
 export async function decode(deps: Deps, spec: DecodeSpec): Promise<void> {
   const { compression, what, maxBytes } = spec;
   if (spec.timeoutMs <= 0) throw unavailableError(`no time left to unpack ${what}`);
-  const tool =
-    compression === 'xz' ? 'xz' : compression === 'zst' && (deps.proc.which('zstd', deps.env.PATH) || !inProcessZstd) ? 'zstd' : '';
-  if (tool) return decodeWithTool(deps, tool, spec);
+  if (toolFor(deps, spec)) return decodeWithTool(deps, toolFor(deps, spec)!, spec);
   if (compression === 'none' && 'file' in spec.input) return copyRange(spec.input, spec.sink, maxBytes, what);
   const decoder = compression === 'gz' ? zlib.createGunzip() : compression === 'zst' ? inProcessZstd!() : undefined;
   const input =
@@ -134,7 +133,24 @@ function writableOf(sink: ByteSink): Writable {
  * JavaScript); a range that stops short of the end of the file (a .deb member followed by ar padding) is
  * cut by `head -c` in front of the tool. Memory stays flat: the output comes back through a FIFO.
  */
-async function decodeWithTool(deps: Deps, program: 'xz' | 'zstd', spec: DecodeSpec): Promise<void> {
+/** A gzip file at least this large goes through the `gzip` tool too (a whole Packages.gz index). */
+const LARGE_GZIP = 256 * 1024;
+
+type Tool = 'xz' | 'zstd' | 'gzip';
+
+/**
+ * xz always through its tool; zstd through its tool when on PATH; gzip through its tool only for a large
+ * file (node:zlib's stream chunks become garbage; a small hotfix index is cheaper in-process).
+ */
+function toolFor(deps: Deps, spec: DecodeSpec): Tool | undefined {
+  const { compression, input } = spec;
+  if (compression === 'xz') return 'xz';
+  if (compression === 'zst' && (deps.proc.which('zstd', deps.env.PATH) || !inProcessZstd)) return 'zstd';
+  if (compression === 'gz' && 'file' in input && input.length >= LARGE_GZIP && deps.proc.which('gzip', deps.env.PATH)) return 'gzip';
+  return undefined;
+}
+
+async function decodeWithTool(deps: Deps, program: Tool, spec: DecodeSpec): Promise<void> {
   const { input } = spec;
   let fd: number | undefined;
   let command = { program: program as string, args: ['-d', '-c', '-q'] };

@@ -22,18 +22,39 @@ export function scanIndex(what: string, separator: string, marker: string): Inde
   const wanted = Buffer.from(marker);
   const kept: string[] = [];
   let carry: Buffer = Buffer.alloc(0);
-  const consume = (chunk: Uint8Array, last: boolean) => {
-    // `chunk` may be a reused buffer: only copies of it (carry, the kept records' text) outlive the call.
-    const buf = carry.length ? Buffer.concat([carry, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    let at = 0;
-    for (let end = buf.indexOf(sep, at); end >= 0; end = buf.indexOf(sep, at)) {
-      const record = buf.subarray(at, end + sep.length);
-      if (record.includes(wanted)) kept.push(record.toString('utf8'));
-      at = end + sep.length;
-    }
-    carry = Buffer.from(buf.subarray(at));
-    if (last && carry.includes(wanted)) kept.push(carry.toString('utf8'));
+  const keep = (record: Buffer) => {
+    if (record.includes(wanted)) kept.push(record.toString('utf8'));
+  };
+  const grow = (more: Uint8Array) => {
+    carry = Buffer.concat([carry, more]);
     if (carry.length > MAX_RECORD) throw integrityError(`${what}: a record longer than ${MAX_RECORD} bytes`);
+  };
+  // `chunk` may be a reused buffer: records are cut from it in place and only the partial record at its
+  // end is copied (never the whole chunk: a 4.7 MB index would leave its size again in garbage).
+  const consume = (bytes: Uint8Array, last: boolean) => {
+    const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    let start = 0;
+    if (carry.length) {
+      // The record carried over ends at the first separator, which may start in the carried bytes.
+      const tail = carry.subarray(Math.max(0, carry.length - (sep.length - 1)));
+      const straddle = Buffer.concat([tail, chunk.subarray(0, sep.length - 1)]).indexOf(sep);
+      const found = chunk.indexOf(sep);
+      const end = straddle >= 0 && straddle < tail.length ? straddle + sep.length - tail.length : found >= 0 ? found + sep.length : -1;
+      if (end < 0) {
+        grow(chunk);
+        if (last) keep(carry);
+        return;
+      }
+      keep(Buffer.concat([carry, chunk.subarray(0, end)]));
+      carry = Buffer.alloc(0);
+      start = end;
+    }
+    for (let end = chunk.indexOf(sep, start); end >= 0; end = chunk.indexOf(sep, start)) {
+      keep(chunk.subarray(start, end + sep.length));
+      start = end + sep.length;
+    }
+    grow(chunk.subarray(start));
+    if (last) keep(carry);
   };
   const sink: ByteSink = { write: (chunk) => consume(chunk, false), end: () => consume(new Uint8Array(0), true) };
   return { sink, kept: () => kept.join('') };

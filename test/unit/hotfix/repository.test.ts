@@ -1,6 +1,7 @@
 // The fast path's pure parts: sources, Release, Packages, repodata, .repo files, URL rules, proxies,
 // armor, the archive readers; and the bounded HTTP GET against a real loopback server.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -252,6 +253,13 @@ test('index scan keeps only our records, across chunk boundaries; OpenPGP shape 
   scan.sink.end?.();
   assert.ok(scan.kept().includes('Package: aks-node-controller\nVersion: 1\n'));
   assert.not.ok(scan.kept().includes('Package: other'));
+  // Every possible cut (separators straddling chunks included): one byte at a time, and 3 at a time.
+  for (const step of [1, 3]) {
+    const fine = scanIndex('Packages', '\n\n', 'Package: aks-node-controller');
+    for (let at = 0; at < text.length; at += step) fine.sink.write(Buffer.from(text.slice(at, at + step)));
+    fine.sink.end?.();
+    assert.is(fine.kept(), scan.kept(), `chunks of ${step}`);
+  }
   assert.match(clearsignedProblem('-----BEGIN PGP MESSAGE-----\n\nowGbwMvMwCE')!, 'not a clearsigned document');
   // A compressed-data packet (tag 8, new format) where a signature belongs.
   assert.match(detachedProblem(Buffer.from([0xc8, 0x03, 0x01, 0x02, 0x03]))!, 'packet of type 8');
@@ -311,10 +319,10 @@ test('decode: gzip in-process, zstd/xz through the tools (output through a FIFO)
     }
     // A file range: read in place by the tool (stdin positioned at the member), cut by head -c when more
     // bytes follow it (a .deb member and its ar padding); uncompressed, copied through one buffer.
-    const fromFile = async (compression: 'zst' | 'xz' | 'none', file: string, offset: number, length: number) => {
+    const fromFile = async (compression: 'zst' | 'xz' | 'gz' | 'none', file: string, offset: number, length: number) => {
       const out = collector();
       const input = { file, offset, length };
-      await decode(d, { compression, input, sink: out.sink, scratchDir: scratch.dir, maxBytes: 1e6, what: 'data.tar', timeoutMs: 10_000 });
+      await decode(d, { compression, input, sink: out.sink, scratchDir: scratch.dir, maxBytes: 2e6, what: 'data.tar', timeoutMs: 10_000 });
       return out.bytes();
     };
     for (const kind of ['zst', 'xz'] as const) {
@@ -324,6 +332,11 @@ test('decode: gzip in-process, zstd/xz through the tools (output through a FIFO)
       assert.equal(await fromFile(kind, padded, 9, packed.length), text, `${kind} range followed by padding`);
       assert.equal(await fromFile(kind, atEnd, 9, packed.length), text, `${kind} range at the end of the file`);
     }
+    // A large gzip file (a whole Packages.gz) goes through the gzip tool as well.
+    const large = Buffer.from(randomBytes(400 * 1024).toString('hex'));
+    const largeGz = gzipSync(large);
+    assert.ok(largeGz.length >= 256 * 1024, 'large enough for the tool');
+    assert.equal(await fromFile('gz', scratch.write('Packages.gz', largeGz), 0, largeGz.length), large);
     assert.equal(
       await fromFile('none', scratch.write('plain', Buffer.concat([Buffer.from('x'), text, Buffer.from('y')])), 1, text.length),
       text,
