@@ -9,7 +9,8 @@
 // (thousands of other entries) for every path, each repository with its hotfix index published as
 // docs/hotfix.md says (plus one delta repository without it, the old way). Prints medians, the fast path
 // as a share of the package manager's time, the bytes each path pulled from the server, the peak RSS of
-// each whole command (children counted, /usr/bin/time), the physical floor, and package sizes. Never asserts.
+// each whole command (children counted, /usr/bin/time) and of the agent alone (its final log line), the
+// physical floor, and package sizes. Never asserts.
 //
 //   npm run bench:hotfix [-- --runs N] [-- --compression zstd|xz|fast]
 // Runs under tsm (package.json script) because it reuses the test repo builders in test/fakes/repos.ts.
