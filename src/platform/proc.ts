@@ -1,6 +1,5 @@
 // Child processes: every call has its own timeout and runs in its own process group, so a timeout
 // kills the whole tree (a script's grandchildren included), not just the direct child.
-import type { Readable, Writable } from 'node:stream';
 import { fs, path } from './builtins.ts';
 import { AgentError } from './errors.ts';
 import { stderr, stdout } from './stdio.ts';
@@ -19,11 +18,10 @@ export interface RunSpec {
   captureLimit?: number;
   signal?: AbortSignal;
   /**
-   * The child's stdin: piped from a stream (small data held in memory), or an open file descriptor it
-   * reads itself from that descriptor's current offset (a package member, no byte through JavaScript).
-   * Otherwise /dev/null.
+   * An open file descriptor the child reads as its stdin from that descriptor's current offset (a package
+   * member, no byte through JavaScript); otherwise stdin is /dev/null.
    */
-  stdin?: Readable | number;
+  stdin?: number;
   /**
    * Receives the child's stdout instead of the capture. It arrives through a FIFO made (and unlinked at
    * once) in `fifoDir` and is read into one reused buffer, so a long stream allocates nothing per chunk
@@ -47,7 +45,7 @@ export interface RunResult {
   spawnError?: Error;
   /** stdoutSink only: the child wrote more than maxStdoutBytes and was killed. */
   outputCapped?: boolean;
-  /** stdoutSink only: the sink (or the stdin source) failed; the child was killed. */
+  /** stdoutSink only: the sink failed; the child was killed. */
   streamError?: Error;
 }
 
@@ -103,7 +101,7 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       resolve({ exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: error as Error });
       return;
     }
-    const stdin = typeof spec.stdin === 'number' ? spec.stdin : spec.stdin ? 'pipe' : 'ignore';
+    const stdin = spec.stdin ?? 'ignore';
     let child: import('node:child_process').ChildProcess;
     try {
       // Loaded here, not at start-up: most commands never spawn (node:child_process costs ~2 ms to load).
@@ -137,7 +135,6 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     const onAbort = () => stop(ABORT_KILL_GRACE_MS);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     const streamed = fifo ? pumpFifo(fifo.read, spec, () => killGroup('SIGKILL')) : undefined;
-    if (spec.stdin && typeof spec.stdin !== 'number') feedStdin(spec.stdin, child.stdin!, streamed, () => killGroup('SIGKILL'));
     if (!streamed) {
       child.stdout!.on('data', (chunk: Buffer) => {
         out.push(chunk);
@@ -246,16 +243,6 @@ function pumpFifo(fd: number, spec: RunSpec, kill: () => void): StreamedStdout {
     }
   })();
   return { done, state };
-}
-
-function feedStdin(source: Readable, stdin: Writable, streamed: StreamedStdout | undefined, kill: () => void): void {
-  // A child that stops reading (it failed, or was killed at the cap) closes the pipe: not our fault.
-  stdin.on('error', () => undefined);
-  source.on('error', (error: Error) => {
-    if (streamed && !streamed.state.streamError) streamed.state.streamError = error;
-    kill();
-  });
-  source.pipe(stdin);
 }
 
 /** This process's peak resident memory so far, in KiB (getrusage: its children are not counted). */

@@ -20,7 +20,7 @@ import { choosePackagesIndex, parseRelease } from '../../../src/formats/release.
 import { findRpmEntry, parseRepomd } from '../../../src/hotfix/repository/repodata.ts';
 import { isLocalHost, resolveUnder, urlRuleViolation } from '../../../src/hotfix/repository/url-rules.ts';
 import { enabledRepos } from '../../../src/hotfix/repository/yum-repo.ts';
-import { collector, decode, decodeBytes, HAS_IN_PROCESS_ZSTD } from '../../../src/hotfix/repository/decompress.ts';
+import { collector, decode, decodeBytes, hasInProcessZstd } from '../../../src/hotfix/repository/decompress.ts';
 import { cpioExtractor, tarExtractor } from '../../../src/formats/archive-stream.ts';
 import { scanIndex } from '../../../src/hotfix/repository/index-scan.ts';
 import { clearsignedProblem, detachedProblem } from '../../../src/formats/openpgp-shape.ts';
@@ -303,7 +303,7 @@ test('decode: gzip in-process, zstd/xz through the tools (output through a FIFO)
     const text = Buffer.from('index '.repeat(10_000));
     const input = scratch.write('in', text);
     execFileSync('sh', ['-c', 'zstd -q -19 -k -f "$1" -o "$1.zst" && xz -k -f "$1"', 'sh', input]);
-    assert.is(HAS_IN_PROCESS_ZSTD, false, 'Node 20 has no zstd in node:zlib (bun has)');
+    assert.is(hasInProcessZstd(), false, 'Node 20 has no zstd in node:zlib (bun has)');
     const bytes = (compression: 'gz' | 'zst' | 'xz', packed: Uint8Array, maxBytes: number, what = 'x') =>
       decodeBytes(d, { compression, bytes: packed, maxBytes, what, scratchDir: scratch.dir, timeoutMs: 10_000 });
     assert.equal(await bytes('gz', gzipSync(text), 1e6), text);
