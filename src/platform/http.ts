@@ -97,6 +97,8 @@ async function readCapped(response: Response, url: URL, options: HttpGetOptions,
       return failure(controller, 'network', url, `GET ${url}: reading the body: ${describeFetchError(error, options.proxy)}`);
     }
     options.onBytes?.(size);
+    // A connection that ends early is the network's fault, not a body that fails its digest.
+    if (size !== declared) return failure(controller, 'network', url, `GET ${url}: the body ended after ${size} of ${declared} bytes`);
     return { ok: true, body: Buffer.alloc(0), url };
   }
   try {

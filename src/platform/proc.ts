@@ -111,6 +111,9 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
         stdio: [stdin, fifo ? fifo.write : 'pipe', 'pipe'],
         detached: true,
       });
+    } catch (error) {
+      if (fifo) fs.closeSync(fifo.read);
+      throw error;
     } finally {
       // The child holds its own copy: once every writer has exited, our reader sees the end.
       if (fifo) fs.closeSync(fifo.write);
