@@ -2,7 +2,7 @@
 // (ustar/pax/GNU long names) or cpio newc stream in, the one wanted regular file's bytes out to the
 // caller's writer as they arrive, with a size bound. Only a partial header is ever buffered. The first
 // member with the wanted name counts; the rest of the stream is read and dropped.
-import { Writable } from 'node:stream';
+import type { ByteSink } from '../platform/proc.ts';
 import { paxRecords, tarNumber } from './archive.ts';
 
 export interface FileOut {
@@ -11,7 +11,7 @@ export interface FileOut {
 
 /** The stream sink and, once it has finished, why the file was not written (undefined: it was, whole). */
 export interface Extractor {
-  sink: Writable;
+  sink: ByteSink;
   problem(): string | undefined;
 }
 
@@ -46,8 +46,9 @@ abstract class Parser {
     if (size === 0) end?.();
   }
 
-  feed(chunk: Buffer): void {
-    let buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+  /** `chunk` may be a reused buffer: only copies of it are kept. */
+  feed(chunk: Uint8Array): void {
+    let buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     let pos = 0;
     while (pos < buf.length && !this.finished) {
       if (this.bodyLeft > 0) {
@@ -97,16 +98,7 @@ abstract class Parser {
 }
 
 function sinkFor(parser: Parser, wanted: string): Extractor {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      try {
-        if (!parser.finished) parser.feed(chunk);
-        callback();
-      } catch (error) {
-        callback(error as Error);
-      }
-    },
-  });
+  const sink: ByteSink = { write: (chunk) => void (parser.finished || parser.feed(chunk)) };
   return {
     sink,
     problem: () => {

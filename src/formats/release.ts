@@ -41,15 +41,15 @@ export function parseRelease(text: string): ReleaseFile | string {
 }
 
 /**
- * The Packages index to fetch, preferring what is cheapest to fetch and unpack here: zstd when the runtime
- * decompresses it in-process, then gzip, plain, xz. Undefined when the Release lists none of them.
+ * The Packages index to fetch, preferring what is cheapest to fetch and unpack here: zstd when the node can
+ * read it (the tool, or the runtime's decoder), then gzip, plain, xz. Undefined when the Release lists none of them.
  */
 export function choosePackagesIndex(
   release: ReleaseFile,
   stem: string,
-  inProcessZstd: boolean,
+  canReadZstd: boolean,
 ): { path: string; compression: Compression } | undefined {
-  const order: Compression[] = inProcessZstd ? ['zst', 'gz', 'none', 'xz'] : ['gz', 'none', 'zst', 'xz'];
+  const order: Compression[] = canReadZstd ? ['zst', 'gz', 'none', 'xz'] : ['gz', 'none', 'zst', 'xz'];
   for (const compression of order) {
     const path = compression === 'none' ? stem : `${stem}.${compression}`;
     if (release.sha256.has(path)) return { path, compression };

@@ -5,6 +5,7 @@
 import type { Deps } from '../platform/deps.ts';
 import { basename, dirname } from 'node:path';
 import { definedEnv } from '../platform/deps.ts';
+import { ownPeakRssKiB } from '../platform/proc.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { AgentError, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { chooseAptSource, installPlan, packageManagerFor, sandboxEnv } from './install.ts';
@@ -232,10 +233,12 @@ function finish(deps: Deps, report: Report, seen: Seen, start: Date): void {
   if (outcome === 'pointerUnreadable') {
     deps.log.warn('failed to read hotfix config, skipping hotfix download', { path: deps.paths.hotfixPointer, error });
   }
+  // The agent's own peak memory (its children not counted) goes to the log only, not to the event.
+  const peakRssKiB = ownPeakRssKiB();
   if (DOWNLOAD_OUTCOMES[outcome].failure) {
-    deps.log.error('aks-node-controller hotfix download failed', { outcome, ...telemetry, error });
+    deps.log.error('aks-node-controller hotfix download failed', { outcome, ...telemetry, peakRssKiB, error });
   } else {
-    deps.log.info('aks-node-controller hotfix download finished', { outcome, ...telemetry });
+    deps.log.info('aks-node-controller hotfix download finished', { outcome, ...telemetry, peakRssKiB });
   }
   const parts = [`outcome=${outcome}`, `current=${deps.version}`, `target=${target}`];
   if (report.reason !== undefined) parts.push(`reason=${report.reason}`);

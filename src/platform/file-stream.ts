@@ -3,7 +3,7 @@
 // writes and fsyncs on close, and a streaming sha256 of a file.
 import type { Readable } from 'node:stream';
 import { fs } from './builtins.ts';
-import { collectGarbage, GARBAGE_STRIDE } from './memory.ts';
+import { AgentError } from './errors.ts';
 
 // node:crypto loads on the first hash, not at every start-up (fs.ts, on every command's path, imports this).
 const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
@@ -26,10 +26,12 @@ export interface WrittenFile {
 }
 
 export interface HashingWriter {
+  /** The open file (a runtime that writes a download into it itself); undefined once closed. */
+  readonly fd: number | undefined;
   write(chunk: Uint8Array): void;
   /** Bytes written so far. */
   size(): number;
-  /** fsync + close; returns the size and sha256 of everything written. */
+  /** fsync (unless `durable: false`) + close; returns the size and sha256 of everything written. */
   close(): WrittenFile;
   /** Closes (if open) and removes the file: nothing partial stays behind. */
   discard(): void;
@@ -56,24 +58,30 @@ export function openPositionalReader(path: string): PositionalReader {
   };
 }
 
-/**
- * Creates `path` exclusively (O_EXCL) with `mode`. `hash: false` skips the sha256 (the bytes were proven
- * by another digest, a verified package's); close() then reports an empty sha256.
- */
-export function createHashingWriter(path: string, mode: number, options: { hash?: boolean } = {}): HashingWriter {
+export interface WriterOptions {
+  /** false: no sha256 (another digest proves the bytes, or the caller hashes the file); close() reports ''. */
+  hash?: boolean;
+  /** false: no fsync on close (a scratch file that is read back and removed, never kept). */
+  durable?: boolean;
+}
+
+/** Creates `path` exclusively (O_EXCL) with `mode`. */
+export function createHashingWriter(path: string, mode: number, options: WriterOptions = {}): HashingWriter {
   let fd: number | undefined = fs.openSync(path, 'wx', mode);
   const hash = options.hash === false ? undefined : createHash('sha256');
   let size = 0;
   return {
+    get fd() {
+      return fd;
+    },
     write(chunk) {
       for (let done = 0; done < chunk.length; ) done += fs.writeSync(fd!, chunk, done, chunk.length - done);
       hash?.update(chunk);
-      if (Math.floor((size + chunk.length) / GARBAGE_STRIDE) > Math.floor(size / GARBAGE_STRIDE)) collectGarbage();
       size += chunk.length;
     },
     size: () => size,
     close() {
-      fs.fsyncSync(fd!);
+      if (options.durable !== false) fs.fsyncSync(fd!);
       fs.closeSync(fd!);
       fd = undefined;
       return { size, sha256: hash?.digest('hex') ?? '' };
@@ -100,6 +108,68 @@ export function sha256OfFile(path: string): WrittenFile {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+export interface BackgroundDigest {
+  /** The digest: what is left is hashed at once. Throws what reading the file threw. */
+  result(): WrittenFile;
+  /** Stops and closes the file (the digest is not needed after all). */
+  cancel(): void;
+}
+
+/**
+ * The sha256 of `path`, hashed one 1 MiB slice per turn of the event loop, so that it advances while the
+ * caller waits on the network and on child processes; result() hashes what is left synchronously.
+ */
+export function backgroundSha256(path: string): BackgroundDigest {
+  const fd = fs.openSync(path, 'r');
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(HASH_CHUNK);
+  let open = true;
+  let ended = false;
+  let size = 0;
+  let failure: unknown;
+  let digest: WrittenFile | undefined;
+  let timer: ReturnType<typeof setImmediate> | undefined;
+  const stop = () => {
+    if (timer) clearImmediate(timer);
+    timer = undefined;
+    if (open) fs.closeSync(fd);
+    open = false;
+  };
+  const step = () => {
+    const n = fs.readSync(fd, buffer, 0, HASH_CHUNK, null);
+    if (n === 0) ended = true;
+    hash.update(buffer.subarray(0, n));
+    size += n;
+  };
+  const tick = () => {
+    timer = undefined;
+    try {
+      step();
+    } catch (error) {
+      failure = error;
+    }
+    if (ended || failure !== undefined) stop();
+    else timer = setImmediate(tick);
+  };
+  timer = setImmediate(tick);
+  return {
+    result() {
+      if (digest) return digest;
+      try {
+        while (open && !ended && failure === undefined) step();
+      } catch (error) {
+        failure = error;
+      }
+      stop();
+      if (failure !== undefined) throw failure;
+      if (!ended) throw new AgentError('ANC_INTERNAL', `the digest of ${path} was cancelled before it was asked for`);
+      digest = { size, sha256: hash.digest('hex') };
+      return digest;
+    },
+    cancel: stop,
+  };
 }
 
 /** `length` (> 0) bytes of `path` from `start`, as a stream (an archive member read in place). */

@@ -8,6 +8,9 @@ import {
   openPositionalReader,
   sha256OfFile,
   type HashingWriter,
+  type BackgroundDigest,
+  backgroundSha256,
+  type WriterOptions,
   type PositionalReader,
   type WrittenFile,
 } from './file-stream.ts';
@@ -64,6 +67,11 @@ export interface FileSystem {
   stageFile(path: string, data: Uint8Array, options: { mode: number; owner?: { uid: number; gid: number } }): void;
   /** fsync of a directory (after renames into it), best effort. */
   syncDirectory(dir: string): void;
+  /**
+   * fsync of a written file on the runtime's worker threads, so other work (a health gate) runs meanwhile.
+   * The file is opened before this returns: renaming it afterwards is fine.
+   */
+  syncFile(path: string): Promise<void>;
   /** undefined when the path does not exist; other errors are thrown. Follows symlinks. */
   stat(path: string): FileStat | undefined;
   exists(path: string): boolean;
@@ -89,8 +97,10 @@ export interface FileSystem {
   watchDir(path: string, onEvent: (fileName: string) => void, onError: (error: Error) => void): () => void;
   /** Large files in pieces (file-stream.ts): positional reads, a hashing exclusive writer, streaming sha256. */
   openReader(path: string): PositionalReader;
-  createHashingWriter(path: string, mode: number, options?: { hash?: boolean }): HashingWriter;
+  createHashingWriter(path: string, mode: number, options?: WriterOptions): HashingWriter;
   sha256OfFile(path: string): WrittenFile;
+  /** The sha256 of a file, advancing in slices while the caller awaits other work (file-stream.ts). */
+  backgroundSha256(path: string): BackgroundDigest;
 }
 
 function toStat(s: Stats): FileStat {
@@ -201,6 +211,17 @@ export function stageFile(path: string, data: Uint8Array, options: { mode: numbe
   fs.closeSync(fd);
 }
 
+/** Opens `path` now (it may be renamed right after) and fsyncs it on a worker thread. */
+export function syncFile(path: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'r');
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return new Promise((resolve, reject) => fs.fsync(fd, (error) => fs.close(fd, () => (error ? reject(error) : resolve()))));
+}
+
 export function syncDirectory(dir: string): void {
   let dirFd: number | undefined;
   try {
@@ -269,5 +290,7 @@ export function createRealFileSystem(): FileSystem {
     openReader: openPositionalReader,
     createHashingWriter,
     sha256OfFile,
+    backgroundSha256,
+    syncFile,
   };
 }

@@ -14,8 +14,13 @@ export interface HttpGetOptions {
   allowRedirect(target: URL): boolean;
   /** Called with every body chunk's size (fetched-bytes telemetry). */
   onBytes?(count: number): void;
-  /** Streams the body: every chunk goes here (within the cap) and the result's body stays empty. */
-  onChunk?(chunk: Uint8Array): void;
+  /**
+   * Streams the body into this open file (within the cap) and the result's body stays empty. Under bun, an
+   * answer with a Content-Length and no Content-Encoding is written by the runtime itself (no chunk
+   * reaches JavaScript: nothing to collect, measured 22 ms and +3 MiB for 43 MB on loopback); any other
+   * answer goes chunk by chunk through the cap.
+   */
+  toFile?: { fd: number; write(chunk: Uint8Array): void };
 }
 
 export type HttpFailureKind = 'network' | 'timeout' | 'status' | 'too-large' | 'redirect';
@@ -27,6 +32,12 @@ export interface HttpClient {
 }
 
 const MAX_REDIRECTS = 5;
+
+interface BunFileWriter {
+  file(fd: number): unknown;
+  write(destination: unknown, response: Response): Promise<number>;
+}
+const bun = (globalThis as { Bun?: BunFileWriter }).Bun;
 
 export async function httpGet(start: URL, options: HttpGetOptions): Promise<HttpResult> {
   const controller = new AbortController();
@@ -77,6 +88,19 @@ async function readCapped(response: Response, url: URL, options: HttpGetOptions,
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
+  const encoding = response.headers.get('content-encoding');
+  if (options.toFile && bun && Number.isFinite(declared) && (!encoding || encoding === 'identity')) {
+    // The runtime reads exactly Content-Length bytes (checked above against the cap) into the file.
+    try {
+      size = await bun.write(bun.file(options.toFile.fd), response);
+    } catch (error) {
+      return failure(controller, 'network', url, `GET ${url}: reading the body: ${describeFetchError(error, options.proxy)}`);
+    }
+    options.onBytes?.(size);
+    // A connection that ends early is the network's fault, not a body that fails its digest.
+    if (size !== declared) return failure(controller, 'network', url, `GET ${url}: the body ended after ${size} of ${declared} bytes`);
+    return { ok: true, body: Buffer.alloc(0), url };
+  }
   try {
     const reader = response.body!.getReader();
     for (;;) {
@@ -88,7 +112,7 @@ async function readCapped(response: Response, url: URL, options: HttpGetOptions,
         await reader.cancel().catch(() => undefined);
         return tooLarge(size);
       }
-      if (options.onChunk) options.onChunk(value);
+      if (options.toFile) options.toFile.write(value);
       else chunks.push(value);
     }
   } catch (error) {
@@ -99,7 +123,7 @@ async function readCapped(response: Response, url: URL, options: HttpGetOptions,
       `GET ${url}: reading the body after ${size} bytes: ${describeFetchError(error, options.proxy)}`,
     );
   }
-  return { ok: true, body: options.onChunk ? Buffer.alloc(0) : Buffer.concat(chunks, size), url };
+  return { ok: true, body: options.toFile ? Buffer.alloc(0) : Buffer.concat(chunks, size), url };
 }
 
 function failure(controller: AbortController, kind: HttpFailureKind, url: URL, message: string): HttpResult {

@@ -1,7 +1,7 @@
 // Child processes: every call has its own timeout and runs in its own process group, so a timeout
 // kills the whole tree (a script's grandchildren included), not just the direct child.
-import type { Readable, Writable } from 'node:stream';
 import { fs, path } from './builtins.ts';
+import { AgentError } from './errors.ts';
 import { stderr, stdout } from './stdio.ts';
 
 export interface RunSpec {
@@ -17,13 +17,20 @@ export interface RunSpec {
   /** Bytes kept per stream (the tail is kept); default 16 MiB. */
   captureLimit?: number;
   signal?: AbortSignal;
-  /** Piped into the child's stdin (a decoder tool's input); otherwise stdin is /dev/null. */
-  stdin?: Readable;
   /**
-   * Receives the child's stdout instead of the capture, counted: past `maxStdoutBytes` the whole group is
-   * killed at once and `outputCapped` is set, so a tool never produces more than the cap.
+   * An open file descriptor the child reads as its stdin from that descriptor's current offset (a package
+   * member, no byte through JavaScript); otherwise stdin is /dev/null.
    */
-  stdoutSink?: Writable;
+  stdin?: number;
+  /**
+   * Receives the child's stdout instead of the capture. It arrives through a FIFO made (and unlinked at
+   * once) in `fifoDir` and is read into one reused buffer, so a long stream allocates nothing per chunk
+   * (a 113 MB executable streamed through pipe chunks left tens of MiB to the collector). Counted: past
+   * `maxStdoutBytes` the whole group is killed at once and `outputCapped` is set.
+   */
+  stdoutSink?: ByteSink;
+  /** A private directory for the stdout FIFO; required with stdoutSink. */
+  fifoDir?: string;
   maxStdoutBytes?: number;
 }
 
@@ -38,8 +45,15 @@ export interface RunResult {
   spawnError?: Error;
   /** stdoutSink only: the child wrote more than maxStdoutBytes and was killed. */
   outputCapped?: boolean;
-  /** stdoutSink only: the sink (or the stdin source) failed; the child was killed. */
+  /** stdoutSink only: the sink failed; the child was killed. */
   streamError?: Error;
+}
+
+/** Takes a stream's bytes synchronously. `chunk` is valid only during the call: the buffer is reused. */
+export interface ByteSink {
+  write(chunk: Uint8Array): void;
+  /** The stream ended whole (not called after a failure or at the cap). */
+  end?(): void;
 }
 
 export interface ProcessRunner {
@@ -80,13 +94,30 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     const err = new TailBuffer(limit);
     let timedOut = false;
     let settled = false;
-    // Loaded here, not at start-up: most commands never spawn (node:child_process costs ~2 ms to load).
-    const child = process.getBuiltinModule('node:child_process').spawn(spec.program, spec.args, {
-      env: spec.env,
-      cwd: spec.cwd,
-      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    let fifo: Fifo | undefined;
+    try {
+      fifo = spec.stdoutSink ? openFifo(spec.fifoDir!) : undefined;
+    } catch (error) {
+      resolve({ exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: error as Error });
+      return;
+    }
+    const stdin = spec.stdin ?? 'ignore';
+    let child: import('node:child_process').ChildProcess;
+    try {
+      // Loaded here, not at start-up: most commands never spawn (node:child_process costs ~2 ms to load).
+      child = process.getBuiltinModule('node:child_process').spawn(spec.program, spec.args, {
+        env: spec.env,
+        cwd: spec.cwd,
+        stdio: [stdin, fifo ? fifo.write : 'pipe', 'pipe'],
+        detached: true,
+      });
+    } catch (error) {
+      if (fifo) fs.closeSync(fifo.read);
+      throw error;
+    } finally {
+      // The child holds its own copy: once every writer has exited, our reader sees the end.
+      if (fifo) fs.closeSync(fifo.write);
+    }
     const killGroup = (signal: NodeJS.Signals) => {
       try {
         if (child.pid) process.kill(-child.pid, signal);
@@ -106,8 +137,7 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       : undefined;
     const onAbort = () => stop(ABORT_KILL_GRACE_MS);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
-    const streamed = spec.stdoutSink ? streamStdout(child.stdout!, spec, () => killGroup('SIGKILL')) : undefined;
-    if (spec.stdin) feedStdin(spec.stdin, child.stdin!, streamed, () => killGroup('SIGKILL'));
+    const streamed = fifo ? pumpFifo(fifo.read, spec, () => killGroup('SIGKILL')) : undefined;
     if (!streamed) {
       child.stdout!.on('data', (chunk: Buffer) => {
         out.push(chunk);
@@ -133,7 +163,7 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       if (timedOut) killGroup('SIGKILL');
       // Normally 'close' follows at once; when something else still holds the pipes, stop reading them.
       setTimeout(() => {
-        child.stdout!.destroy();
+        child.stdout?.destroy();
         child.stderr!.destroy();
         finish({ exitCode: code, signal });
       }, PIPE_DRAIN_MS).unref();
@@ -147,68 +177,80 @@ interface StreamedStdout {
   state: { outputCapped?: boolean; streamError?: Error };
 }
 
+interface Fifo {
+  read: number;
+  write: number;
+}
+
+/** A FIFO's two ends, opened without waiting for each other; the name is gone before this returns. */
+function openFifo(dir: string): Fifo {
+  const file = path.join(dir, `stdout-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.fifo`);
+  const made = process.getBuiltinModule('node:child_process').spawnSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' });
+  if (made.status !== 0)
+    throw new AgentError('ANC_IO', `mkfifo ${file}: ${made.error?.message ?? `exit status ${made.status}`}`, { cause: made.error });
+  try {
+    const { O_RDONLY, O_WRONLY, O_NONBLOCK } = fs.constants;
+    // A non-blocking reader first: then the blocking writer opens at once, and so does the blocking reader.
+    const probe = fs.openSync(file, O_RDONLY | O_NONBLOCK);
+    try {
+      const write = fs.openSync(file, O_WRONLY);
+      try {
+        return { read: fs.openSync(file, O_RDONLY), write };
+      } catch (error) {
+        fs.closeSync(write);
+        throw error;
+      }
+    } finally {
+      fs.closeSync(probe);
+    }
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+// A FIFO holds 64 KiB (the pipe default): no read returns more.
+const FIFO_READ_BYTES = 64 * 1024;
+
 /**
- * stdout -> byte counter -> sink, with backpressure (no stream library: this module is on every command's
- * start-up). Past the cap, or on a sink error, the group is killed; `done` settles once the sink has
- * finished or failed.
+ * FIFO -> byte counter -> sink, one buffer for the whole stream. Reads are asynchronous, so the timeout
+ * still fires while a child is slow; past the cap, or when the sink throws, the group is killed. `done`
+ * settles at the end of the stream (every writer gone) or at the first failure.
  */
-function streamStdout(childOut: Readable, spec: RunSpec, kill: () => void): StreamedStdout {
+function pumpFifo(fd: number, spec: RunSpec, kill: () => void): StreamedStdout {
   const state: StreamedStdout['state'] = {};
   const sink = spec.stdoutSink!;
   const max = spec.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
-  let bytes = 0;
-  const done = new Promise<void>((resolve) => {
-    let ended = false;
-    const fail = (error: Error) => {
-      if (!state.outputCapped && !state.streamError) state.streamError = error;
+  const buffer = Buffer.allocUnsafe(FIFO_READ_BYTES);
+  const read = () =>
+    new Promise<number>((resolve, reject) =>
+      fs.read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))),
+    );
+  const done = (async () => {
+    let bytes = 0;
+    try {
+      for (let n = await read(); n > 0; n = await read()) {
+        bytes += n;
+        if (bytes > max) {
+          state.outputCapped = true;
+          kill();
+          return;
+        }
+        sink.write(buffer.subarray(0, n));
+      }
+      sink.end?.();
+    } catch (error) {
+      state.streamError = error as Error;
       kill();
-      childOut.destroy();
-      sink.destroy();
-      resolve();
-    };
-    sink.on('error', fail);
-    sink.on('finish', () => resolve());
-    sink.on('close', () => resolve());
-    childOut.on('data', (chunk: Buffer) => {
-      if (ended) return;
-      bytes += chunk.length;
-      if (bytes > max) {
-        ended = true;
-        state.outputCapped = true;
-        return fail(new RangeError(`${spec.program} wrote more than ${max} bytes`));
-      }
-      if (!sink.write(chunk)) {
-        childOut.pause();
-        sink.once('drain', () => childOut.resume());
-      }
-    });
-    childOut.on('end', () => {
-      if (ended) return;
-      ended = true;
-      sink.end();
-    });
-    childOut.on('close', () => {
-      if (ended) return;
-      ended = true;
-      fail(new Error(`${spec.program}: stdout closed before its end`));
-    });
-    childOut.on('error', (error: Error) => {
-      if (ended) return;
-      ended = true;
-      fail(error);
-    });
-  });
+    } finally {
+      fs.closeSync(fd);
+    }
+  })();
   return { done, state };
 }
 
-function feedStdin(source: Readable, stdin: Writable, streamed: StreamedStdout | undefined, kill: () => void): void {
-  // A child that stops reading (it failed, or was killed at the cap) closes the pipe: not our fault.
-  stdin.on('error', () => undefined);
-  source.on('error', (error: Error) => {
-    if (streamed && !streamed.state.streamError) streamed.state.streamError = error;
-    kill();
-  });
-  source.pipe(stdin);
+/** This process's peak resident memory so far, in KiB (getrusage: its children are not counted). */
+export function ownPeakRssKiB(): number {
+  return process.resourceUsage().maxRSS;
 }
 
 export function which(name: string, pathEnv: string | undefined): string | undefined {

@@ -29,12 +29,12 @@ export async function tryDelta(ctx: FastPathContext, open: () => Promise<Package
   const { deps, trace } = ctx;
   try {
     const files = await timed(ctx, 'deltaFetchMs', open);
+    const manifest = parseDeltaManifest(required(files, MANIFEST_PATH, MANIFEST_MAX_BYTES), {
+      version: expectedBinaryVersion(ctx.version),
+      architecture: ctx.arch.deb,
+    });
+    const base = await timed(ctx, 'baseDigestMs', () => baseDigest(ctx));
     return await timed(ctx, 'reconstructMs', () => {
-      const manifest = parseDeltaManifest(required(files, MANIFEST_PATH, MANIFEST_MAX_BYTES), {
-        version: expectedBinaryVersion(ctx.version),
-        architecture: ctx.arch.deb,
-      });
-      const base = baseDigest(ctx);
       const entry = deltaFor(manifest, base.sha256);
       if (!entry) throw deltaUnavailableError(`the delta package has no delta for our executable (sha256 ${base.sha256})`);
       const delta = required(files, `${DELTA_DIR}/${entry.file}`, DELTA_MAX_BYTES);
@@ -68,7 +68,7 @@ function required(files: PackageFiles, path: string, maxBytes: number): Buffer {
 /** The sha256 of our own base executable: the baked agent the launcher runs download-hotfix with. */
 function baseDigest(ctx: FastPathContext) {
   try {
-    return ctx.deps.fs.sha256OfFile(ctx.deps.paths.bakedBinary);
+    return ctx.baseDigest ? ctx.baseDigest.result() : ctx.deps.fs.sha256OfFile(ctx.deps.paths.bakedBinary);
   } catch (error) {
     throw deltaUnavailableError(`reading our executable ${ctx.deps.paths.bakedBinary}: ${errorMessage(error)}`, error);
   }

@@ -34,7 +34,10 @@ export function openDebDelta(ctx: FastPathContext, fetcher: Fetcher, base: URL, 
   return async () => {
     const deb = await fetchDelta(ctx, fetcher, base, entry.filename, entry);
     const identity = { name: DELTA_PACKAGE_NAME, version: ctx.version, arch: ctx.arch.deb };
-    const tar = await debPayload(ctx.deps, deb, identity, DELTA_PAYLOAD_MAX_BYTES, timeLeft(ctx));
+    const tar = await debPayload(ctx.deps, deb, identity, DELTA_PAYLOAD_MAX_BYTES, {
+      scratchDir: ctx.scratch.dir,
+      timeoutMs: timeLeft(ctx),
+    });
     return (path, maxBytes) => tarFile(tar, `./${path}`, maxBytes);
   };
 }
@@ -50,7 +53,10 @@ export function openRpmDelta(
     const rpm = await fetchDelta(ctx, fetcher, base, entry.href, entry);
     await verifyRpmSignature(ctx.deps, ctx.scratch, ctx.scratch.write('delta.rpm', rpm), keyFiles, () => timeLeft(ctx));
     const identity = { name: DELTA_PACKAGE_NAME, version: entry.version, release: entry.release, arch: ctx.arch.rpm };
-    const cpio = await rpmPayload(ctx.deps, rpm, identity, DELTA_PAYLOAD_MAX_BYTES, timeLeft(ctx));
+    const cpio = await rpmPayload(ctx.deps, rpm, identity, DELTA_PAYLOAD_MAX_BYTES, {
+      scratchDir: ctx.scratch.dir,
+      timeoutMs: timeLeft(ctx),
+    });
     return (path, maxBytes) => cpioFile(cpio, `./${path}`, maxBytes);
   };
 }

@@ -10,7 +10,7 @@ import { type AptSource, parseDeb822Sources, parseOneLineSources, releaseDirecto
 import { writeCandidate } from './candidate.ts';
 import { type FastPathContext, HOTFIX_INDEX_DIR, timed, timeLeft } from './context.ts';
 import { debBinary } from './deb-package.ts';
-import { HAS_IN_PROCESS_ZSTD } from './decompress.ts';
+import { canReadZstd } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
 import { createFetcher, type Expected, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 import { checkFreshness, recordFreshness } from './freshness.ts';
@@ -95,6 +95,7 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
     const candidate = await tryDelta(ctx, openDebDelta(ctx, fetcher, poolBase, entry.delta));
     if (candidate) return candidate;
   } else deps.log.info('no delta package for this version, fetching the full package', { reason: entry.delta });
+  ctx.baseDigest?.cancel();
   const deb = await timed(ctx, 'packageMs', async () => {
     const url = resolveUnder(poolBase, entry.found.filename);
     if (typeof url === 'string') throw integrityError(`package Filename ${url}`);
@@ -135,7 +136,7 @@ async function findInRelease(indices: Indices, dir: URL, repository: string, ste
   return timed(ctx, 'indexMs', async () => {
     const misses: string[] = [];
     for (const stem of stems) {
-      const index = choosePackagesIndex(release, stem, HAS_IN_PROCESS_ZSTD);
+      const index = choosePackagesIndex(release, stem, canReadZstd(ctx.deps));
       if (!index) {
         misses.push(`${stem} not listed in ${dir}InRelease`);
         continue;

@@ -2,6 +2,7 @@
 // the node's architecture names, the overall deadline, the fast path's own time budget and the trace
 // that becomes the telemetry tokens.
 import type { Deps } from '../../platform/deps.ts';
+import type { BackgroundDigest } from '../../platform/file-stream.ts';
 import type { Deadline } from '../retry.ts';
 import type { Trace } from './fetcher.ts';
 import type { Scratch } from './scratch.ts';
@@ -22,6 +23,8 @@ export interface FastPathContext {
   /** Epoch ms by which the fast path must have answered (leaves the rest of D4 to the fallback). */
   budgetEnd: number;
   trace: Trace;
+  /** Our own executable's sha256 (which delta is ours), hashed in the background from the start. */
+  baseDigest?: BackgroundDigest;
 }
 
 /** The node architecture in Debian and RPM spelling (the agent is compiled per architecture). */

@@ -3,11 +3,11 @@
 // only the one executable is streamed out of data.tar.{zst,xz,gz}, read in place from the package file,
 // through the decoder and a tar reader into the candidate file, with a size bound.
 import type { Deps } from '../../platform/deps.ts';
-import { readRange } from '../../platform/file-stream.ts';
+import { dirname } from 'node:path';
 import { NODE_PATHS } from '../../platform/paths.ts';
 import { type Member, type MemberRange, arLayout, arMembers, tarFile } from '../../formats/archive.ts';
 import { tarExtractor, type FileOut } from '../../formats/archive-stream.ts';
-import { compressionOf, decode, decodeBytes } from './decompress.ts';
+import { compressionOf, decode, decodeBytes, type ToolContext } from './decompress.ts';
 import { integrityError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';
 import type { Compression } from '../../formats/release.ts';
@@ -34,7 +34,7 @@ export async function debBinary(deps: Deps, debFile: string, expected: PackageId
     if (found.member.size > CONTROL_CAP) throw integrityError(`package: control member of ${found.member.size} bytes`);
     control = reader.read(found.member.offset, found.member.size);
     checkDebian(reader.read(members[0]!.offset, Math.min(members[0]!.size, 16)), members[0]!.name);
-    await checkControl(deps, found.compression, control, expected, timeoutMs);
+    await checkControl(deps, found.compression, control, expected, { scratchDir: dirname(debFile), timeoutMs });
   } finally {
     reader.close();
   }
@@ -43,8 +43,9 @@ export async function debBinary(deps: Deps, debFile: string, expected: PackageId
   const extractor = tarExtractor(PACKAGED_BINARY, SIZE_CAPS.binary, out);
   await decode(deps, {
     compression: data.compression,
-    input: () => readRange(debFile, data.member.offset, data.member.size),
+    input: { file: debFile, offset: data.member.offset, length: data.member.size },
     sink: extractor.sink,
+    scratchDir: dirname(debFile),
     maxBytes: SIZE_CAPS.binary + 16 * 1024 * 1024,
     what: 'data.tar',
     timeoutMs,
@@ -59,15 +60,15 @@ export async function debPayload(
   deb: Buffer,
   expected: PackageIdentity,
   maxTarBytes: number,
-  timeoutMs: number,
+  tools: ToolContext,
 ): Promise<Buffer> {
   const members = arMembers(deb);
   if (typeof members === 'string') throw integrityError(`package: ${members}`);
   checkDebian(members[0]?.data ?? Buffer.alloc(0), members[0]?.name);
   const control = memberOf(members, 'control.tar');
-  await checkControl(deps, control.compression, control.member.data, expected, timeoutMs);
+  await checkControl(deps, control.compression, control.member.data, expected, tools);
   const data = memberOf(members, 'data.tar');
-  return decodeBytes(deps, data.compression, data.member.data, maxTarBytes, 'data.tar', timeoutMs);
+  return decodeBytes(deps, { ...tools, compression: data.compression, bytes: data.member.data, maxBytes: maxTarBytes, what: 'data.tar' });
 }
 
 function checkDebian(first: Buffer, name: string | undefined): void {
@@ -83,8 +84,8 @@ function memberOf<M extends Member | MemberRange>(members: M[], prefix: string):
   return { member, compression };
 }
 
-async function checkControl(deps: Deps, compression: Compression, packed: Uint8Array, expected: PackageIdentity, timeoutMs: number) {
-  const controlTar = await decodeBytes(deps, compression, packed, CONTROL_CAP, 'control.tar', timeoutMs);
+async function checkControl(deps: Deps, compression: Compression, packed: Uint8Array, expected: PackageIdentity, tools: ToolContext) {
+  const controlTar = await decodeBytes(deps, { ...tools, compression, bytes: packed, maxBytes: CONTROL_CAP, what: 'control.tar' });
   const controlFile = tarFile(controlTar, './control', CONTROL_CAP);
   if (typeof controlFile === 'string') throw integrityError(`package: ${controlFile}`);
   const fields = new Map<string, string>();

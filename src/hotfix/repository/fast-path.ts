@@ -35,7 +35,15 @@ export async function tryRepositoryFastPath(deps: Deps, version: string, deadlin
   } catch (error) {
     return { staged: false, reason: `creating the scratch directory: ${errorMessage(error)}` };
   }
-  const ctx: FastPathContext = { deps, scratch, version, arch, deadline, budgetEnd, trace };
+  // Which delta is ours depends on our executable's sha256: it is hashed while the metadata is fetched
+  // and verified, and the full package's path stops it. Unreadable here: the delta step reports it.
+  let baseDigest;
+  try {
+    baseDigest = deps.fs.backgroundSha256(deps.paths.bakedBinary);
+  } catch {
+    baseDigest = undefined;
+  }
+  const ctx: FastPathContext = { deps, scratch, version, arch, deadline, budgetEnd, trace, baseDigest };
   try {
     // Loaded only here: the streams, decoders and archive readers are not on any other command's start-up.
     const candidate =
@@ -58,6 +66,7 @@ export async function tryRepositoryFastPath(deps: Deps, version: string, deadlin
       reason: isUnavailable(error) ? error.message : `repository fast path: unexpected error: ${errorMessage(error)}`,
     };
   } finally {
+    baseDigest?.cancel();
     scratch.remove();
   }
 }

@@ -4,6 +4,7 @@
 // integrity failures; an unreachable, failing or hanging server only makes the path unavailable.
 import { sha256Hex } from '../../platform/hash.ts';
 import type { Deps } from '../../platform/deps.ts';
+import type { HashingWriter } from '../../platform/file-stream.ts';
 import { integrityError, unavailableError } from './errors.ts';
 import { urlRuleViolation } from './url-rules.ts';
 
@@ -34,15 +35,15 @@ export interface Trace {
 export interface Fetcher {
   get(url: URL, cap: number, expected?: Expected): Promise<Buffer>;
   /**
-   * Streams the answer into a new file at `path` (created exclusively, 0600), hashing while writing, and
-   * checks it against `expected`; on any failure the file is removed. Returns its size.
+   * Streams the answer into a new file at `path` (created exclusively, 0600), then checks its size and
+   * SHA-256 against `expected`; on any failure the file is removed. Returns its size.
    */
   download(url: URL, cap: number, expected: Expected, path: string): Promise<number>;
 }
 
 export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, deadlineAt: number, trace: Trace): Fetcher {
   const allowed = (url: URL) => urlRuleViolation(base, url) === undefined;
-  async function fetch(url: URL, cap: number, expected: Expected | undefined, onChunk?: (chunk: Uint8Array) => void) {
+  async function fetch(url: URL, cap: number, expected: Expected | undefined, toFile?: HashingWriter) {
     const violation = urlRuleViolation(base, url);
     if (violation) throw integrityError(`refusing ${violation}`);
     const timeoutMs = deadlineAt - deps.clock.now().getTime();
@@ -56,7 +57,7 @@ export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, 
       proxy,
       allowRedirect: allowed,
       onBytes: (n) => void (trace.fetchedBytes += n),
-      onChunk,
+      toFile: toFile && { fd: toFile.fd!, write: (chunk) => toFile.write(chunk) },
     });
     if (!result.ok) {
       if (result.kind === 'too-large' && expected?.size !== undefined && expected.size <= cap) {
@@ -80,14 +81,16 @@ export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, 
       return body;
     },
     async download(url, cap, expected, path) {
-      const writer = deps.fs.createHashingWriter(path, 0o600);
+      // A scratch file: no fsync. Hashed once it is whole (read back from the page cache with one buffer).
+      const file = deps.fs.createHashingWriter(path, 0o600, { hash: false, durable: false });
       try {
-        await fetch(url, cap, expected, (chunk) => writer.write(chunk));
-        const written = writer.close();
+        await fetch(url, cap, expected, file);
+        file.close();
+        const written = deps.fs.sha256OfFile(path);
         check(url, expected, written.size, written.sha256);
         return written.size;
       } catch (error) {
-        writer.discard();
+        file.discard();
         throw error;
       }
     },

@@ -63,6 +63,7 @@ async function gpgv(deps: Deps, scratch: Scratch, keyrings: Keyring[], args: str
     timeoutMs,
     captureLimit: 64 * 1024,
     stdoutSink: out.sink,
+    fifoDir: scratch.dir,
     maxStdoutBytes: VERIFIED_TEXT_CAP,
   });
   if (result.spawnError) throw unavailableError(`gpgv: ${describeRun(result, 'gpgv')!.message}`);

@@ -2,21 +2,17 @@
 // are cut into records at `separator` and only the records naming one of our packages are kept (and
 // decoded to text), so an index of thousands of entries never sits in memory whole. A record longer than
 // MAX_RECORD is refused.
-import { Writable } from 'node:stream';
 import type { Compression } from '../../formats/release.ts';
-import { readRange } from '../../platform/file-stream.ts';
-import { collectGarbage, GARBAGE_STRIDE } from '../../platform/memory.ts';
+import type { ByteSink } from '../../platform/proc.ts';
 import { type FastPathContext, timeLeft } from './context.ts';
 import { decode } from './decompress.ts';
 import { integrityError } from './errors.ts';
 import { type Expected, type Fetcher, SIZE_CAPS } from './fetcher.ts';
 
 const MAX_RECORD = 1024 * 1024;
-/** The decoded index moves in small chunks: collect more often than big streams do. */
-const SCAN_STRIDE = GARBAGE_STRIDE / 4;
 
 export interface IndexScan {
-  sink: Writable;
+  sink: ByteSink;
   /** The kept records, each ending with the separator. */
   kept(): string;
 }
@@ -26,40 +22,41 @@ export function scanIndex(what: string, separator: string, marker: string): Inde
   const wanted = Buffer.from(marker);
   const kept: string[] = [];
   let carry: Buffer = Buffer.alloc(0);
-  let seen = 0;
-  const consume = (chunk: Buffer, last: boolean) => {
-    const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-    let at = 0;
-    for (let end = buf.indexOf(sep, at); end >= 0; end = buf.indexOf(sep, at)) {
-      const record = buf.subarray(at, end + sep.length);
-      if (record.includes(wanted)) kept.push(record.toString('utf8'));
-      at = end + sep.length;
-    }
-    carry = Buffer.from(buf.subarray(at));
-    if (last && carry.includes(wanted)) kept.push(carry.toString('utf8'));
-    if (carry.length > MAX_RECORD) throw integrityError(`${what}: a record longer than ${MAX_RECORD} bytes`);
-    if (Math.floor((seen + chunk.length) / SCAN_STRIDE) > Math.floor(seen / SCAN_STRIDE)) collectGarbage();
-    seen += chunk.length;
+  const keep = (record: Buffer) => {
+    if (record.includes(wanted)) kept.push(record.toString('utf8'));
   };
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      try {
-        consume(chunk, false);
-        callback();
-      } catch (error) {
-        callback(error as Error);
+  const grow = (more: Uint8Array) => {
+    carry = Buffer.concat([carry, more]);
+    if (carry.length > MAX_RECORD) throw integrityError(`${what}: a record longer than ${MAX_RECORD} bytes`);
+  };
+  // `chunk` may be a reused buffer: records are cut from it in place and only the partial record at its
+  // end is copied (never the whole chunk: a 4.7 MB index would leave its size again in garbage).
+  const consume = (bytes: Uint8Array, last: boolean) => {
+    const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    let start = 0;
+    if (carry.length) {
+      // The record carried over ends at the first separator, which may start in the carried bytes.
+      const tail = carry.subarray(Math.max(0, carry.length - (sep.length - 1)));
+      const straddle = Buffer.concat([tail, chunk.subarray(0, sep.length - 1)]).indexOf(sep);
+      const found = chunk.indexOf(sep);
+      const end = straddle >= 0 && straddle < tail.length ? straddle + sep.length - tail.length : found >= 0 ? found + sep.length : -1;
+      if (end < 0) {
+        grow(chunk);
+        if (last) keep(carry);
+        return;
       }
-    },
-    final(callback) {
-      try {
-        consume(Buffer.alloc(0), true);
-        collectGarbage();
-        callback();
-      } catch (error) {
-        callback(error as Error);
-      }
-    },
-  });
+      keep(Buffer.concat([carry, chunk.subarray(0, end)]));
+      carry = Buffer.alloc(0);
+      start = end;
+    }
+    for (let end = chunk.indexOf(sep, start); end >= 0; end = chunk.indexOf(sep, start)) {
+      keep(chunk.subarray(start, end + sep.length));
+      start = end + sep.length;
+    }
+    grow(chunk.subarray(start));
+    if (last) keep(carry);
+  };
+  const sink: ByteSink = { write: (chunk) => consume(chunk, false), end: () => consume(new Uint8Array(0), true) };
   return { sink, kept: () => kept.join('') };
 }
 
@@ -84,8 +81,9 @@ export async function fetchAndScanIndex(ctx: FastPathContext, fetcher: Fetcher, 
   const scan = scanIndex(index.what, index.separator, index.marker);
   await decode(ctx.deps, {
     compression: index.compression,
-    input: () => readRange(file, 0, size),
+    input: { file, offset: 0, length: size },
     sink: scan.sink,
+    scratchDir: ctx.scratch.dir,
     maxBytes: SIZE_CAPS.index,
     what: index.what,
     timeoutMs: timeLeft(ctx),

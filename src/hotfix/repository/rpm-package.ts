@@ -5,10 +5,10 @@
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { describeRun } from '../retry.ts';
-import { readRange } from '../../platform/file-stream.ts';
+import { dirname } from 'node:path';
 import { cpioExtractor, type FileOut } from '../../formats/archive-stream.ts';
 import { type PackageIdentity, PACKAGED_BINARY } from './deb-package.ts';
-import { decode, decodeBytes } from './decompress.ts';
+import { decode, decodeBytes, type ToolContext } from './decompress.ts';
 import { integrityError, unavailableError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';
 import type { Compression } from '../../formats/release.ts';
@@ -106,8 +106,9 @@ export async function rpmBinary(
   const extractor = cpioExtractor(PACKAGED_BINARY, SIZE_CAPS.binary, out);
   await decode(deps, {
     compression: layout.compression,
-    input: () => readRange(rpmFile, layout.payload, size - layout.payload),
+    input: { file: rpmFile, offset: layout.payload, length: size - layout.payload },
     sink: extractor.sink,
+    scratchDir: dirname(rpmFile),
     maxBytes: SIZE_CAPS.binary + 16 * 1024 * 1024,
     what: 'rpm payload',
     timeoutMs,
@@ -122,10 +123,11 @@ export async function rpmPayload(
   rpm: Buffer,
   expected: PackageIdentity & { release: string },
   maxCpioBytes: number,
-  timeoutMs: number,
+  tools: ToolContext,
 ): Promise<Buffer> {
   const layout = rpmLayout((at, n) => rpm.subarray(at, at + n), rpm.length, expected);
-  return decodeBytes(deps, layout.compression, rpm.subarray(layout.payload), maxCpioBytes, 'rpm payload', timeoutMs);
+  const bytes = rpm.subarray(layout.payload);
+  return decodeBytes(deps, { ...tools, compression: layout.compression, bytes, maxBytes: maxCpioBytes, what: 'rpm payload' });
 }
 
 /** Where the payload starts and how it is compressed, once the header names `expected`. */

@@ -28,7 +28,11 @@ export async function promoteWithHealthGate(
   candidatePath: string,
   expectedVersion: string,
   deadline: Deadline,
-  options: { moveCandidate?: boolean } = {},
+  options: {
+    moveCandidate?: boolean;
+    /** The candidate's fsync, running during the gate: awaited before the promoting rename. */
+    durable?: Promise<void>;
+  } = {},
 ): Promise<void> {
   const { hotfixPending: pending, hotfixBinary, bakedBinary } = deps.paths;
   if (!deps.fs.exists(candidatePath)) {
@@ -57,6 +61,12 @@ export async function promoteWithHealthGate(
     if (harm) throw healthCheckFailed(harm);
     if (failed) throw failed.error;
     deps.log.info('hotfix health check passed', { path: pending, durationMs: deps.clock.now().getTime() - started });
+    await options.durable?.catch((error: unknown) => {
+      throw new AgentError('ANC_HOTFIX', `stage hotfix binary: fsync of ${pending}: ${errorMessage(error)}`, {
+        step: 'stageFailed',
+        cause: error,
+      });
+    });
     promote(deps, pending, hotfixBinary);
   } catch (error) {
     removePending(deps, pending);

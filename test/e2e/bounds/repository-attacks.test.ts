@@ -184,14 +184,30 @@ test('delta: 1000 windows each naming the whole base stop at the target size, qu
 });
 
 test('delta: copies that re-read the base over and over stop at 4 passes; the full package is taken instead', async () => {
-  const base = digest(ctx.baked);
-  // One-byte copies, each from another MiB of the base: every one misses the block cache.
-  const ops = Array.from({ length: 4096 }, (_, i) => ({ copy: 1, address: (i * (MiB + 4099)) % (base.size - 1) }));
-  const r = await run('apt', await deltaRepo([{ segment: { position: 0, length: base.size }, ops }]));
+  // 31 windows of 16 MiB, each copying the base's first 16 MiB, for a claimed 500 MiB target (under the
+  // 512 MiB bound): 496 MiB read, more than 4 times the base.
+  const window = { segment: { position: 0, length: 16 * MiB }, ops: [{ copy: 16 * MiB, address: 0 }] };
+  const r = await run(
+    'apt',
+    await deltaRepo(
+      Array.from({ length: 31 }, () => window),
+      { sha256: 'b'.repeat(64), size: 500 * MiB },
+    ),
+  );
   assert.is(r.result.exitCode, 0, r.result.stderr);
   assert.match(r.message, 'outcome=staged');
   assert.match(r.message, 'path=repository');
   assert.match(r.log, 'reads the base more than 4 times over');
+});
+
+test('delta: a million one-byte copies from all over the base stop at the read bound; the full package is taken', async () => {
+  const base = digest(ctx.baked);
+  const ops = Array.from({ length: 1_100_000 }, (_, i) => ({ copy: 1, address: (i * 104_729) % (base.size - 1) }));
+  const r = await run('apt', await deltaRepo([{ segment: { position: 0, length: base.size }, ops }]));
+  assert.is(r.result.exitCode, 0, r.result.stderr);
+  assert.match(r.message, 'outcome=staged');
+  assert.match(r.message, 'path=repository');
+  assert.match(r.log, 'reads the base in more than 1048576 pieces');
 });
 
 test('delta: run-length windows writing past the target stop at its size (integrityFailed)', async () => {

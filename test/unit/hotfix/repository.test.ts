@@ -1,7 +1,8 @@
 // The fast path's pure parts: sources, Release, Packages, repodata, .repo files, URL rules, proxies,
 // armor, the archive readers; and the bounded HTTP GET against a real loopback server.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,12 +20,12 @@ import { choosePackagesIndex, parseRelease } from '../../../src/formats/release.
 import { findRpmEntry, parseRepomd } from '../../../src/hotfix/repository/repodata.ts';
 import { isLocalHost, resolveUnder, urlRuleViolation } from '../../../src/hotfix/repository/url-rules.ts';
 import { enabledRepos } from '../../../src/hotfix/repository/yum-repo.ts';
-import { decodeBytes, HAS_IN_PROCESS_ZSTD } from '../../../src/hotfix/repository/decompress.ts';
+import { collector, decode, decodeBytes, hasInProcessZstd } from '../../../src/hotfix/repository/decompress.ts';
 import { cpioExtractor, tarExtractor } from '../../../src/formats/archive-stream.ts';
 import { scanIndex } from '../../../src/hotfix/repository/index-scan.ts';
 import { clearsignedProblem, detachedProblem } from '../../../src/formats/openpgp-shape.ts';
 import { createScratch } from '../../../src/hotfix/repository/scratch.ts';
-import { runProcess } from '../../../src/platform/proc.ts';
+import { runProcess, which } from '../../../src/platform/proc.ts';
 import { fakeDeps } from '../../fakes/deps.ts';
 import { debFiller } from '../../fakes/repo-index.ts';
 
@@ -216,12 +217,18 @@ test('archives: ar members, tar (prefix/./ names, size bound, type check), cpio 
     execFileSync('sh', ['-c', 'cd t && find . | cpio --quiet -o -H newc > ../p.cpio'], { cwd: dir });
     assert.equal(cpioFile(readFileSync(join(dir, 'p.cpio')), './usr/bin/aks-node-controller', 100), Buffer.from('hello'));
     assert.is(arMembers(gzipSync('x')), 'not an ar archive');
-    // The same members as streams, fed in awkward pieces (a header split across chunks).
+    // The same members as streams, fed in awkward pieces (a header split across chunks) through one
+    // reused buffer, as a decoder's FIFO delivers them: the parser keeps only copies.
     const streamed = async (make: typeof tarExtractor, bytes: Buffer, wanted: string, max: number) => {
       const parts: Buffer[] = [];
       const x = make(wanted, max, { write: (c) => void parts.push(Buffer.from(c)) });
-      for (let at = 0; at < bytes.length; at += 97) x.sink.write(bytes.subarray(at, at + 97));
-      await new Promise((ok) => x.sink.end(ok));
+      const reused = Buffer.alloc(97);
+      for (let at = 0; at < bytes.length; at += 97) {
+        const n = bytes.copy(reused, 0, at, at + 97);
+        x.sink.write(reused.subarray(0, n));
+        reused.fill(0xee);
+      }
+      x.sink.end?.();
       return x.problem() ?? Buffer.concat(parts).toString();
     };
     assert.is(await streamed(tarExtractor, tar, './usr/bin/aks-node-controller', 100), 'hello');
@@ -238,10 +245,21 @@ test('archives: ar members, tar (prefix/./ names, size bound, type check), cpio 
 test('index scan keeps only our records, across chunk boundaries; OpenPGP shape checks refuse non-signatures', async () => {
   const scan = scanIndex('Packages', '\n\n', 'Package: aks-node-controller');
   const text = `${debFiller('amd64', 300)}\nPackage: aks-node-controller\nVersion: 1\n\nPackage: other\nVersion: 2\n`;
-  for (let at = 0; at < text.length; at += 1000) scan.sink.write(Buffer.from(text.slice(at, at + 1000)));
-  await new Promise((ok) => scan.sink.end(ok));
+  const reused = Buffer.alloc(1000);
+  for (let at = 0; at < text.length; at += 1000) {
+    scan.sink.write(reused.subarray(0, reused.write(text.slice(at, at + 1000), 'latin1')));
+    reused.fill(0xee);
+  }
+  scan.sink.end?.();
   assert.ok(scan.kept().includes('Package: aks-node-controller\nVersion: 1\n'));
   assert.not.ok(scan.kept().includes('Package: other'));
+  // Every possible cut (separators straddling chunks included): one byte at a time, and 3 at a time.
+  for (const step of [1, 3]) {
+    const fine = scanIndex('Packages', '\n\n', 'Package: aks-node-controller');
+    for (let at = 0; at < text.length; at += step) fine.sink.write(Buffer.from(text.slice(at, at + step)));
+    fine.sink.end?.();
+    assert.is(fine.kept(), scan.kept(), `chunks of ${step}`);
+  }
   assert.match(clearsignedProblem('-----BEGIN PGP MESSAGE-----\n\nowGbwMvMwCE')!, 'not a clearsigned document');
   // A compressed-data packet (tag 8, new format) where a signature belongs.
   assert.match(detachedProblem(Buffer.from([0xc8, 0x03, 0x01, 0x02, 0x03]))!, 'packet of type 8');
@@ -278,25 +296,56 @@ test('httpGet: byte cap, redirects asked for, status and hang reported (not thro
   }
 });
 
-test('decode: gzip in-process, zstd/xz through the tools (on pipes) under Node 20, output bounded', async () => {
-  const d = fakeDeps({ run: runProcess });
+test('decode: gzip in-process, zstd/xz through the tools (output through a FIFO) under Node 20, output bounded', async () => {
+  const d = fakeDeps({ run: runProcess, which });
   const scratch = createScratch(d);
   try {
     const text = Buffer.from('index '.repeat(10_000));
     const input = scratch.write('in', text);
     execFileSync('sh', ['-c', 'zstd -q -19 -k -f "$1" -o "$1.zst" && xz -k -f "$1"', 'sh', input]);
-    assert.is(HAS_IN_PROCESS_ZSTD, false, 'Node 20 has no zstd in node:zlib (bun has)');
-    assert.equal(await decodeBytes(d, 'gz', gzipSync(text), 1e6, 'x', 10_000), text);
-    assert.equal(await decodeBytes(d, 'zst', readFileSync(`${input}.zst`), 1e6, 'x', 10_000), text);
-    assert.equal(await decodeBytes(d, 'xz', readFileSync(`${input}.xz`), 1e6, 'x', 10_000), text);
+    assert.is(hasInProcessZstd(), false, 'Node 20 has no zstd in node:zlib (bun has)');
+    const bytes = (compression: 'gz' | 'zst' | 'xz', packed: Uint8Array, maxBytes: number, what = 'x') =>
+      decodeBytes(d, { compression, bytes: packed, maxBytes, what, scratchDir: scratch.dir, timeoutMs: 10_000 });
+    assert.equal(await bytes('gz', gzipSync(text), 1e6), text);
+    assert.equal(await bytes('zst', readFileSync(`${input}.zst`), 1e6), text);
+    assert.equal(await bytes('xz', readFileSync(`${input}.xz`), 1e6), text);
     for (const kind of ['gz', 'zst', 'xz'] as const) {
       const packed = kind === 'gz' ? gzipSync(text) : readFileSync(`${input}.${kind}`);
-      await decodeBytes(d, kind, packed, 1000, 'Packages', 10_000).then(
+      await bytes(kind, packed, 1000, 'Packages').then(
         () => assert.unreachable(`${kind}: bound not enforced`),
         (e: Error & { step?: string }) =>
           assert.equal([e.step, /unpacks to more than the 1000-byte limit/.test(e.message)], ['integrityFailed', true]),
       );
     }
+    // A file range: read in place by the tool (stdin positioned at the member), cut by head -c when more
+    // bytes follow it (a .deb member and its ar padding); uncompressed, copied through one buffer.
+    const fromFile = async (compression: 'zst' | 'xz' | 'gz' | 'none', file: string, offset: number, length: number) => {
+      const out = collector();
+      const input = { file, offset, length };
+      await decode(d, { compression, input, sink: out.sink, scratchDir: scratch.dir, maxBytes: 2e6, what: 'data.tar', timeoutMs: 10_000 });
+      return out.bytes();
+    };
+    for (const kind of ['zst', 'xz'] as const) {
+      const packed = readFileSync(`${input}.${kind}`);
+      const padded = scratch.write(`padded.${kind}`, Buffer.concat([Buffer.from('ar header'), packed, Buffer.from('\n')]));
+      const atEnd = scratch.write(`end.${kind}`, Buffer.concat([Buffer.from('ar header'), packed]));
+      assert.equal(await fromFile(kind, padded, 9, packed.length), text, `${kind} range followed by padding`);
+      assert.equal(await fromFile(kind, atEnd, 9, packed.length), text, `${kind} range at the end of the file`);
+    }
+    // A large gzip file (a whole Packages.gz) goes through the gzip tool as well.
+    const large = Buffer.from(randomBytes(400 * 1024).toString('hex'));
+    const largeGz = gzipSync(large);
+    assert.ok(largeGz.length >= 256 * 1024, 'large enough for the tool');
+    assert.equal(await fromFile('gz', scratch.write('Packages.gz', largeGz), 0, largeGz.length), large);
+    assert.equal(
+      await fromFile('none', scratch.write('plain', Buffer.concat([Buffer.from('x'), text, Buffer.from('y')])), 1, text.length),
+      text,
+    );
+    // Nothing of the FIFOs is left in the scratch directory.
+    assert.equal(
+      readdirSync(scratch.dir).filter((f) => f.endsWith('.fifo')),
+      [],
+    );
   } finally {
     scratch.remove();
     d.cleanup();

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -63,6 +63,44 @@ test('which finds executables on a PATH string only', () => {
   assert.is(which('bash', '/nonexistent:/bin'), '/bin/bash');
   assert.is(which('bash', '/nonexistent'), undefined);
   assert.is(which('bash', undefined), undefined);
+});
+
+test('stdout to a sink through a FIFO: whole, capped (group killed), a failing sink, a program that is missing', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'anc-proc-fifo-'));
+  try {
+    let bytes = 0;
+    let ended = false;
+    const counting = {
+      write: (c: Uint8Array) => {
+        bytes += c.length;
+      },
+      end: () => {
+        ended = true;
+      },
+    };
+    const whole = await runProcess({ program: 'head', args: ['-c', '10000000', '/dev/zero'], env, stdoutSink: counting, fifoDir: dir });
+    assert.equal([whole.exitCode, bytes, ended, whole.outputCapped], [0, 10_000_000, true, undefined]);
+
+    ended = false;
+    const started = Date.now();
+    const capped = await runProcess({ program: 'yes', args: [], env, stdoutSink: counting, fifoDir: dir, maxStdoutBytes: 1 << 20 });
+    assert.equal([capped.outputCapped, capped.signal, ended], [true, 'SIGKILL', false]);
+    assert.ok(Date.now() - started < 5000, 'the cap stops the child at once');
+
+    const failing = {
+      write: () => {
+        throw new Error('disk full');
+      },
+    };
+    const failed = await runProcess({ program: 'yes', args: [], env, stdoutSink: failing, fifoDir: dir });
+    assert.equal([failed.streamError?.message, failed.signal], ['disk full', 'SIGKILL']);
+
+    const missing = await runProcess({ program: 'no-such-decoder', args: [], env, stdoutSink: counting, fifoDir: dir });
+    assert.ok(missing.spawnError, 'reported as not started, without waiting for a writer');
+    assert.equal(readdirSync(dir), [], 'no FIFO is left behind');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
