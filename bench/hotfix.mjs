@@ -94,8 +94,7 @@ async function sample(path, i, baked, repo, prepare, extra) {
   );
   writeFileSync(join(root, 'opt/azure/components.json'), '{}\n');
   // The fresh root (a 113 MB executable just copied) and the previous sample's removal are flushed first:
-  // on a node the baked agent is not being written back while download-hotfix runs, and without this the
-  // first path of every round paid for the round before (measured: ~200 ms on whichever path ran first).
+  // on a node the baked agent is not being written back while download-hotfix runs.
   execFileSync('sync');
   const before = repo.bytesServed.count;
   const { ms, finished, rssKiB, ownKiB } = await runAgent(join(root, 'opt/azure/containers/aks-node-controller'), root, extra);
@@ -184,12 +183,20 @@ try {
   ]
     .filter((p) => p.name.includes(only))
     .map((p) => ({ ...p, samples: [], gate: [], rss: [], ownRss: [], bytes: 0, stages: '' }));
-  // Interleaved, so machine load drifts over all paths alike.
-  for (let i = 0; i < runs; i++) for (const p of paths) await sample(p, i, baked, p.repo, p.prepare, p.extra);
+  // Interleaved, so machine load drifts over all paths alike, and rotated: each round starts one path
+  // later. Whatever runs right after the big paths (here: after ~300 MB of files were written and
+  // removed) pays for it; on this VM a delta rebuild then took 215-330 ms against 130 ms, so a fixed order
+  // charged it to the same path every round.
+  for (let i = 0; i < runs; i++) {
+    for (let k = 0; k < paths.length; k++) {
+      const p = paths[(i + k) % paths.length];
+      await sample(p, i, baked, p.repo, p.prepare, p.extra);
+    }
+  }
   for (const repo of [apt, rpm, aptDelta, rpmDelta, aptDeltaOld]) await repo.close();
   const m = Object.fromEntries(paths.map((p) => [p.name, median(p.samples)]));
   console.log(
-    `download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved):`,
+    `download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved, each round starting one path later):`,
   );
   for (const p of paths) {
     console.log(
