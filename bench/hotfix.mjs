@@ -183,20 +183,26 @@ try {
   ]
     .filter((p) => p.name.includes(only))
     .map((p) => ({ ...p, samples: [], gate: [], rss: [], ownRss: [], bytes: 0, stages: '' }));
-  // Interleaved, so machine load drifts over all paths alike, and rotated: each round starts one path
-  // later. Whatever runs right after the big paths (here: after ~300 MB of files were written and
-  // removed) pays for it; on this VM a delta rebuild then took 215-330 ms against 130 ms, so a fixed order
-  // charged it to the same path every round.
+  // Interleaved, so machine load drifts over all paths alike, in a new order every round (a seeded
+  // shuffle): on this VM the first big writes after a path that freed a lot (dnf's root) are slow (a
+  // delta rebuild then took 280-430 ms against 130 ms), so a fixed order charged that to one path.
+  let seed = 22;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   for (let i = 0; i < runs; i++) {
-    for (let k = 0; k < paths.length; k++) {
-      const p = paths[(i + k) % paths.length];
-      await sample(p, i, baked, p.repo, p.prepare, p.extra);
+    const order = [...paths];
+    for (let k = order.length - 1; k > 0; k--) {
+      const j = Math.floor(random() * (k + 1));
+      [order[k], order[j]] = [order[j], order[k]];
     }
+    for (const p of order) await sample(p, i, baked, p.repo, p.prepare, p.extra);
   }
   for (const repo of [apt, rpm, aptDelta, rpmDelta, aptDeltaOld]) await repo.close();
   const m = Object.fromEntries(paths.map((p) => [p.name, median(p.samples)]));
   console.log(
-    `download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved, each round starting one path later):`,
+    `download-hotfix on loopback, 202604.01.0 -> 202604.01.1, ${compression} release packages, indices with ${FILLER_ENTRIES} other entries, ${runs} runs each (interleaved, shuffled every round):`,
   );
   for (const p of paths) {
     console.log(

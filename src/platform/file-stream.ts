@@ -4,9 +4,7 @@
 import type { Readable } from 'node:stream';
 import { fs } from './builtins.ts';
 import { AgentError } from './errors.ts';
-
-// node:crypto loads on the first hash, not at every start-up (fs.ts, on every command's path, imports this).
-const createHash = (algorithm: string) => process.getBuiltinModule('node:crypto').createHash(algorithm);
+import { createSha256 } from './hash.ts';
 
 const HASH_CHUNK = 1024 * 1024;
 
@@ -68,7 +66,7 @@ export interface WriterOptions {
 /** Creates `path` exclusively (O_EXCL) with `mode`. */
 export function createHashingWriter(path: string, mode: number, options: WriterOptions = {}): HashingWriter {
   let fd: number | undefined = fs.openSync(path, 'wx', mode);
-  const hash = options.hash === false ? undefined : createHash('sha256');
+  const hash = options.hash === false ? undefined : createSha256();
   let size = 0;
   return {
     get fd() {
@@ -97,7 +95,7 @@ export function createHashingWriter(path: string, mode: number, options: WriterO
 export function sha256OfFile(path: string): WrittenFile {
   const fd = fs.openSync(path, 'r');
   try {
-    const hash = createHash('sha256');
+    const hash = createSha256();
     const buffer = Buffer.allocUnsafe(HASH_CHUNK);
     let size = 0;
     for (let n = fs.readSync(fd, buffer, 0, HASH_CHUNK, null); n > 0; n = fs.readSync(fd, buffer, 0, HASH_CHUNK, null)) {
@@ -123,7 +121,7 @@ export interface BackgroundDigest {
  */
 export function backgroundSha256(path: string): BackgroundDigest {
   const fd = fs.openSync(path, 'r');
-  const hash = createHash('sha256');
+  const hash = createSha256();
   const buffer = Buffer.allocUnsafe(HASH_CHUNK);
   let open = true;
   let ended = false;

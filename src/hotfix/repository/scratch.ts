@@ -1,7 +1,6 @@
 // A private working directory for one fast-path run, beside the staged binary (same file system, so the
 // verified candidate is renamed into place). Removed in every outcome; nothing in it is ever executed
 // except the candidate that is then renamed or deleted.
-import { randomBytes } from 'node:crypto';
 import type { Deps } from '../../platform/deps.ts';
 import { TEMP_PREFIX } from '../../platform/temp-files.ts';
 
@@ -15,7 +14,9 @@ export interface Scratch {
 }
 
 export function createScratch(deps: Deps): Scratch {
-  const dir = `${deps.paths.containersDir}/${SCRATCH_PREFIX}${randomBytes(6).toString('hex')}`;
+  // Web Crypto (built into every runtime): node:crypto is not loaded for a name.
+  const random = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(6))).toString('hex');
+  const dir = `${deps.paths.containersDir}/${SCRATCH_PREFIX}${random}`;
   deps.fs.mkdirp(deps.paths.containersDir);
   deps.fs.mkdirp(dir, 0o700);
   const file = (name: string) => `${dir}/${name}`;
