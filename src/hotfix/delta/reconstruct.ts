@@ -3,8 +3,8 @@
 // exclusively created file that is removed on any failure. Three bounds stop a hostile or broken delta:
 // the manifest's target size (the output never grows past it), the time left (checked before every
 // window and every CHECK_EVERY base reads), and the reads of the base (MAX_BASE_PASSES times its size,
-// MAX_BASE_READS reads). Integrity failures (a delta or a result that does not match the manifest) are final; anything
-// else makes the delta path unavailable and the caller falls back to the full package.
+// MAX_BASE_READS reads). Integrity failures (a delta or a result that does not match the manifest) are
+// final; anything else makes the delta path unavailable and the caller falls back to the full package.
 import type { Deps } from '../../platform/deps.ts';
 import { AgentError, errorMessage, isAgentError } from '../../platform/errors.ts';
 import type { PositionalReader, WrittenFile } from '../../platform/file-stream.ts';
