@@ -2,6 +2,7 @@
 // kills the whole tree (a script's grandchildren included), not just the direct child.
 import { fs, path } from './builtins.ts';
 import { AgentError } from './errors.ts';
+import { randomTempSuffix } from './fs.ts';
 import { stderr, stdout } from './stdio.ts';
 
 export interface RunSpec {
@@ -184,7 +185,7 @@ interface Fifo {
 
 /** A FIFO's two ends, opened without waiting for each other; the name is gone before this returns. */
 function openFifo(dir: string): Fifo {
-  const file = path.join(dir, `stdout-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.fifo`);
+  const file = path.join(dir, `stdout-${randomTempSuffix()}.fifo`);
   const made = process.getBuiltinModule('node:child_process').spawnSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' });
   if (made.status !== 0)
     throw new AgentError('ANC_IO', `mkfifo ${file}: ${made.error?.message ?? `exit status ${made.status}`}`, { cause: made.error });

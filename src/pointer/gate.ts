@@ -4,8 +4,8 @@
 //                       floor, or the floor's serial with another payload) -> expiry (expired)
 //                       -> scope (outOfScope) -> accepted, and only the signed bytes are handed on;
 //   no envelope      -> enforce: unsigned; unsigned-allowed: the unsigned text, exactly as before.
-import { createHash } from 'node:crypto';
 import { errorMessage, isAgentError } from '../platform/errors.ts';
+import { sha256Hex } from '../platform/hash.ts';
 import { parseEnvelope } from './dsse.ts';
 import type { TrustedKey } from './keys.ts';
 import { parseSignedPointer, type SignedPointer } from './payload.ts';
@@ -107,7 +107,7 @@ export function decidePointer(input: GateInput, context: GateContext): Verdict {
 
 /** The digest a node records for an accepted payload (the signed bytes, exactly). */
 export function payloadSha256(payload: Uint8Array): string {
-  return createHash('sha256').update(payload).digest('hex');
+  return sha256Hex(payload);
 }
 
 function reasonOf(error: unknown): string {

@@ -34,9 +34,13 @@ export function nodeArch(arch: string = process.arch): { deb: string; rpm: strin
   return undefined;
 }
 
-/** Runs one stage and adds its duration in ms to the trace (stages may repeat: durations add up). */
+/**
+ * Runs one stage and adds its duration in ms to the trace (stages may repeat: durations add up). The
+ * stage's token takes its place when it starts, so stages that run side by side keep one order.
+ */
 export async function timed<T>(ctx: FastPathContext, stage: string, step: () => Promise<T> | T): Promise<T> {
   const started = ctx.deps.clock.now().getTime();
+  ctx.trace.stages[stage] ??= 0;
   try {
     return await step();
   } finally {

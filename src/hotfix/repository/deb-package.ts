@@ -6,8 +6,8 @@ import type { Deps } from '../../platform/deps.ts';
 import { dirname } from 'node:path';
 import { NODE_PATHS } from '../../platform/paths.ts';
 import { type Member, type MemberRange, arLayout, arMembers, tarFile } from '../../formats/archive.ts';
-import { tarExtractor, type FileOut } from '../../formats/archive-stream.ts';
-import { compressionOf, decode, decodeBytes, type ToolContext } from './decompress.ts';
+import { cpioExtractor, tarExtractor, type FileOut } from '../../formats/archive-stream.ts';
+import { compressionOf, decode, decodeBytes, type DecodeInput, type ToolContext } from './decompress.ts';
 import { integrityError } from './errors.ts';
 import { SIZE_CAPS } from './fetcher.ts';
 import type { Compression } from '../../formats/release.ts';
@@ -40,14 +40,31 @@ export async function debBinary(deps: Deps, debFile: string, expected: PackageId
   }
   const data = memberOf(members, 'data.tar');
   if (data.member.size === 0) throw integrityError('package: empty data.tar member');
-  const extractor = tarExtractor(PACKAGED_BINARY, SIZE_CAPS.binary, out);
+  const payload = { file: debFile, offset: data.member.offset, length: data.member.size, compression: data.compression };
+  await unpackExecutable(deps, { ...payload, archive: 'tar', what: 'data.tar' }, out, timeoutMs);
+}
+
+/** A verified package's compressed payload: a tar or cpio stream at a range of the package file. */
+export interface PackagePayload extends DecodeInput {
+  compression: Compression;
+  archive: 'tar' | 'cpio';
+  /** Names the payload in errors (`data.tar`, `rpm payload`). */
+  what: string;
+}
+
+/**
+ * Streams the executable out of a package's payload into `out` (decoded in place, bounded by the binary's
+ * size cap); what the archive reader refused is an integrity failure. The .deb and the .rpm path share it.
+ */
+export async function unpackExecutable(deps: Deps, payload: PackagePayload, out: FileOut, timeoutMs: number): Promise<void> {
+  const extractor = (payload.archive === 'tar' ? tarExtractor : cpioExtractor)(PACKAGED_BINARY, SIZE_CAPS.binary, out);
   await decode(deps, {
-    compression: data.compression,
-    input: { file: debFile, offset: data.member.offset, length: data.member.size },
+    compression: payload.compression,
+    input: { file: payload.file, offset: payload.offset, length: payload.length },
     sink: extractor.sink,
-    scratchDir: dirname(debFile),
+    scratchDir: dirname(payload.file),
     maxBytes: SIZE_CAPS.binary + 16 * 1024 * 1024,
-    what: 'data.tar',
+    what: payload.what,
     timeoutMs,
   });
   const problem = extractor.problem();

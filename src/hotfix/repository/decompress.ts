@@ -13,6 +13,7 @@ import { fs, path } from '../../platform/builtins.ts';
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { isAgentError } from '../../platform/errors.ts';
+import { randomTempSuffix } from '../../platform/fs.ts';
 import { openPositionalReader, readRange } from '../../platform/file-stream.ts';
 import type { ByteSink, RunResult } from '../../platform/proc.ts';
 import { describeRun } from '../retry.ts';
@@ -205,7 +206,7 @@ export type ToolContext = Pick<DecodeSpec, 'scratchDir' | 'timeoutMs'>;
  */
 export async function decodeBytes(deps: Deps, spec: Omit<DecodeSpec, 'input' | 'sink'> & { bytes: Uint8Array }): Promise<Buffer> {
   const { bytes, ...rest } = spec;
-  const file = path.join(spec.scratchDir, `decode-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  const file = path.join(spec.scratchDir, `decode-${randomTempSuffix()}`);
   fs.writeFileSync(file, bytes, { mode: 0o600, flag: 'wx' });
   try {
     const out = collector();

@@ -5,12 +5,10 @@
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
 import { describeRun } from '../retry.ts';
-import { dirname } from 'node:path';
-import { cpioExtractor, type FileOut } from '../../formats/archive-stream.ts';
-import { type PackageIdentity, PACKAGED_BINARY } from './deb-package.ts';
-import { decode, decodeBytes, type ToolContext } from './decompress.ts';
+import type { FileOut } from '../../formats/archive-stream.ts';
+import { type PackageIdentity, unpackExecutable } from './deb-package.ts';
+import { decodeBytes, type ToolContext } from './decompress.ts';
 import { integrityError, unavailableError } from './errors.ts';
-import { SIZE_CAPS } from './fetcher.ts';
 import type { Compression } from '../../formats/release.ts';
 import type { Scratch } from './scratch.ts';
 
@@ -96,25 +94,16 @@ export async function rpmBinary(
 ): Promise<void> {
   const reader = deps.fs.openReader(rpmFile);
   let layout: { payload: number; compression: Compression };
+  let size: number;
   try {
-    layout = rpmLayout((at, n) => reader.read(at, n), reader.size, expected);
+    size = reader.size;
+    layout = rpmLayout((at, n) => reader.read(at, n), size, expected);
   } finally {
     reader.close();
   }
-  const size = deps.fs.stat(rpmFile)?.size ?? 0;
   if (size <= layout.payload) throw integrityError('package: no payload after the RPM header');
-  const extractor = cpioExtractor(PACKAGED_BINARY, SIZE_CAPS.binary, out);
-  await decode(deps, {
-    compression: layout.compression,
-    input: { file: rpmFile, offset: layout.payload, length: size - layout.payload },
-    sink: extractor.sink,
-    scratchDir: dirname(rpmFile),
-    maxBytes: SIZE_CAPS.binary + 16 * 1024 * 1024,
-    what: 'rpm payload',
-    timeoutMs,
-  });
-  const problem = extractor.problem();
-  if (problem) throw integrityError(`package: ${problem}`);
+  const payload = { file: rpmFile, offset: layout.payload, length: size - layout.payload, compression: layout.compression };
+  await unpackExecutable(deps, { ...payload, archive: 'cpio', what: 'rpm payload' }, out, timeoutMs);
 }
 
 /** The cpio payload of a small verified .rpm held in memory (the delta package). */

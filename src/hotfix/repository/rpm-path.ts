@@ -154,9 +154,6 @@ async function fetchPackage(
   // the file whose SHA-256 the signed index pinned, on two cores. The candidate reaches the health gate
   // only once both succeeded; a refused signature wins over anything the extraction said.
   const identity = { name: PACKAGE_NAME, version: entry.version, release: entry.release, arch: ctx.arch.rpm };
-  // The two stages end in either order; their tokens keep one order (signatureMs, then extractMs).
-  ctx.trace.stages.signatureMs ??= 0;
-  ctx.trace.stages.extractMs ??= 0;
   const [signature, extracted] = await Promise.allSettled([
     timed(ctx, 'signatureMs', () => verifyRpmSignature(deps, scratch, rpm, found.keyFiles, () => timeLeft(ctx))),
     timed(ctx, 'extractMs', () => writeCandidate(deps, scratch, (out) => rpmBinary(deps, rpm, identity, out, timeLeft(ctx)))),
