@@ -121,22 +121,39 @@ read_features() {
     done <"$FEATURES_PATH"
 }
 
-# Runs the agent with a clean environment: PATH, HOME, LANG, AKS_NODE_ROOT, the hotfix flag and the
-# feature flags. LAUNCHER_PASS_ENV="NAME ..." adds more names (never reserved hook names).
-run_agent() {
-    local -a env_args=("PATH=${PATH:-$DEFAULT_PATH}" "HOME=${HOME:-/root}")
+# The agent's clean environment: PATH, HOME, LANG, AKS_NODE_ROOT, the hotfix flag and the feature
+# flags. LAUNCHER_PASS_ENV="NAME ..." adds more names (never reserved hook names). Sets AGENT_ENV.
+agent_env() {
+    AGENT_ENV=("PATH=${PATH:-$DEFAULT_PATH}" "HOME=${HOME:-/root}")
     local name
     local -a extra=()
     read -r -a extra <<<"${LAUNCHER_PASS_ENV:-}"
-    [[ -n "${LANG:-}" ]] && env_args+=("LANG=${LANG}")
-    [[ -n "$NODE_ROOT" ]] && env_args+=("AKS_NODE_ROOT=${NODE_ROOT}")
-    [[ -n "$HOTFIX_FLAG_SET" ]] && env_args+=("ENABLE_PROVISIONING_HOTFIX=${HOTFIX_FLAG}")
+    [[ -n "${LANG:-}" ]] && AGENT_ENV+=("LANG=${LANG}")
+    [[ -n "$NODE_ROOT" ]] && AGENT_ENV+=("AKS_NODE_ROOT=${NODE_ROOT}")
+    [[ -n "$HOTFIX_FLAG_SET" ]] && AGENT_ENV+=("ENABLE_PROVISIONING_HOTFIX=${HOTFIX_FLAG}")
     for name in "${extra[@]}"; do
         [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
         reserved_name "$name" && continue
-        [[ -n "${!name+set}" ]] && env_args+=("${name}=${!name}")
+        [[ -n "${!name+set}" ]] && AGENT_ENV+=("${name}=${!name}")
     done
-    env -i "${env_args[@]}" "${FEATURE_ENV[@]}" "$@"
+    return 0
+}
+
+# Runs the agent with that environment.
+run_agent() {
+    local -a AGENT_ENV=()
+    agent_env
+    env -i "${AGENT_ENV[@]}" "${FEATURE_ENV[@]}" "$@"
+}
+
+# Each agent step before provision is bounded here too (a second layer under the agent's own deadline):
+# a step that overruns is killed and the boot goes on exactly as after that step's failure (fail-open).
+AGENT_STEP_TIMEOUT="${AGENT_STEP_TIMEOUT:-300}"
+run_agent_step() {
+    run_agent timeout -k 10 "$AGENT_STEP_TIMEOUT" "$@"
+    local rc=$?
+    [[ "$rc" -eq 124 || "$rc" -eq 137 ]] && log "ANC ${2:-step} did not finish within ${AGENT_STEP_TIMEOUT}s; stopped (fail-open)"
+    return "$rc"
 }
 
 # The floor under a staged hotfix (the full health gate is separate): it runs only when it is a
@@ -198,7 +215,7 @@ if ! baked_binary_present; then
 elif [[ "$HOTFIX_FLAG" == "true" ]]; then
     log "ENABLE_PROVISIONING_HOTFIX=true; running check-hotfix to refresh hotfix pointer"
     # Always the VHD binary: a staged hotfix must not decide about its own replacement.
-    if run_agent "$BIN_PATH" check-hotfix; then
+    if run_agent_step "$BIN_PATH" check-hotfix; then
         log "ANC check-hotfix completed; hotfix pointer refresh attempted"
     else
         log "ANC check-hotfix failed; continuing (fail-open)"
@@ -207,7 +224,7 @@ fi
 
 if [[ -f "$HOTFIX_JSON" ]] && baked_binary_present; then
     log "Found ANC hotfix config at ${HOTFIX_JSON}; running download-hotfix"
-    if run_agent "$BIN_PATH" download-hotfix; then
+    if run_agent_step "$BIN_PATH" download-hotfix; then
         log "ANC download-hotfix completed; binary selection follows"
     else
         log "ANC download-hotfix failed; binary selection follows"
@@ -237,10 +254,15 @@ if [[ -f "$NBC_CMD_PATH" ]]; then
     log "Launching aks-node-controller with nbc cmd ${NBC_CMD_PATH}"
 fi
 
-# Runs provision with the given binary (optionally preceded by NAME=VALUE words); sets EXIT_CODE.
+# Runs provision with the given binary (optionally preceded by NAME=VALUE words); sets EXIT_CODE. The
+# background job execs env, which execs the agent: the pid logged and waited for is the agent's own, so
+# killing it ends the agent (never an orphaned agent beside a second provisioner).
 run_provision() {
     rm -f "$SCRIPTS_STARTED_MARKER"
-    run_agent "$@" "${PROVISION_ARGS[@]}" &
+    (
+        agent_env
+        exec env -i "${AGENT_ENV[@]}" "${FEATURE_ENV[@]}" "$@" "${PROVISION_ARGS[@]}"
+    ) &
     AGENT_PID=$!
     log "Spawned aks-node-controller (pid ${AGENT_PID})"
     wait "$AGENT_PID"
@@ -257,7 +279,13 @@ fi
 # Fallback table: only a hotfix binary, only a failure, only without the scripts-started marker.
 if [[ "$EXIT_CODE" -ne 0 && "$SELECTED_BIN" == "$HOTFIX_BIN" ]]; then
     if [[ -e "$SCRIPTS_STARTED_MARKER" ]]; then
-        log "Hotfix binary failed after the provisioning scripts started (exit ${EXIT_CODE}); not retrying"
+        log "Hotfix binary failed after the provisioning scripts started (exit ${EXIT_CODE}); not retrying in this boot"
+        if baked_binary_present; then
+            # Quarantined on this node: the next boot restores the image's scripts and runs the baked agent.
+            run_agent_step "$BIN_PATH" hotfix fallback --after-scripts "$EXIT_CODE" \
+                --reason "failed provisioning with exit code ${EXIT_CODE} after the provisioning scripts started" ||
+                log "ANC hotfix fallback record failed; continuing"
+        fi
     elif ! baked_binary_present; then
         log "Hotfix binary failed (exit ${EXIT_CODE}); no VHD-baked binary to fall back to, the hotfix's own status stands"
     else
@@ -268,7 +296,7 @@ if [[ "$EXIT_CODE" -ne 0 && "$SELECTED_BIN" == "$HOTFIX_BIN" ]]; then
         fi
         log "Hotfix binary ${REASON}; falling back to the VHD-baked binary: ${BIN_PATH}"
         # The baked binary records the quarantine, removes the staged hotfix and emits the event.
-        run_agent "$BIN_PATH" hotfix fallback --reason "$REASON" || log "ANC hotfix fallback record failed; continuing"
+        run_agent_step "$BIN_PATH" hotfix fallback --reason "$REASON" || log "ANC hotfix fallback record failed; continuing"
         SELECTED_BIN="$BIN_PATH"
         run_provision "$BIN_PATH"
     fi

@@ -6,12 +6,26 @@ export const hotfixFallbackCommand = {
   name: 'hotfix fallback',
   description: 'Quarantine the staged hotfix that failed before the provisioning scripts started (launcher only)',
   hidden: true,
-  options: [{ flag: '--reason <text>', description: 'How the hotfix failed (goes into the record and the event)' }],
+  options: [
+    { flag: '--reason <text>', description: 'How the hotfix failed (goes into the record and the event)' },
+    {
+      flag: '--after-scripts <exit-code>',
+      description: 'The hotfix failed provisioning after the scripts started, with this exit code: quarantine it for the next boot',
+    },
+  ],
   async run({ options }, deps) {
     if (typeof options.reason !== 'string' || options.reason.trim() === '') {
       throw new AgentError('ANC_USAGE', 'hotfix fallback needs --reason <text>');
     }
+    let afterScripts: { exitCode: number } | undefined;
+    if (options.afterScripts !== undefined) {
+      const code = Number(options.afterScripts);
+      if (!/^[0-9]{1,3}$/.test(String(options.afterScripts)) || code < 1 || code > 255) {
+        throw new AgentError('ANC_USAGE', '--after-scripts needs the exit code (1-255)');
+      }
+      afterScripts = { exitCode: code };
+    }
     const { fallbackToBaked } = await import('../hotfix/switch/fallback.ts');
-    return { exitCode: await fallbackToBaked(deps, options.reason.trim()) };
+    return { exitCode: await fallbackToBaked(deps, options.reason.trim(), { afterScripts }) };
   },
-} satisfies Command<{ reason?: string }>;
+} satisfies Command<{ reason?: string; afterScripts?: string }>;

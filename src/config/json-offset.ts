@@ -1,7 +1,9 @@
 // Where a JSON text stops being valid, as a byte offset: error messages name the file and the offset and
 // never quote the content (a node config holds the bootstrap token; a pointer may be a symlink to
 // anything). Pure.
-import { AgentError } from '../platform/errors.ts';
+import { AgentError, errorMessage } from '../platform/errors.ts';
+import type { FileSystem } from '../platform/fs.ts';
+import type { InputKind } from '../platform/input.ts';
 import { scanJson } from '../platform/json-scan.ts';
 
 /** `not valid JSON (syntax error at byte offset N of M)`, or `empty (0 bytes)`; undefined when valid. */
@@ -29,5 +31,26 @@ export function parseStateJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     throw new AgentError('ANC_IO', jsonSyntaxProblem(text) ?? 'not valid JSON');
+  }
+}
+
+/**
+ * THE reader of every agent state file (quarantine, pointer serial, repository state, script hotfix
+ * record, last restore, backup headers): undefined when absent; never follows a symlink at the file;
+ * read through the input guard's cap for `kind`; parsed with parseStateJson. Its errors name the path
+ * and what is wrong (not a regular file, too large, syntax error at byte N), never the content.
+ */
+export function readStateFile(fs: Pick<FileSystem, 'lstat' | 'readFileNoFollow'>, path: string, kind: InputKind = 'state'): unknown {
+  let text: string;
+  try {
+    if (!fs.lstat(path)) return undefined;
+    text = fs.readFileNoFollow(path, kind).toString('utf8');
+  } catch (error) {
+    throw new AgentError('ANC_IO', `${path}: ${errorMessage(error)}`);
+  }
+  try {
+    return parseStateJson(text);
+  } catch (error) {
+    throw new AgentError('ANC_IO', `${path}: ${errorMessage(error)}`);
   }
 }

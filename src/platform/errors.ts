@@ -17,6 +17,10 @@ export const ERROR_CODES = {
     exitCode: 1,
     hint: 'The script payload was not applied (nothing half-applied stays); the launcher falls back to the baked agent and its scripts. See docs/hotfix.md "script payload".',
   },
+  ANC_SCRIPTS_UNRESTORABLE: {
+    exitCode: 241,
+    hint: "The image's own provisioning scripts could not be put back after a script hotfix, so provisioning did not start (never over a half-hotfixed mix). Run `aks-node-controller status`; reimage the node.",
+  },
   ANC_KUBE: { exitCode: 1, hint: 'Check the apiserver address, the cluster CA and the credentials.' },
   ANC_IO: { exitCode: 1, hint: 'Check permissions and free space under the node root.' },
   ANC_CUSTOM_DATA: {

@@ -32,6 +32,10 @@ export const INPUT_LIMITS = {
   script: 16 * 1024 * 1024,
   /** The agent's small state files (pointer serial, quarantine record) and the machine identity. */
   state: 64 * 1024,
+  /** A script hotfix's record.json (hotfix/scripts/format.ts SCRIPT_CAPS: 256 entries fit with room). */
+  scriptRecord: 512 * 1024,
+  /** A self-describing backup of one script: a header line, then up to `script` bytes. */
+  scriptBackup: 16 * 1024 * 1024 + 64 * 1024,
 } as const;
 
 export type InputKind = keyof typeof INPUT_LIMITS;
@@ -48,6 +52,8 @@ const KIND_NAME: Record<InputKind, string> = {
   packageConfig: 'package-manager configuration file',
   script: 'provisioning script',
   state: 'state file',
+  scriptRecord: 'script hotfix record',
+  scriptBackup: 'script backup',
 };
 
 /** An input refusal: `code` like an errno so existing error texts (`ENOTREG: ...`) stay uniform. */

@@ -166,6 +166,7 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       setTimeout(() => {
         child.stdout?.destroy();
         child.stderr!.destroy();
+        streamed?.abandon(`the output stayed open ${PIPE_DRAIN_MS} ms after ${spec.program} exited (a process it left holds it)`);
         finish({ exitCode: code, signal });
       }, PIPE_DRAIN_MS).unref();
     });
@@ -173,9 +174,14 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
   });
 }
 
+/** The name of RunResult.streamError when the stream was abandoned after the child exited. */
+export const STREAM_ABANDONED = 'StreamAbandoned';
+
 interface StreamedStdout {
   done: Promise<void>;
   state: { outputCapped?: boolean; streamError?: Error };
+  /** Stops waiting for the end of the stream (it stays incomplete). */
+  abandon(why: string): void;
 }
 
 interface Fifo {
@@ -222,6 +228,7 @@ function pumpFifo(fd: number, spec: RunSpec, kill: () => void): StreamedStdout {
   const sink = spec.stdoutSink!;
   const max = spec.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
   const buffer = Buffer.allocUnsafe(FIFO_READ_BYTES);
+  let abandoned = false;
   const read = () =>
     new Promise<number>((resolve, reject) =>
       fs.read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))),
@@ -229,7 +236,7 @@ function pumpFifo(fd: number, spec: RunSpec, kill: () => void): StreamedStdout {
   const done = (async () => {
     let bytes = 0;
     try {
-      for (let n = await read(); n > 0; n = await read()) {
+      for (let n = await read(); n > 0 && !abandoned; n = await read()) {
         bytes += n;
         if (bytes > max) {
           state.outputCapped = true;
@@ -238,7 +245,7 @@ function pumpFifo(fd: number, spec: RunSpec, kill: () => void): StreamedStdout {
         }
         sink.write(buffer.subarray(0, n));
       }
-      sink.end?.();
+      if (!abandoned) sink.end?.();
     } catch (error) {
       state.streamError = error as Error;
       kill();
@@ -246,7 +253,28 @@ function pumpFifo(fd: number, spec: RunSpec, kill: () => void): StreamedStdout {
       fs.closeSync(fd);
     }
   })();
-  return { done, state };
+  // Bounded like the pipes (issue 34 R3-3): once the child has exited, a process it left holding the
+  // FIFO's write end must not keep us waiting for an end that never comes. The stream is then incomplete
+  // (the sink is never ended) and a blocked read is woken by one byte written through /proc/self/fd.
+  const abandon = (why: string) => {
+    if (abandoned) return;
+    abandoned = true;
+    if (!state.streamError) {
+      state.streamError = new Error(why);
+      state.streamError.name = STREAM_ABANDONED;
+    }
+    try {
+      const wake = fs.openSync(`/proc/self/fd/${fd}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+      try {
+        fs.writeSync(wake, Buffer.from([0]));
+      } finally {
+        fs.closeSync(wake);
+      }
+    } catch {
+      // The reader already finished (fd closed) or /proc is missing: nothing to wake.
+    }
+  };
+  return { done, state, abandon };
 }
 
 /** This process's peak resident memory so far, in KiB (getrusage: its children are not counted). */

@@ -4,12 +4,17 @@
 // {"versions":[{"version":"202604.01.1","reason":"...","recordedAt":"2026-..."}]}.
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
-import { parseStateJson } from '../config/json-offset.ts';
+import { readStateFile } from '../config/json-offset.ts';
 
 export interface QuarantineEntry {
   version: string;
   reason: string;
   recordedAt: string;
+  /** Why (issue 34): failed before the scripts, provisioning failed under it, or recalled by the pointer. */
+  cause?: 'beforeScripts' | 'provisionFailed' | 'recalled';
+  /** provisionFailed: the exit code and its name. */
+  exitCode?: number;
+  exitName?: string;
 }
 
 type RecordDeps = Pick<Deps, 'fs' | 'paths'>;
@@ -20,25 +25,24 @@ export function readQuarantine(deps: RecordDeps): QuarantineEntry[] {
   const fail = (detail: string, cause?: unknown): never => {
     throw new AgentError('ANC_HOTFIX', `reading hotfix quarantine record ${path}: ${detail}`, { step: 'quarantined', cause });
   };
-  let text: string;
+  let doc: unknown;
   try {
-    if (deps.fs.stat(path) === undefined) return [];
-    text = deps.fs.readText(path, 'state');
+    doc = readStateFile(deps.fs, path);
   } catch (error) {
     return fail(errorMessage(error), error);
   }
-  let doc: unknown;
-  try {
-    doc = parseStateJson(text);
-  } catch (error) {
-    return fail(errorMessage(error));
-  }
+  if (doc === undefined) return [];
   const versions = (doc as { versions?: unknown } | null)?.versions;
   if (!Array.isArray(versions)) return fail('expected {"versions":[...]}');
   return versions.map((v, i) => {
     const e = v as Partial<QuarantineEntry> | null;
     if (typeof e?.version !== 'string') return fail(`versions[${i}].version: expected a string`);
-    return { version: e.version, reason: String(e.reason ?? ''), recordedAt: String(e.recordedAt ?? '') };
+    const extra = {
+      ...(typeof e.cause === 'string' ? { cause: e.cause } : {}),
+      ...(typeof e.exitCode === 'number' ? { exitCode: e.exitCode } : {}),
+      ...(typeof e.exitName === 'string' ? { exitName: e.exitName } : {}),
+    };
+    return { version: e.version, reason: String(e.reason ?? ''), recordedAt: String(e.recordedAt ?? ''), ...extra };
   });
 }
 

@@ -4,7 +4,7 @@
 // missing: only root can damage it, and refusing every pointer forever would be the worse failure.
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
-import { parseStateJson } from '../config/json-offset.ts';
+import { readStateFile } from '../config/json-offset.ts';
 
 export interface SerialState {
   serial: number;
@@ -19,8 +19,8 @@ type StateDeps = Pick<Deps, 'fs' | 'paths' | 'log'>;
 export function readSerialState(deps: StateDeps): SerialState | undefined {
   const path = deps.paths.hotfixPointerSerial;
   try {
-    if (!deps.fs.stat(path)) return undefined;
-    const doc = parseStateJson(deps.fs.readText(path, 'state')) as Partial<SerialState> | null;
+    const doc = readStateFile(deps.fs, path) as Partial<SerialState> | null | undefined;
+    if (doc === undefined) return undefined;
     if (typeof doc?.serial !== 'number' || !Number.isSafeInteger(doc.serial) || doc.serial < 0)
       throw new AgentError('ANC_HOTFIX', 'no integer "serial"');
     const digest = typeof doc.payloadSha256 === 'string' && /^[0-9a-f]{64}$/.test(doc.payloadSha256) ? doc.payloadSha256 : undefined;

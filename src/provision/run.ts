@@ -19,6 +19,7 @@ import { startAttrs } from '../platform/build-info.ts';
 export interface ScriptsBeforeStart {
   plan(deps: Deps): { view: unknown; refused?: AgentError } | undefined;
   apply(deps: Deps): { scripts: 'baked' | 'hotfix'; label?: string; replaced: string[] };
+  cleanup?(deps: Deps, start: Date): void;
 }
 
 export interface ProvisionRequest {
@@ -133,7 +134,12 @@ function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } 
   if (isAgentError(error)) {
     return {
       exitCode: error.exitCode,
-      failure: { ExitCode: CONFIG_ERROR_EXIT_CODE, Error: clipEchoes(error.message), Output: '' },
+      // The one agent error with its own provisioning exit code: the image's scripts are not restorable.
+      failure: {
+        ExitCode: error.code === 'ANC_SCRIPTS_UNRESTORABLE' ? String(error.exitCode) : CONFIG_ERROR_EXIT_CODE,
+        Error: clipEchoes(error.message),
+        Output: '',
+      },
       hint: error.hint,
     };
   }
@@ -150,6 +156,7 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   if (!req.dryRun) {
     removeLeftoverTemps(deps, dirname(deps.paths.provisionJson), TEMP_PREFIX.status, start);
     removeLeftoverTemps(deps, deps.paths.eventsDir, TEMP_PREFIX.event, start);
+    req.scripts?.cleanup?.(deps, start);
   }
   emit({ task: 'Provision', message: 'Starting', level: 'Informational', start, end: start });
   if (req.showSecrets && !req.dryRun) deps.log.warn('--show-secrets has no effect without --dry-run');

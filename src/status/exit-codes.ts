@@ -102,6 +102,7 @@ export const PROVISION_EXIT_CODES: Readonly<Record<number, readonly [string, str
   207: ['ERR_ORAS_PULL_K8S_FAIL', 'oras pull of Kubernetes failed'],
   // The agent's own codes (reference-agent.md 1.4, D6).
   240: ['ANC_CONFIG_ERROR', 'aks-node-controller rejected the configuration before the scripts ran'],
+  241: ['ANC_SCRIPTS_UNRESTORABLE', "the image's provisioning scripts could not be restored after a script hotfix; reimage the node"],
   255: ['ANC_KILLED', 'the provisioning script was killed by a signal'],
 };
 

@@ -15,7 +15,7 @@ import { definedEnv } from '../../platform/deps.ts';
 import { isAgentError } from '../../platform/errors.ts';
 import { randomTempSuffix } from '../../platform/fs.ts';
 import { openPositionalReader, readRange } from '../../platform/file-stream.ts';
-import type { ByteSink, RunResult } from '../../platform/proc.ts';
+import { type ByteSink, type RunResult, STREAM_ABANDONED } from '../../platform/proc.ts';
 import { describeRun } from '../retry.ts';
 import { integrityError, unavailableError } from './errors.ts';
 import type { Compression } from '../../formats/release.ts';
@@ -184,6 +184,11 @@ function judgeTool(program: string, spec: DecodeSpec, result: RunResult): void {
     throw unavailableError(
       `unpacking ${spec.what}: ${program} gave no answer within ${Math.round(Math.min(TOOL_TIMEOUT_MS, spec.timeoutMs))} ms`,
     );
+  // Killed from outside (an OOM kill, a signal): a fault of this node, not of the signed bytes (R3-12).
+  if (result.streamError?.name === STREAM_ABANDONED) throw unavailableError(`unpacking ${spec.what}: ${result.streamError.message}`);
+  if (result.signal && result.signal !== 'SIGPIPE') {
+    throw unavailableError(`unpacking ${spec.what}: ${program} was killed by ${result.signal} (a local fault, not the data)`);
+  }
   const failure = describeRun(result, program);
   if (failure || result.streamError) {
     const detail = failure ? `${failure.message} ${result.stderr.trim()}` : result.streamError!.message;

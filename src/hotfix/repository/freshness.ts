@@ -6,7 +6,7 @@
 import type { Deps } from '../../platform/deps.ts';
 import { errorMessage } from '../../platform/errors.ts';
 import { integrityError } from './errors.ts';
-import { parseStateJson } from '../../config/json-offset.ts';
+import { readStateFile } from '../../config/json-offset.ts';
 
 type State = Record<string, string>;
 
@@ -15,8 +15,7 @@ export const CLOCK_SKEW_MS = 10 * 60_000;
 
 function readState(deps: Deps): State {
   try {
-    if (!deps.fs.exists(deps.paths.repositoryState)) return {};
-    const parsed: unknown = parseStateJson(deps.fs.readText(deps.paths.repositoryState, 'state'));
+    const parsed: unknown = readStateFile(deps.fs, deps.paths.repositoryState);
     return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as State) : {};
   } catch (error) {
     deps.log.warn('ignoring unreadable repository state', { path: deps.paths.repositoryState, error: errorMessage(error) });

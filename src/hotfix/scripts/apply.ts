@@ -7,12 +7,12 @@
 // ever hold the image's own bytes. One `ScriptHotfix` event per apply, with the counts.
 import type { Deps } from '../../platform/deps.ts';
 import { AgentError, errorMessage } from '../../platform/errors.ts';
-import { type ScriptRecord, readRecord, type RecordEntry, saveBackup, writeRecord } from './backup.ts';
+import { listBackups, type ScriptRecord, readRecord, type RecordEntry, saveBackup, stateDirProblem, writeRecord } from './backup.ts';
 import { commitStaged, STAGE_PREFIX, stageBeside } from './destination.ts';
 import type { EmbeddedPayload } from './embedded.ts';
 import { entryBytes, formatMode, parseMode } from './format.ts';
 import { countOf, type PlanItem, planPayload, type ScriptPlan } from './plan.ts';
-import { restoreRecorded } from './restore.ts';
+import { restoreRecorded, restoreScripts, unrestorableError } from './restore.ts';
 
 type ApplyDeps = Pick<Deps, 'fs' | 'paths' | 'clock' | 'log' | 'events' | 'version'>;
 
@@ -37,18 +37,27 @@ function counts(plan: ScriptPlan, replaced: number): string {
   return `label=${plan.label} platform=${platform} replaced=${replaced} unchanged=${countOf(plan, 'unchanged')} missing=${countOf(plan, 'missing')}`;
 }
 
-/** Restores a record that does not belong to `embedded` (or is half-applied); throws when it cannot. */
-function restoreForeign(deps: ApplyDeps, record: ScriptRecord, embedded: EmbeddedPayload | undefined): void {
-  const reason = !embedded
-    ? 'this binary carries no script payload'
-    : record.digest !== embedded.digest
-      ? `this binary carries another payload (${embedded.payload.label})`
-      : 'an earlier apply was interrupted';
-  const result = restoreRecorded(deps, record, reason);
+/**
+ * Restores what the state says an earlier payload replaced (another payload's record, a half-applied
+ * one, a damaged record, backups without a record). Throws the named unrestorable error when a
+ * destination still holds hotfix bytes it cannot put back; a payload never applies over a state it
+ * could not fully restore.
+ */
+function restoreForeign(deps: ApplyDeps, record: ScriptRecord | undefined, embedded: EmbeddedPayload | undefined): void {
+  const reason = !record
+    ? 'the script hotfix state is damaged or incomplete'
+    : !embedded
+      ? 'this binary carries no script payload'
+      : record.digest !== embedded.digest
+        ? `this binary carries another payload (${embedded.payload.label})`
+        : 'an earlier apply was interrupted';
+  const result = record ? restoreRecorded(deps, record, reason) : restoreScripts(deps, reason);
+  if (!result) return;
+  if ((result.unrestorable ?? []).length > 0) throw unrestorableError(result);
   // The baked agent provisions anyway (a file someone else changed since is not ours to judge); a payload
   // never applies over a state it cannot restore.
   if (result.problems.length > 0 && embedded) {
-    throw fail(`restoring the scripts of hotfix ${record.label} before provisioning: ${result.problems.join('; ')}`);
+    throw fail(`restoring the scripts of hotfix ${result.label} before provisioning: ${result.problems.join('; ')}`);
   }
 }
 
@@ -57,7 +66,20 @@ function commitAll(deps: ApplyDeps, plan: ScriptPlan, items: PlanItem[], start: 
     const current = item.current!;
     return {
       destination: item.entry.destination,
-      backup: saveBackup(deps, index, current.data),
+      backup: saveBackup(
+        deps,
+        index,
+        {
+          destination: item.entry.destination,
+          sha256: current.sha256,
+          newSha256: item.entry.sha256,
+          mode: formatMode(current.mode),
+          uid: current.uid,
+          gid: current.gid,
+          label: plan.label,
+        },
+        current.data,
+      ),
       oldSha256: current.sha256,
       newSha256: item.entry.sha256,
       oldMode: formatMode(current.mode),
@@ -105,25 +127,45 @@ function commitAll(deps: ApplyDeps, plan: ScriptPlan, items: PlanItem[], start: 
   }
 }
 
-/** Staged files a killed earlier apply left beside the destinations (older than this run). */
-function removeStaleStaged(deps: ApplyDeps, embedded: EmbeddedPayload, start: Date): void {
-  const dirs = new Set(embedded.payload.entries.map((e) => deps.paths.under(e.destination.slice(0, e.destination.lastIndexOf('/')))));
-  for (const dir of dirs) {
+/**
+ * Staged files a killed earlier apply (or restore) left beside the destinations, older than this run:
+ * removed by any binary at the start of `provision`, payload or not (the directory tree of the
+ * provisioning scripts, never through a symlink).
+ */
+export function removeStaleStaged(deps: Pick<Deps, 'fs' | 'paths' | 'log'>, start: Date): void {
+  const walk = (dir: string, depth: number): void => {
     try {
       const removed = deps.fs.removeStaleFiles(dir, STAGE_PREFIX, start);
       if (removed.length > 0) deps.log.info('removed files staged by an interrupted script hotfix', { dir, files: removed });
+      if (depth >= 4) return;
+      for (const name of deps.fs.readdir(dir)) {
+        if (name.startsWith('aks-node-controller')) continue;
+        const s = deps.fs.lstat(`${dir}/${name}`);
+        if (s?.isDirectory && !s.isSymlink) walk(`${dir}/${name}`, depth + 1);
+      }
     } catch (error) {
       deps.log.warn('could not remove files staged by an earlier script hotfix', { dir, error: errorMessage(error) });
     }
-  }
+  };
+  walk(deps.paths.containersDir, 0);
 }
 
+/** Called by `provision` (and, through it, `apply-embedded-hotfix`): the embedded payload, or none. */
 export function applyScriptHotfix(deps: ApplyDeps, embedded: EmbeddedPayload | undefined): ApplyReport {
   const start = deps.clock.now();
-  if (embedded) removeStaleStaged(deps, embedded, start);
-  let record = readRecord(deps);
-  if (record && (!embedded || record.digest !== embedded.digest || record.state !== 'applied')) {
-    restoreForeign(deps, record, embedded);
+  let record: ScriptRecord | undefined;
+  let damaged = stateDirProblem(deps) !== undefined;
+  if (!damaged) {
+    try {
+      record = readRecord(deps);
+      if (!record && listBackups(deps).length > 0) damaged = true;
+    } catch (error) {
+      deps.log.warn('script hotfix record unreadable; restoring from the backups', { error: errorMessage(error) });
+      damaged = true;
+    }
+  }
+  if (damaged || (record && (!embedded || record.digest !== embedded.digest || record.state !== 'applied'))) {
+    restoreForeign(deps, damaged ? undefined : record, embedded);
     record = undefined;
   }
   if (!embedded) return { scripts: 'baked', replaced: [] };

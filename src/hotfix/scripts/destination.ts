@@ -5,6 +5,9 @@ import { basename, dirname } from 'node:path';
 import type { Deps } from '../../platform/deps.ts';
 import { sha256Hex } from '../../platform/hash.ts';
 import { randomTempSuffix } from '../../platform/fs.ts';
+import { STAGE_PREFIX } from './format.ts';
+
+export { STAGE_PREFIX };
 
 type FsDeps = Pick<Deps, 'fs' | 'paths'>;
 
@@ -33,8 +36,6 @@ export function inspectDestination(deps: FsDeps, destination: string): Destinati
   return { kind: 'file', data, sha256: sha256Hex(data), mode: s.mode & 0o777, uid: s.uid, gid: s.gid };
 }
 
-/** Temp names of staged files; a run removes its own leftovers of an interrupted earlier run. */
-export const STAGE_PREFIX = '.anc-script-hotfix-';
 
 /** Writes `data` to a new temp file beside `target` (same directory, so the rename is atomic). */
 export function stageBeside(deps: FsDeps, target: string, data: Uint8Array, mode: number, owner?: { uid: number; gid: number }): string {

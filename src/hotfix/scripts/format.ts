@@ -4,7 +4,9 @@
 // one normalized form, embedded as a JSON string. Everything here is pure: the build and the node run the
 // same checks, so a payload the node would refuse never gets built.
 import { posix } from 'node:path';
+import { INPUT_LIMITS } from '../../platform/input.ts';
 import { NODE_PATHS } from '../../platform/paths.ts';
+import { TEMP_PREFIX } from '../../platform/temp-files.ts';
 
 export const SCRIPT_PLATFORMS = ['ubuntu', 'mariner', 'acl', 'azlosguard', 'flatcar'] as const;
 export type ScriptPlatform = (typeof SCRIPT_PLATFORMS)[number];
@@ -30,37 +32,61 @@ export interface ScriptPayload {
 /** Where a payload may write: the provisioning scripts' directory, nothing else (no allow-list needed yet). */
 export const DESTINATION_DIR = `${NODE_PATHS.containersDir}/`;
 
-/** Names in that directory a payload never replaces: the agent's own and the boot's inputs and outputs. */
-const RESERVED_NAMES = new Set(
-  [
-    NODE_PATHS.provisionComplete,
-    NODE_PATHS.enabledFeatures,
-    NODE_PATHS.nodeCustomData,
-    NODE_PATHS.nodeConfig,
-    NODE_PATHS.nbcCmd,
-    NODE_PATHS.launcher,
-  ].map((p) => posix.basename(p)),
-);
-/** Every binary, pointer, state, status and marker file of the agent starts with this. */
-const AGENT_PREFIX = posix.basename(NODE_PATHS.bakedBinary);
+/**
+ * The caps the build and the node share (issue 34): the build refuses what the node would refuse, the
+ * node reads its state through the same numbers, so a payload that was built can always be restored.
+ * The record's cap follows from the others: MAX_ENTRIES worst-case record entries fit well inside it.
+ */
+export const SCRIPT_CAPS = {
+  entries: 256,
+  /** One entry's bytes after decoding (base64, gzip): the size the node reads a destination with. */
+  entryBytes: INPUT_LIMITS.script,
+  /** All entries' decoded bytes together (what the backups may hold at most). */
+  payloadBytes: 64 * 1024 * 1024,
+  destinationLength: 255,
+  /** record.json as written (pretty JSON); read through INPUT_LIMITS.scriptRecord, the same number. */
+  recordBytes: INPUT_LIMITS.scriptRecord,
+} as const;
+
+/** Temp names of staged files beside a destination; any `provision` removes stale ones. */
+export const STAGE_PREFIX = '.anc-script-hotfix-';
+
+/**
+ * Names in that directory a payload never replaces, derived from the paths table: every agent path under
+ * it (binaries, pointer, state, status, marker, launcher, inputs), its siblings (`<name>-*`, `<name>.*`)
+ * and hidden variants (`.<name>*`: the baked guard, temp names), and every temp-name prefix the agent uses.
+ */
+const AGENT_NAMES = [
+  ...new Set(
+    Object.values(NODE_PATHS)
+      .filter((p) => p.startsWith(DESTINATION_DIR))
+      .map((p) => p.slice(DESTINATION_DIR.length).split('/')[0]!.replace(/^\./, '')),
+  ),
+];
+const TEMP_NAMES = [...Object.values(TEMP_PREFIX), STAGE_PREFIX];
+
+function agentNameOf(part: string): string | undefined {
+  const bare = part.replace(/^\./, '');
+  const name = AGENT_NAMES.find((n) => bare === n || bare.startsWith(`${n}-`) || bare.startsWith(`${n}.`));
+  if (name) return name;
+  return TEMP_NAMES.find((t) => part.startsWith(t));
+}
 
 /** Why a destination is refused, or undefined when it is allowed. */
 export function destinationProblem(destination: string): string | undefined {
   if (typeof destination !== 'string' || destination === '') return 'destination must be a non-empty string';
   if (!destination.startsWith('/')) return `destination ${JSON.stringify(destination)} is not an absolute path`;
   if (destination.includes('\\') || destination.includes('\0')) return `destination ${JSON.stringify(destination)} has a backslash or NUL`;
+  if (destination.length > SCRIPT_CAPS.destinationLength) return `destination is longer than ${SCRIPT_CAPS.destinationLength} characters`;
   if (posix.normalize(destination) !== destination || destination.endsWith('/')) {
     return `destination ${JSON.stringify(destination)} is not a clean path (no ., .., // or trailing /)`;
   }
   if (!destination.startsWith(DESTINATION_DIR) || destination.length === DESTINATION_DIR.length) {
     return `destination ${destination} is outside ${DESTINATION_DIR} (a script payload replaces provisioning scripts only)`;
   }
-  const parts = destination.slice(DESTINATION_DIR.length).split('/');
-  if (parts.some((p) => p.startsWith(AGENT_PREFIX))) {
-    return `destination ${destination} is one of the agent's own files (binaries, pointer, state, status: ${AGENT_PREFIX}*)`;
-  }
-  if (parts.length === 1 && RESERVED_NAMES.has(parts[0]!)) {
-    return `destination ${destination} is a boot input or status file, never a script (${[...RESERVED_NAMES].join(', ')})`;
+  for (const part of destination.slice(DESTINATION_DIR.length).split('/')) {
+    const name = agentNameOf(part);
+    if (name) return `destination ${destination} is one of the agent's own files (${name}: from the agent's paths table, never a script)`;
   }
   return undefined;
 }
@@ -77,11 +103,23 @@ export function payloadPathProblem(payload: unknown): string | undefined {
   return undefined;
 }
 
-/** The mode as a number, or a problem: an octal string 1-0777. */
+/** The mode as a number, or a problem: an octal string 1-0777 (the record's modes, read back). */
 export function parseMode(mode: unknown): number | string {
   if (typeof mode !== 'string' || !/^[0-7]{1,4}$/.test(mode)) return `mode ${JSON.stringify(mode)} is not an octal string such as "0755"`;
   const value = Number.parseInt(mode, 8);
-  if (value < 1 || value > 0o777) return `mode ${mode} is outside 1-0777`;
+  if (value < 1 || value > 0o777) return `mode ${mode} is outside 1-0777 (no setuid, setgid or sticky bit)`;
+  return value;
+}
+
+/**
+ * The one mode rule of a payload entry, for the manifest form, the cloud-config form and the node alike:
+ * parseMode, and never group- or world-writable (root runs these scripts).
+ */
+export function entryMode(mode: unknown): number | string {
+  const value = parseMode(mode);
+  if (typeof value === 'number' && (value & 0o022) !== 0) {
+    return `mode ${mode as string} is group- or world-writable (root runs provisioning scripts: at most 0755)`;
+  }
   return value;
 }
 
@@ -122,6 +160,8 @@ export function embeddedPayloadProblems(value: unknown, sha256: (data: Uint8Arra
   if (doc.schemaVersion !== 1) problems.push(`schemaVersion ${JSON.stringify(doc.schemaVersion)} is not 1`);
   if (typeof doc.label !== 'string' || doc.label === '') problems.push('label must be a non-empty string');
   if (!Array.isArray(doc.entries) || doc.entries.length === 0) return [...problems, 'entries must be a non-empty list'];
+  if (doc.entries.length > SCRIPT_CAPS.entries) return [...problems, ...capProblems(doc.entries.length, 0)];
+  let total = 0;
   doc.entries.forEach((e, i) => {
     const at = (p: string) => problems.push(`entry ${i} (${String(e?.source)}): ${p}`);
     const unknown = Object.keys(e ?? {}).filter((k) => !ENTRY_KEYS.includes(k));
@@ -129,16 +169,60 @@ export function embeddedPayloadProblems(value: unknown, sha256: (data: Uint8Arra
     if (typeof e.source !== 'string' || e.source === '') at('source must be a non-empty string');
     const dest = destinationProblem(e.destination);
     if (dest) at(dest);
-    const mode = parseMode(e.mode);
+    const mode = entryMode(e.mode);
     if (typeof mode === 'string') at(mode);
     const platforms = platformsProblem(e.platforms);
     if (platforms) at(platforms);
     if (e.encoding !== 'utf8' && e.encoding !== 'base64') at(`encoding ${JSON.stringify(e.encoding)} is not utf8 or base64`);
     else if (typeof e.content !== 'string') at('content must be a string');
-    else if (sha256(entryBytes(e)) !== e.sha256) at('content does not match its sha256');
+    else {
+      const bytes = entryBytes(e);
+      total += bytes.length;
+      if (bytes.length > SCRIPT_CAPS.entryBytes) at(`${bytes.length} bytes after decoding, over the ${SCRIPT_CAPS.entryBytes}-byte cap`);
+      else if (sha256(bytes) !== e.sha256) at('content does not match its sha256');
+    }
   });
+  problems.push(...capProblems(doc.entries.length, total));
   if (problems.length === 0) problems.push(...duplicateProblems(doc.entries));
+  if (problems.length === 0) {
+    const size = worstRecordBytes(doc.entries.map((e) => e.destination));
+    if (size > SCRIPT_CAPS.recordBytes) problems.push(`its record would be ${size} bytes, over the node's ${SCRIPT_CAPS.recordBytes}-byte cap`);
+  }
   return problems;
+}
+
+/** Entry count and total decoded size against SCRIPT_CAPS (the build checks them while reading, too). */
+export function capProblems(entries: number, totalBytes: number): string[] {
+  const problems: string[] = [];
+  if (entries > SCRIPT_CAPS.entries) problems.push(`${entries} entries, over the cap of ${SCRIPT_CAPS.entries}`);
+  if (totalBytes > SCRIPT_CAPS.payloadBytes) problems.push(`${totalBytes} bytes after decoding, over the ${SCRIPT_CAPS.payloadBytes}-byte cap`);
+  return problems;
+}
+
+/** The size of the record.json a node would write for these destinations, with the widest values. */
+export function worstRecordBytes(destinations: string[]): number {
+  const h = '0'.repeat(64);
+  const entries = destinations.map((destination, i) => ({
+    destination,
+    backup: `${String(i).padStart(3, '0')}.orig`,
+    oldSha256: h,
+    newSha256: h,
+    oldMode: '0777',
+    newMode: '0777',
+    uid: 4294967295,
+    gid: 4294967295,
+  }));
+  const record = {
+    schemaVersion: 1,
+    label: 'x'.repeat(64),
+    digest: h,
+    platform: 'azlosguard',
+    appliedBy: 'x'.repeat(64),
+    state: 'applying',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    entries,
+  };
+  return Buffer.byteLength(`${JSON.stringify(record, null, 2)}\n`);
 }
 
 export function entryBytes(e: Pick<ScriptEntry, 'encoding' | 'content'>): Uint8Array {

@@ -3,7 +3,7 @@
 // health gate's self-test keeps such a payload from being promoted), `apply` before the scripts start.
 import type { Deps } from '../../platform/deps.ts';
 import { AgentError } from '../../platform/errors.ts';
-import { type ApplyReport, applyScriptHotfix } from './apply.ts';
+import { type ApplyReport, applyScriptHotfix, removeStaleStaged } from './apply.ts';
 import { embeddedPayload } from './embedded.ts';
 import { planPayload, planView } from './plan.ts';
 
@@ -11,6 +11,8 @@ export interface ScriptStep {
   /** The dry-run view (undefined without a payload); throws when an entry would be refused. */
   plan(deps: Deps): { view: ReturnType<typeof planView>; refused?: AgentError } | undefined;
   apply(deps: Deps): ApplyReport;
+  /** At the start of every real `provision`, payload or not: staged files a killed apply left. */
+  cleanup(deps: Deps, start: Date): void;
 }
 
 export const scriptStep: ScriptStep = {
@@ -25,4 +27,5 @@ export const scriptStep: ScriptStep = {
     return { view: planView(plan), refused: error };
   },
   apply: (deps) => applyScriptHotfix(deps, embeddedPayload()),
+  cleanup: (deps, start) => removeStaleStaged(deps, start),
 };

@@ -13,16 +13,35 @@ import { VERIFY_TIMEOUT_MS } from '../stage.ts';
 import { expectedBinaryVersion, STAMPED_VERSION } from '../../pointer/version.ts';
 import { recordQuarantine } from '../../pointer/quarantine.ts';
 import { restoreForFallback } from '../scripts/restore.ts';
+import { nameExitCode } from '../../status/exit-codes.ts';
 
-export async function fallbackToBaked(deps: Deps, reason: string): Promise<number> {
+export interface FallbackOptions {
+  /**
+   * The hotfix failed provisioning AFTER the scripts started (issue 34): quarantine it, restore the
+   * image's scripts, but the launcher does not provision again in this boot (the reference's scripts are
+   * not built to run twice); the next boot runs the baked agent.
+   */
+  afterScripts?: { exitCode: number };
+}
+
+function exitName(code: number): string {
+  if (code > 128 && code <= 192) return `killed by signal ${code - 128}`;
+  return nameExitCode(code)?.name ?? 'UNKNOWN';
+}
+
+export async function fallbackToBaked(deps: Deps, reason: string, options: FallbackOptions = {}): Promise<number> {
   const start = deps.clock.now();
   const problems: string[] = [];
   // First the baked scripts: the baked provision must never run over a hotfix's scripts (issue 21).
   const scripts = restoreForFallback(deps);
   if (scripts && scripts.problems.length > 0) problems.push(`restoring scripts: ${scripts.problems.join('; ')}`);
   const version = await failedHotfixVersion(deps, problems);
+  const after = options.afterScripts;
+  const cause = after
+    ? { cause: 'provisionFailed' as const, exitCode: after.exitCode, exitName: exitName(after.exitCode) }
+    : { cause: 'beforeScripts' as const };
   try {
-    recordQuarantine(deps, { version, reason, recordedAt: start.toISOString() });
+    recordQuarantine(deps, { version, reason, recordedAt: start.toISOString(), ...cause });
   } catch (error) {
     problems.push(`recording quarantine: ${errorMessage(error)}`);
   }
@@ -32,12 +51,24 @@ export async function fallbackToBaked(deps: Deps, reason: string): Promise<numbe
     problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
   }
   const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
-  const message = `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}`;
-  deps.log.error('hotfix failed before the provisioning scripts started; falling back to the baked agent', {
-    hotfix: version,
-    reason,
-    problems,
-  });
+  const message = after
+    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${exitName(after.exitCode)}) after the provisioning scripts started; version ${version} quarantined on this node${restored}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
+    : `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}`;
+  if (after) {
+    deps.log.error('provisioning failed under a hotfix; quarantined, the next boot runs the baked agent', {
+      hotfix: version,
+      reason,
+      exitCode: after.exitCode,
+      exitName: exitName(after.exitCode),
+      problems,
+    });
+  } else {
+    deps.log.error('hotfix failed before the provisioning scripts started; falling back to the baked agent', {
+      hotfix: version,
+      reason,
+      problems,
+    });
+  }
   const suffix = problems.length === 0 ? '' : ` (problems: ${problems.join('; ')})`;
   deps.events.emit({ task: 'HotfixFallback', message: message + suffix, level: 'Error', start, end: deps.clock.now() });
   return 0;
