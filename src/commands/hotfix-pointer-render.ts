@@ -8,6 +8,7 @@ import type { Command } from '../cli/command.ts';
 interface RenderOptions {
   hotfix?: string[];
   rollout?: string[];
+  recall?: string[];
   serial?: string;
   expires?: string;
   scope?: string[];
@@ -23,6 +24,11 @@ export const hotfixPointerRenderCommand = {
     {
       flag: '--rollout <base=percent:salt>',
       description: 'Wave for a base, e.g. 202604.01=10:wave-a (repeatable; absent = 100%)',
+      repeatable: true,
+    },
+    {
+      flag: '--recall <version>',
+      description: 'A hotfix version every node must give up: it restores the baked scripts and agent (repeatable)',
       repeatable: true,
     },
     { flag: '--serial <n>', description: 'Serial, higher than every pointer published before (anti-rollback)' },
@@ -67,6 +73,7 @@ export const hotfixPointerRenderCommand = {
         serial,
         expires: options.expires,
         scope: options.scope ?? [],
+        recall: options.recall ?? [],
       },
       deps.clock.now(),
     );

@@ -34,6 +34,7 @@ export const DOWNLOAD_OUTCOMES = {
   stageFailed: { exit: 1, failure: true, doc: 'copying the binary to the pending name or promoting it failed' },
   healthCheckFailed: { exit: 1, failure: true, doc: 'the new binary hung, crashed or failed its dry-run self-test: not promoted' },
   quarantined: { exit: 0, failure: false, doc: 'the requested version failed on this node before (quarantine record)' },
+  recalled: { exit: 0, failure: false, doc: "the pointer's recall list names the requested version" },
   notInWave: { exit: 0, failure: false, doc: 'the node is outside the staged wave for its base' },
   failed: { exit: 0, failure: true, doc: 'unexpected error (fail-open: baked binary stays)' },
 } as const;
@@ -112,7 +113,11 @@ interface Seen {
 
 async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promise<Report> {
   const deadline = deadlineFrom(() => deps.clock.now(), options.timeoutSeconds);
-  const { resolve: decision, refusal } = decideFromPointerFile(deps, deps.paths.hotfixPointer, deps.version);
+  const { resolve: decision, refusal, pointer } = decideFromPointerFile(deps, deps.paths.hotfixPointer, deps.version);
+  if ((pointer.recall ?? []).length > 0) {
+    const { recallStaged } = await import('./switch/fallback.ts');
+    await recallStaged(deps, pointer);
+  }
   seen.target = decision.resolved;
   logDecision(deps, decision);
   if (!decision.upgrade) return { outcome: OUTCOME_FOR_REASON[decision.reason], exitCode: 0 };

@@ -135,7 +135,7 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
     // A ConfigMap that was fetched but cannot be parsed does NOT fall back (spec 6.6).
     throw new AgentError('ANC_HOTFIX', `parsing anc-hotfix-version ConfigMap: ${errorMessage(error)}`);
   }
-  const staged = stagePointer(deps, served.hotfixes, served.version, served.rollout);
+  const staged = stagePointer(deps, served.hotfixes, served.version, served.rollout, served.recall);
   // D3: judged on what download-hotfix will read (the staged file), against our own version.
   const { resolved } = resolveVersion(staged, deps.version);
   gate.commit();
@@ -147,7 +147,12 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
  * reader `hotfix pointer verify` and `sign` use too; a signed payload has no legacy `version`.
  */
 function signedPointer(pointer: SignedPointer): HotfixPointer {
-  return { ...emptyPointer(), hotfixes: pointer.hotfixes, ...(pointer.rollout ? { rollout: pointer.rollout } : {}) };
+  return {
+    ...emptyPointer(),
+    hotfixes: pointer.hotfixes,
+    ...(pointer.rollout ? { rollout: pointer.rollout } : {}),
+    ...(pointer.recall ? { recall: pointer.recall } : {}),
+  };
 }
 
 /** A refused pointer: its outcome names why; nothing was staged (fail-open, exit 0). */
@@ -175,7 +180,7 @@ async function coldStart(deps: CheckDeps, fetchError: unknown): Promise<CheckHot
     const gate = gateOnNode(deps, signing, { envelope }, 'customData');
     if (!gate.verdict.accepted) return rejection(gate.verdict);
     const signed = gate.verdict.signed ? signedPointer(gate.verdict.pointer) : emptyPointer();
-    stagePointer(deps, signed.hotfixes, undefined, signed.rollout);
+    stagePointer(deps, signed.hotfixes, undefined, signed.rollout, signed.recall);
     gate.commit();
     return { outcome: 'customDataFallback' };
   }
@@ -235,6 +240,7 @@ export function stagePointer(
   hotfixes: Record<string, string>,
   legacyVersion?: string,
   rollout?: HotfixPointer['rollout'],
+  recall?: string[],
 ): HotfixPointer {
   const path = deps.paths.hotfixPointer;
   const where = deps.paths.strip(path);
@@ -256,7 +262,7 @@ export function stagePointer(
     // download-hotfix cannot read it either: replacing it is the only way forward.
     deps.log.warn('existing hotfix pointer is not valid; replacing it', { path: where, error: errorMessage(error) });
   }
-  const merged = mergePointer(existing, hotfixes, legacyVersion, rollout);
+  const merged = mergePointer(existing, hotfixes, legacyVersion, rollout, recall);
   try {
     const dir = path.slice(0, path.lastIndexOf('/')) || '/';
     if (!deps.fs.exists(dir)) deps.fs.mkdirp(dir, 0o755);

@@ -16,6 +16,8 @@ export interface HotfixPointer {
   hotfixes: Record<string, string>;
   /** Staged waves per base (docs/hotfix.md "waves"); absent, or no entry for a base = 100%. */
   rollout?: Record<string, RolloutEntry>;
+  /** Versions every node must give up (issue 34): a node that staged one returns to the baked agent. */
+  recall?: string[];
 }
 
 /** One base's wave: the share of nodes (0..100) that take its hotfix, and the salt that shuffles them. */
@@ -33,6 +35,7 @@ const FIELDS = [
   ['scripts_version', 'scriptsVersion'],
   ['hotfixes', 'hotfixes'],
   ['rollout', 'rollout'],
+  ['recall', 'recall'],
 ] as const;
 
 /**
@@ -60,6 +63,7 @@ export function parsePointer(text: string | null, path: string): HotfixPointer {
     if (value === undefined || value === null) continue;
     if (field === 'hotfixes') pointer.hotfixes = parseMap(value, fail);
     else if (field === 'rollout') pointer.rollout = parseRollout(value, fail);
+    else if (field === 'recall') pointer.recall = parseRecall(value, fail);
     else if (typeof value === 'string') pointer[field] = value;
     else fail(`cannot unmarshal ${goJsonKind(value)} into field ${key} of type string`);
   }
@@ -97,6 +101,13 @@ function parseRollout(value: unknown, fail: (detail: string) => never): Record<s
   return out;
 }
 
+/** `["202604.01.1", ...]`: the versions to give up. */
+function parseRecall(value: unknown, fail: (detail: string) => never): string[] {
+  if (!Array.isArray(value)) return fail(`cannot unmarshal ${goJsonKind(value)} into field recall of type []string`);
+  value.forEach((v, i) => typeof v === 'string' || fail(`cannot unmarshal ${goJsonKind(v)} into field recall[${i}] of type string`));
+  return [...new Set(value as string[])];
+}
+
 /**
  * D2 read-modify-write: keep the existing `version` / `scripts_version`, replace `hotfixes` wholesale.
  * A non-empty `legacyVersion` (a legacy pointer served by the ConfigMap) replaces `version`.
@@ -106,6 +117,7 @@ export function mergePointer(
   hotfixes: Record<string, string>,
   legacyVersion?: string,
   rollout?: Record<string, RolloutEntry>,
+  recall?: string[],
 ): HotfixPointer {
   const useLegacy = legacyVersion !== undefined && goTrimSpace(legacyVersion) !== '';
   // The waves travel with the map they stage: replaced together, never mixed with an older map's waves.
@@ -115,6 +127,7 @@ export function mergePointer(
     scriptsVersion: existing.scriptsVersion,
     hotfixes: { ...hotfixes },
     ...waves,
+    ...(recall !== undefined && recall.length > 0 ? { recall: [...recall] } : {}),
   };
 }
 
@@ -137,6 +150,8 @@ export function serializePointer(p: HotfixPointer): string {
     const wave = (k: string) => `${goJson(k)}:{"percent":${p.rollout![k]!.percent},"salt":${goJson(p.rollout![k]!.salt)}}`;
     parts.push(`"rollout":{${waves.map(wave).join(',')}}`);
   }
+  const recall = [...new Set(p.recall ?? [])].sort(compareCodePoints);
+  if (recall.length > 0) parts.push(`"recall":[${recall.map((v) => goJson(v)).join(',')}]`);
   return `{${parts.join(',')}}`;
 }
 

@@ -18,7 +18,7 @@ export interface Eligibility {
   /** The quarantine record exists but cannot be read: fail-safe, nothing is staged. */
   quarantineError?: string;
   /** Set when the node must not take the hotfix. */
-  refusal?: { outcome: 'quarantined' | 'notInWave'; detail: string };
+  refusal?: { outcome: 'recalled' | 'quarantined' | 'notInWave'; detail: string };
 }
 
 export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: HotfixPointer, decision: HotfixDecision): Eligibility {
@@ -27,6 +27,11 @@ export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfi
   const wave = decideWave(entry, identity.uuid);
   const out: Eligibility = { wave, ...(identity.problem === undefined ? {} : { identityProblem: identity.problem }) };
   const version = expectedBinaryVersion(decision.resolved);
+  // The pointer's recall list is its undo (issue 34): a recalled version is never staged.
+  if (decision.resolved !== '' && isRecalled(pointer, decision.resolved)) {
+    out.refusal = { outcome: 'recalled', detail: `hotfix ${version} is recalled by the pointer` };
+    return out;
+  }
   try {
     const found = decision.resolved === '' ? undefined : quarantineEntryFor(readQuarantine(deps), version);
     if (found) {
@@ -48,6 +53,12 @@ export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfi
     };
   }
   return out;
+}
+
+/** Whether the pointer's recall list names `version` (with or without a package revision). */
+export function isRecalled(pointer: Pick<HotfixPointer, 'recall'>, version: string): boolean {
+  const bare = expectedBinaryVersion(version);
+  return (pointer.recall ?? []).some((v) => v === version || expectedBinaryVersion(v) === bare);
 }
 
 function ownEntry(rollout: HotfixPointer['rollout'], base: string) {

@@ -41,6 +41,8 @@ export interface HotfixExplanation {
   /** What the launcher would start now: the staged hotfix when it is an executable file, else baked. */
   binary: 'hotfix' | 'baked';
   binaryPath: string;
+  /** The pointer's recall list: a staged hotfix of one of these versions is given up at the next download-hotfix. */
+  recall?: string[];
 }
 
 export function explainHotfix(deps: Pick<Deps, 'fs' | 'paths'>, pointerPath: string, current: string): HotfixExplanation {
@@ -56,7 +58,7 @@ export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfix
   const refused = decision.refusal;
   const summary = decision.take
     ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
-    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
+    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
   return {
     summary,
     current: d.current,
@@ -74,5 +76,6 @@ export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfix
     ...(e.quarantineError === undefined ? {} : { quarantineError: e.quarantineError }),
     binary: hotfix ? 'hotfix' : 'baked',
     binaryPath: hotfix ? deps.paths.hotfixBinary : deps.paths.bakedBinary,
+    ...(pointer.recall && pointer.recall.length > 0 ? { recall: pointer.recall } : {}),
   };
 }

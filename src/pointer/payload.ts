@@ -26,6 +26,8 @@ export interface SignedPointer {
   scope: Record<string, string[]>;
   hotfixes: Record<string, string>;
   rollout?: Record<string, RolloutWave>;
+  /** Versions nodes must give up (part of the signed bytes). */
+  recall?: string[];
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
@@ -95,6 +97,7 @@ export function parseSignedPointer(bytes: Uint8Array): SignedPointer {
     scope: parseScope(doc.scope),
     hotfixes: parseHotfixes(doc.hotfixes),
     ...(doc.rollout === undefined || doc.rollout === null ? {} : { rollout: parseRollout(doc.rollout) }),
+    ...(doc.recall === undefined || doc.recall === null ? {} : { recall: parseRecall(doc.recall) }),
   };
 }
 
@@ -132,12 +135,18 @@ function parseRollout(value: unknown): Record<string, RolloutWave> {
   return out;
 }
 
+function parseRecall(value: unknown): string[] {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw invalid('recall must be a list of versions');
+  return [...new Set(value as string[])];
+}
+
 export interface PointerFields {
   serial: number;
   expires: string;
   scope: Record<string, string[]>;
   hotfixes: Record<string, string>;
   rollout?: Record<string, RolloutWave>;
+  recall?: string[];
 }
 
 const sorted = <T>(map: Record<string, T>): Record<string, T> => {
@@ -158,5 +167,6 @@ export function renderSignedPointer(fields: PointerFields): string {
   if (fields.rollout && Object.keys(fields.rollout).length > 0) {
     doc.rollout = sorted(Object.fromEntries(Object.entries(fields.rollout).map(([k, w]) => [k, { percent: w.percent, salt: w.salt }])));
   }
+  if (fields.recall && fields.recall.length > 0) doc.recall = [...new Set(fields.recall)].sort();
   return JSON.stringify(doc);
 }

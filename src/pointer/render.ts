@@ -10,6 +10,8 @@ export interface RenderFlags {
   serial: string | undefined;
   expires: string | undefined;
   scope: readonly string[];
+  /** Versions nodes must give up (`--recall V`, repeatable). */
+  recall?: readonly string[];
 }
 
 function usage(message: string, hint = 'Run `aks-node-controller hotfix pointer render --help` for the flags.'): AgentError {
@@ -63,7 +65,20 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
     if (!Object.hasOwn(scope, key)) define(scope, key, []);
     if (!scope[key]!.includes(value.trim())) scope[key]!.push(value.trim());
   }
-  return { serial, expires, scope, hotfixes, ...(Object.keys(rollout).length > 0 ? { rollout } : {}) };
+  const recall: string[] = [];
+  for (const version of flags.recall ?? []) {
+    if (!SAFE_HOTFIX_VERSION.test(version)) throw usage(`--recall ${JSON.stringify(version)}: expected a hotfix version, e.g. 202604.01.1`);
+    if (Object.values(hotfixes).includes(version)) throw usage(`--recall ${version}: the same pointer also offers it (--hotfix)`);
+    if (!recall.includes(version)) recall.push(version);
+  }
+  return {
+    serial,
+    expires,
+    scope,
+    hotfixes,
+    ...(Object.keys(rollout).length > 0 ? { rollout } : {}),
+    ...(recall.length > 0 ? { recall } : {}),
+  };
 }
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {

@@ -24,6 +24,7 @@ export interface VerifyReport {
   scopeChecked: boolean;
   hotfixes?: Record<string, string>;
   rollout?: Record<string, { percent: number; salt: string }>;
+  recall?: string[];
   warnings: string[];
 }
 
@@ -55,6 +56,7 @@ const ORDER = [
   'scopeChecked',
   'hotfixes',
   'rollout',
+  'recall',
   'mode',
   'warnings',
 ] as const;
@@ -114,8 +116,16 @@ function details(p: {
   scope: Record<string, string[]>;
   hotfixes: Record<string, string>;
   rollout?: Record<string, { percent: number; salt: string }>;
+  recall?: string[];
 }) {
-  return { serial: p.serial, expires: p.expires, scope: p.scope, hotfixes: p.hotfixes, ...(p.rollout ? { rollout: p.rollout } : {}) };
+  return {
+    serial: p.serial,
+    expires: p.expires,
+    scope: p.scope,
+    hotfixes: p.hotfixes,
+    ...(p.rollout ? { rollout: p.rollout } : {}),
+    ...(p.recall ? { recall: p.recall } : {}),
+  };
 }
 
 const HINTS: Record<VerifyReport['outcome'], string> = {
@@ -151,6 +161,7 @@ export function verifyText(report: VerifyReport): string {
         .map(([b, w]) => `${b}=${w.percent}%:${w.salt}`)
         .join(' ')}`,
     );
+  if (report.recall) lines.push(`recall: ${report.recall.join(' ')} (nodes that staged these return to the baked agent)`);
   for (const w of report.warnings) lines.push(`warning: ${w}`);
   if (!report.accepted) lines.push(`hint: ${HINTS[report.outcome]}`);
   return `${lines.join('\n')}\n`;

@@ -12,7 +12,9 @@ import { resolveVersion } from '../../pointer/resolve.ts';
 import { VERIFY_TIMEOUT_MS } from '../stage.ts';
 import { expectedBinaryVersion, STAMPED_VERSION } from '../../pointer/version.ts';
 import { recordQuarantine } from '../../pointer/quarantine.ts';
-import { restoreForFallback } from '../scripts/restore.ts';
+import { restoreForFallback, restoreScripts } from '../scripts/restore.ts';
+import type { HotfixPointer } from '../../pointer/document.ts';
+import { isRecalled } from '../../pointer/eligibility.ts';
 import { nameExitCode } from '../../status/exit-codes.ts';
 
 export interface FallbackOptions {
@@ -74,8 +76,46 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
   return 0;
 }
 
-/** The staged binary's own `version` (bounded), else the version the pointer resolves for our base. */
-async function failedHotfixVersion(deps: Deps, problems: string[]): Promise<string> {
+/**
+ * The pointer's recall (issue 34), run by download-hotfix (the baked binary) before it decides: a staged
+ * hotfix whose version the recall list names is given up on this node exactly like a failed one: the
+ * image's scripts restored, the version quarantined, the staged binary removed, one `HotfixFallback`
+ * event. Returns the recalled version, or undefined when the staged hotfix (if any) is not recalled.
+ */
+export async function recallStaged(deps: Deps, pointer: Pick<HotfixPointer, 'recall'>): Promise<string | undefined> {
+  if ((pointer.recall ?? []).length === 0 || !deps.fs.lstat(deps.paths.hotfixBinary)) return undefined;
+  const start = deps.clock.now();
+  const problems: string[] = [];
+  const version = await stagedVersion(deps, problems);
+  if (version === undefined || !isRecalled(pointer, version)) return undefined;
+  const scripts = restoreScripts(deps, 'recall');
+  if (scripts && scripts.problems.length > 0) problems.push(`restoring scripts: ${scripts.problems.join('; ')}`);
+  const reason = 'recalled by the hotfix pointer';
+  try {
+    recordQuarantine(deps, { version, reason, recordedAt: start.toISOString(), cause: 'recalled' });
+  } catch (error) {
+    problems.push(`recording quarantine: ${errorMessage(error)}`);
+  }
+  try {
+    deps.fs.unlink(deps.paths.hotfixBinary);
+  } catch (error) {
+    problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
+  }
+  const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
+  const suffix = problems.length === 0 ? '' : ` (problems: ${problems.join('; ')})`;
+  deps.log.error('staged hotfix recalled by the pointer; the baked agent provisions from now on', { hotfix: version, problems });
+  deps.events.emit({
+    task: 'HotfixFallback',
+    message: `recall: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}; the baked agent ${deps.version} provisions${suffix}`,
+    level: 'Error',
+    start,
+    end: deps.clock.now(),
+  });
+  return version;
+}
+
+/** The staged binary's own `version` (bounded), or undefined with the problem noted. */
+async function stagedVersion(deps: Deps, problems: string[]): Promise<string | undefined> {
   const binary = deps.paths.hotfixBinary;
   try {
     const run = await deps.proc.run({
@@ -91,6 +131,13 @@ async function failedHotfixVersion(deps: Deps, problems: string[]): Promise<stri
   } catch (error) {
     problems.push(`${binary} version: ${errorMessage(error)}`);
   }
+  return undefined;
+}
+
+/** The staged binary's own `version` (bounded), else the version the pointer resolves for our base. */
+async function failedHotfixVersion(deps: Deps, problems: string[]): Promise<string> {
+  const asked = await stagedVersion(deps, problems);
+  if (asked !== undefined) return asked;
   try {
     const { resolved } = resolveVersion(readPointerFile(deps.fs, deps.paths.hotfixPointer), deps.version);
     if (resolved !== '') return expectedBinaryVersion(resolved);
