@@ -11,12 +11,14 @@ import { AgentError, errorMessage } from '../src/platform/errors.ts';
 import { parseWriteFiles } from '../src/customdata/cloud-config.ts';
 import { toWriteFile } from '../src/customdata/node-custom-data.ts';
 import {
+  capProblems,
   destinationProblem,
+  entryMode,
   duplicateProblems,
   embeddedPayloadProblems,
   formatMode,
-  parseMode,
   payloadPathProblem,
+  SCRIPT_CAPS,
   platformsProblem,
   SCRIPT_PLATFORMS,
   type ScriptEntry,
@@ -41,7 +43,8 @@ export class PayloadError extends Error {
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 const MANIFEST_KEYS = ['schema_version', 'entries'];
 const ENTRY_KEYS = ['source', 'payload', 'destination', 'mode', 'platforms'];
-const MAX_FILE = 16 * 1024 * 1024;
+/** A payload file, and a cloud-config document, as read: the node's cap on one entry. */
+const MAX_FILE = SCRIPT_CAPS.entryBytes;
 
 function toEntry(source: string, destination: string, mode: number, platforms: ScriptPlatform[], data: Uint8Array): ScriptEntry {
   const text = Buffer.from(data).toString('utf8');
@@ -86,8 +89,14 @@ function fromManifest(dir: string, problems: string[]): ScriptEntry[] {
     problems.push('manifest.json: entries must be a non-empty list');
     return [];
   }
+  if (doc.entries.length > SCRIPT_CAPS.entries) {
+    problems.push(`manifest.json: ${capProblems(doc.entries.length, 0).join('; ')}`);
+    return [];
+  }
   const entries: ScriptEntry[] = [];
+  let total = 0;
   doc.entries.forEach((raw: Record<string, unknown>, i: number) => {
+    if (total > SCRIPT_CAPS.payloadBytes) return;
     const name = typeof raw?.source === 'string' ? raw.source : '?';
     const at = (p: string) => problems.push(`entry ${i} (${name}): ${p}`);
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return at('not a JSON object');
@@ -95,12 +104,14 @@ function fromManifest(dir: string, problems: string[]): ScriptEntry[] {
     if (typeof raw.source !== 'string' || raw.source === '') at('source must be a non-empty string');
     const checks = [payloadPathProblem(raw.payload), destinationProblem(raw.destination as string), platformsProblem(raw.platforms)];
     for (const c of checks) if (c) at(c);
-    const mode = parseMode(raw.mode);
+    const mode = entryMode(raw.mode);
     if (typeof mode === 'string') at(mode);
     let data: Uint8Array | undefined;
     if (!checks[0]) {
       try {
         data = readInside(dir, raw.payload as string);
+        total += data.length;
+        if (total > SCRIPT_CAPS.payloadBytes) problems.push(`manifest.json: ${capProblems(0, total).join('; ')}`);
       } catch (error) {
         at(errorMessage(error));
       }
@@ -114,6 +125,7 @@ function fromManifest(dir: string, problems: string[]): ScriptEntry[] {
 
 function fromCloudConfig(dir: string, problems: string[]): ScriptEntry[] {
   const entries: ScriptEntry[] = [];
+  let total = 0;
   const files = readdirSync(join(dir, 'cloud-config')).sort();
   for (const file of files) {
     const platform = file.replace(/\.ya?ml$/, '') as ScriptPlatform;
@@ -124,19 +136,36 @@ function fromCloudConfig(dir: string, problems: string[]): ScriptEntry[] {
     try {
       const text = Buffer.from(readInside(dir, `cloud-config/${file}`)).toString('utf8');
       if (!/^#cloud-config\s*\n/.test(text)) throw new AgentError('ANC_SCRIPT_HOTFIX', 'does not start with #cloud-config');
-      parseWriteFiles(text).forEach((raw, i) => {
+      const writeFiles = parseWriteFiles(text);
+      for (const [i, raw] of writeFiles.entries()) {
         const at = (p: string) => problems.push(`cloud-config/${file} write_files[${i}]: ${p}`);
+        // The shared caps while reading: the entry count, then each entry's decoded size (gzip inflates
+        // only up to the cap), then the total.
+        if (writeFiles.length > SCRIPT_CAPS.entries) {
+          problems.push(`cloud-config/${file}: ${capProblems(writeFiles.length, 0).join('; ')}`);
+          break;
+        }
         try {
-          const wf = toWriteFile(raw);
+          // The manifest form's mode rule, on the text as written: 0 and 04755 are refused, never changed.
+          const permissions = typeof raw.permissions === 'string' ? raw.permissions : '';
+          const mode = entryMode(permissions === '' ? '0644' : permissions);
+          const wf = toWriteFile(raw, SCRIPT_CAPS.entryBytes);
+          total += wf.data.length;
           const dest = destinationProblem(wf.path);
-          if (dest) return at(dest);
-          const same = entries.find((e) => e.destination === wf.path && e.sha256 === sha256(wf.data) && e.mode === formatMode(wf.mode));
+          if (dest) at(dest);
+          if (typeof mode === 'string') at(mode);
+          if (dest || typeof mode === 'string') continue;
+          const same = entries.find((e) => e.destination === wf.path && e.sha256 === sha256(wf.data) && e.mode === formatMode(mode));
           if (same) same.platforms.push(platform);
-          else entries.push(toEntry(wf.path.split('/').pop()!, wf.path, wf.mode || 0o644, [platform], wf.data));
+          else entries.push(toEntry(wf.path.split('/').pop()!, wf.path, mode, [platform], wf.data));
         } catch (error) {
           at(errorMessage(error));
         }
-      });
+        if (total > SCRIPT_CAPS.payloadBytes) {
+          problems.push(`cloud-config/${file}: ${capProblems(0, total).join('; ')}`);
+          break;
+        }
+      }
     } catch (error) {
       problems.push(`cloud-config/${file}: ${errorMessage(error)}`);
     }

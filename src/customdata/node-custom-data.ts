@@ -36,12 +36,14 @@ function parsePermissions(value: string): number {
   return Number(mode & 0o777n);
 }
 
-function decode(content: string | Uint8Array, encoding: string): Uint8Array {
+function decode(content: string | Uint8Array, encoding: string, maxBytes?: number): Uint8Array {
   if (encoding === '') return bytes(content);
   if (encoding === 'gzip') {
     try {
-      return new Uint8Array(gunzipSync(bytes(content)));
+      // With a cap (the script payload build), inflating stops at it: memory stays bounded by the cap.
+      return new Uint8Array(gunzipSync(bytes(content), maxBytes === undefined ? {} : { maxOutputLength: maxBytes }));
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return fail(`gunzip content: inflates to more than ${maxBytes} bytes`);
       return fail(`gunzip content: ${errorMessage(error)}`);
     }
   }
@@ -53,15 +55,17 @@ function decode(content: string | Uint8Array, encoding: string): Uint8Array {
   return fail(`unsupported encoding "${encoding}"`);
 }
 
-/** One entry checked and decoded (no I/O), or an AgentError with the spec's cause text. */
-export function toWriteFile(entry: YamlEntry): WriteFile {
+/** One entry checked and decoded (no I/O), or an AgentError with the spec's cause text. `maxBytes` caps the decoded size. */
+export function toWriteFile(entry: YamlEntry, maxBytes?: number): WriteFile {
   const path = text(field(entry, 'path'));
   try {
     if (path === '') fail('path is required');
     const owner = text(field(entry, 'owner'));
     if (owner !== '' && owner !== 'root') fail(`unsupported owner "${owner}"`);
     const mode = parsePermissions(text(field(entry, 'permissions')));
-    return { path, mode, data: decode(field(entry, 'content'), text(field(entry, 'encoding'))) };
+    const data = decode(field(entry, 'content'), text(field(entry, 'encoding')), maxBytes);
+    if (maxBytes !== undefined && data.length > maxBytes) fail(`content is ${data.length} bytes after decoding, over the ${maxBytes}-byte cap`);
+    return { path, mode, data };
   } catch (error) {
     return fail(`apply nodecustomdata write file ${path}: ${errorMessage(error)}`);
   }
