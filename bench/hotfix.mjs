@@ -165,7 +165,7 @@ try {
   ]) {
     const args = kind === 'apt' ? ['apt', repo.dir, APT_SUITE] : ['rpm', repo.dir];
     execFileSync(new URL('../vhd/packaging/publish-hotfix-index.sh', import.meta.url).pathname, args, {
-      env: { ...process.env, GNUPGHOME: repo.key.home },
+      env: { ...process.env, GNUPGHOME: repo.key.home, ANC_REPOSITORY_PATH: new URL(repo.url).pathname },
     });
   }
   const stub = buildBaseStubRpm(join(work, 'stub'));

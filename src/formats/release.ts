@@ -6,7 +6,13 @@ export interface ReleaseFile {
   validUntil?: Date;
   /** Index path relative to the Release directory -> size and SHA-256. */
   sha256: Map<string, { size: number; sha256: string }>;
+  suite?: string;
+  /** The hotfix index's binding (publish-hotfix-index.sh): the repository path it was published for. */
+  boundRepository?: string;
 }
+
+/** The Release field that binds a hotfix index to its repository (docs/hotfix.md "The hotfix index"). */
+export const BINDING_FIELD = 'Aks-Node-Controller-Repository';
 
 export type Compression = 'zst' | 'gz' | 'xz' | 'none';
 
@@ -27,6 +33,10 @@ export function parseRelease(text: string): ReleaseFile | string {
     if (m) sha256.set(m[3]!, { size: Number(m[2]), sha256: m[1]!.toLowerCase() });
   }
   const release: ReleaseFile = { sha256 };
+  const suite = fields.get('suite');
+  if (suite !== undefined) release.suite = suite;
+  const bound = fields.get(BINDING_FIELD.toLowerCase());
+  if (bound !== undefined) release.boundRepository = bound;
   for (const [key, field] of [
     ['date', 'date'],
     ['validUntil', 'valid-until'],

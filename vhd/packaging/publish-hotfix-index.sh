@@ -12,9 +12,25 @@
 #       -> aks-node-controller/repodata/{repomd.xml,repomd.xml.asc,...}
 #
 # Filenames/locations in the index stay relative to the repository root: the packages are not copied.
+#
+# The index is bound to its place (issue 34): ANC_REPOSITORY_PATH is the URL path of the repository root
+# as nodes' sources name it (apt's URI, dnf's baseurl; e.g. /ubuntu/22.04/prod). It goes into the signed
+# metadata (apt: an Aks-Node-Controller-Repository field beside Suite; rpm: a repomd.xml repo tag), and a
+# node uses the index only when it names the node's own repository and suite.
 set -eu
-usage() { echo "usage: $0 apt <repository root> <suite> [<pool dir>] | rpm <repository root>" >&2; exit 2; }
+usage() { echo "usage: ANC_REPOSITORY_PATH=<URL path of the repository> $0 apt <repository root> <suite> [<pool dir>] | rpm <repository root>" >&2; exit 2; }
 [ $# -ge 2 ] || usage
+binding=${ANC_REPOSITORY_PATH:-}
+case $binding in
+/*) ;;
+*) echo "$0: set ANC_REPOSITORY_PATH to the repository's URL path as nodes see it (starting with /)" >&2; exit 2 ;;
+esac
+case $binding in
+*[[:space:]]* | *'<'* | *'>'* | *'&'*) echo "$0: ANC_REPOSITORY_PATH must not contain white space, <, > or &" >&2; exit 2 ;;
+esac
+# The node compares paths without a trailing slash ('/' for the root).
+while [ "$binding" != / ] && [ "${binding%/}" != "$binding" ]; do binding=${binding%/}; done
+[ -n "$binding" ] || binding=/
 kind=$1
 root=$2
 sign() { gpg --batch --yes ${GPG_SIGN_KEY:+--local-user "$GPG_SIGN_KEY"} --digest-algo SHA256 "$@"; }
@@ -31,8 +47,12 @@ apt)
   gzip -9nkf "$dir/Packages"
   release=$(mktemp)
   rm -f "$dir/Release" "$dir/InRelease"
-  apt-ftparchive -o "APT::FTPArchive::Release::Suite=$suite" release "$dir" >"$release"
-  mv "$release" "$dir/Release"
+  apt-ftparchive -o "APT::FTPArchive::Release::Suite=$suite" -o "APT::FTPArchive::Release::Label=aks-node-controller hotfix index" \
+    release "$dir" >"$release"
+  bound=$(mktemp)
+  { printf 'Aks-Node-Controller-Repository: %s\n' "$binding"; cat "$release"; } >"$bound"
+  rm -f "$release"
+  mv "$bound" "$dir/Release"
   chmod 0644 "$dir/Release"
   sign --clearsign -o "$dir/InRelease" "$dir/Release"
   ;;
@@ -41,7 +61,7 @@ rpm)
   find . -path ./aks-node-controller -prune -o -type f \( -name 'aks-node-controller-[0-9]*.rpm' -o -name 'aks-node-controller-delta-[0-9]*.rpm' \) -print |
     sed 's|^\./||' >"$list"
   mkdir -p aks-node-controller
-  createrepo_c -q --pkglist "$list" --outputdir aks-node-controller .
+  createrepo_c -q --pkglist "$list" --repo "aks-node-controller-repository:$binding" --outputdir aks-node-controller .
   rm -f "$list"
   sign --armor --detach-sign -o aks-node-controller/repodata/repomd.xml.asc aks-node-controller/repodata/repomd.xml
   ;;

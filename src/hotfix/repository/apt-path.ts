@@ -8,7 +8,7 @@ import { openDebDelta } from '../delta/package-files.ts';
 import { chooseAptSource } from '../install.ts';
 import { type AptSource, parseDeb822Sources, parseOneLineSources, releaseDirectory } from './apt-source.ts';
 import { writeCandidate } from './candidate.ts';
-import { type FastPathContext, HOTFIX_INDEX_DIR, timed, timeLeft } from './context.ts';
+import { type FastPathContext, HOTFIX_INDEX_DIR, repositoryPath, timed, timeLeft } from './context.ts';
 import { debBinary } from './deb-package.ts';
 import { canReadZstd } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
@@ -18,7 +18,7 @@ import { type Keyring, readKeyrings, verifyClearsigned } from './gpg.ts';
 import { fetchAndScanIndex } from './index-scan.ts';
 import { type DebEntry, findDebEntry, PACKAGE_NAME } from './packages-index.ts';
 import { aptProxy } from './proxy.ts';
-import { choosePackagesIndex, type Compression, parseRelease, type ReleaseFile } from '../../formats/release.ts';
+import { BINDING_FIELD, choosePackagesIndex, type Compression, parseRelease, type ReleaseFile } from '../../formats/release.ts';
 import { repositoryBase, resolveUnder } from './url-rules.ts';
 
 function readSource(ctx: FastPathContext): AptSource {
@@ -82,7 +82,10 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
   const indices = { ctx, fetcher, keyrings };
   // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
   const entry =
-    (await fromHotfixIndex(indices, new URL(`${HOTFIX_INDEX_DIR}/`, dir), `${repository} ${HOTFIX_INDEX_DIR}`)) ??
+    (await fromHotfixIndex(indices, new URL(`${HOTFIX_INDEX_DIR}/`, dir), `${repository} ${HOTFIX_INDEX_DIR}`, {
+      path: repositoryPath(source.uri),
+      suite: source.suite,
+    })) ??
     (await findInRelease(
       indices,
       dir,
@@ -116,13 +119,32 @@ interface Indices {
 
 type Found = { found: DebEntry; delta: DebEntry | string };
 
-/** `<dir>InRelease` verified by the node's keys, fresh (and recorded as seen for `repository`). */
-async function verifiedRelease({ ctx, fetcher, keyrings }: Indices, dir: URL, repository: string): Promise<ReleaseFile> {
+/** Where a hotfix index must say it belongs (its binding), checked before its freshness. */
+interface Binding {
+  path: string;
+  suite: string;
+}
+
+/**
+ * `<dir>InRelease` verified by the node's keys, bound to this repository when `binding` is given (a hotfix
+ * index), fresh, and only then recorded as seen for `repository`: another repository's index signed by
+ * the same key never moves this one's replay floor (issue 34 R3-1/R3-2).
+ */
+async function verifiedRelease({ ctx, fetcher, keyrings }: Indices, dir: URL, repository: string, binding?: Binding): Promise<ReleaseFile> {
   return timed(ctx, 'releaseMs', async () => {
     const signed = await fetcher.get(new URL('InRelease', dir), SIZE_CAPS.signedMetadata);
     const text = await verifyClearsigned(ctx.deps, ctx.scratch, signed, keyrings, `${dir}InRelease`, () => timeLeft(ctx));
     const parsed = parseRelease(text);
     if (typeof parsed === 'string') throw integrityError(`${dir}InRelease: ${parsed}`);
+    if (binding && (parsed.boundRepository !== binding.path || parsed.suite !== binding.suite)) {
+      const names =
+        parsed.boundRepository === undefined
+          ? `no ${BINDING_FIELD} field (published without a binding)`
+          : `repository ${JSON.stringify(parsed.boundRepository.slice(0, 200))} suite ${JSON.stringify((parsed.suite ?? '').slice(0, 64))}`;
+      throw unavailableError(
+        `${dir}InRelease is not this repository's hotfix index: it names ${names}, this source is ${JSON.stringify(binding.path)} suite ${JSON.stringify(binding.suite)}`,
+      );
+    }
     checkFreshness(ctx.deps, repository, `${dir}InRelease`, parsed.date, parsed.validUntil);
     recordFreshness(ctx.deps, repository, parsed.date);
     return parsed;
@@ -130,9 +152,9 @@ async function verifiedRelease({ ctx, fetcher, keyrings }: Indices, dir: URL, re
 }
 
 /** Our stanzas from the first of `stems` (Packages indices the Release at `dir` lists) that has our version. */
-async function findInRelease(indices: Indices, dir: URL, repository: string, stems: string[]): Promise<Found> {
+async function findInRelease(indices: Indices, dir: URL, repository: string, stems: string[], binding?: Binding): Promise<Found> {
   const { ctx, fetcher } = indices;
-  const release = await verifiedRelease(indices, dir, repository);
+  const release = await verifiedRelease(indices, dir, repository, binding);
   return timed(ctx, 'indexMs', async () => {
     const misses: string[] = [];
     for (const stem of stems) {
@@ -157,9 +179,9 @@ async function findInRelease(indices: Indices, dir: URL, repository: string, ste
  * checked exactly like it. Not published, unreachable, or without our version: undefined (the caller
  * reads the full index). A bad signature, replayed or tampered metadata: an integrity failure, as anywhere.
  */
-async function fromHotfixIndex(indices: Indices, dir: URL, repository: string): Promise<Found | undefined> {
+async function fromHotfixIndex(indices: Indices, dir: URL, repository: string, binding: Binding): Promise<Found | undefined> {
   try {
-    return await findInRelease(indices, dir, repository, ['Packages']);
+    return await findInRelease(indices, dir, repository, ['Packages'], binding);
   } catch (error) {
     if (!isUnavailable(error)) throw error;
     indices.ctx.deps.log.info('no usable hotfix index, reading the repository index', { index: `${dir}`, reason: error.message });

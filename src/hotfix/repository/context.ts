@@ -14,6 +14,12 @@ import type { Scratch } from './scratch.ts';
  */
 export const HOTFIX_INDEX_DIR = 'aks-node-controller';
 
+/** A repository's place as its index binds it: the URL path of its root, without a trailing slash ('/' for the root). */
+export function repositoryPath(url: string): string {
+  const path = new URL(url).pathname.replace(/\/+$/, '');
+  return path === '' ? '/' : path;
+}
+
 export interface FastPathContext {
   deps: Deps;
   scratch: Scratch;

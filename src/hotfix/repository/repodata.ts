@@ -11,7 +11,13 @@ export interface RepoFile {
 export interface Repomd {
   revision?: number;
   primary: RepoFile;
+  /** The hotfix index's binding: `<tags><repo>aks-node-controller-repository:PATH</repo></tags>`. */
+  boundRepository?: string;
 }
+
+export const BINDING_TAG = 'aks-node-controller-repository:';
+const unescapeXml = (s: string) =>
+  s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
 
 const tag = (xml: string, name: string) => new RegExp(`<${name}\\b[^>]*>([^<]*)</${name}>`).exec(xml)?.[1]?.trim();
 const attr = (xml: string, element: string, name: string) => new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(xml)?.[1];
@@ -26,7 +32,9 @@ export function parseRepomd(xml: string): Repomd | string {
     return 'repomd.xml primary entry lacks a sha256 checksum or location';
   const size = Number(tag(primary, 'size'));
   const revision = Number(tag(xml, 'revision'));
+  const bound = [...xml.matchAll(/<repo>([^<]*)<\/repo>/g)].map((m) => unescapeXml(m[1]!.trim())).find((t) => t.startsWith(BINDING_TAG));
   return {
+    ...(bound === undefined ? {} : { boundRepository: bound.slice(BINDING_TAG.length) }),
     revision: Number.isSafeInteger(revision) ? revision : undefined,
     primary: { href, sha256, size: Number.isSafeInteger(size) && size > 0 ? size : undefined },
   };

@@ -8,7 +8,7 @@ import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
 import { openRpmDelta } from '../delta/package-files.ts';
 import { parseOsReleaseField } from '../../platform/os-release.ts';
 import { writeCandidate } from './candidate.ts';
-import { type FastPathContext, HOTFIX_INDEX_DIR, timed, timeLeft } from './context.ts';
+import { type FastPathContext, HOTFIX_INDEX_DIR, repositoryPath, timed, timeLeft } from './context.ts';
 import { compressionOf } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
 import { createFetcher, type Fetcher, SIZE_CAPS } from './fetcher.ts';
@@ -62,7 +62,7 @@ async function findInRepo(ctx: FastPathContext, repo: YumRepo, mainProxy: string
   const located = { ctx, fetcher, keyrings };
   // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
   const entry =
-    (await fromHotfixIndex(located, new URL(`${HOTFIX_INDEX_DIR}/`, base), `${repo.baseurl} ${HOTFIX_INDEX_DIR}`, repo.id)) ??
+    (await fromHotfixIndex(located, new URL(`${HOTFIX_INDEX_DIR}/`, base), `${repo.baseurl} ${HOTFIX_INDEX_DIR}`, repo.id, repositoryPath(repo.baseurl))) ??
     (await findInRepodata(located, base, repo.baseurl, repo.id));
   return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
 }
@@ -76,7 +76,13 @@ interface Located {
 type Found = { found: RpmEntry; delta: RpmEntry | string };
 
 /** Our packages in the primary index of the repodata under `mdBase`, verified by the node's keys and fresh. */
-async function findInRepodata({ ctx, fetcher, keyrings }: Located, mdBase: URL, repository: string, id: string): Promise<Found> {
+async function findInRepodata(
+  { ctx, fetcher, keyrings }: Located,
+  mdBase: URL,
+  repository: string,
+  id: string,
+  binding?: string,
+): Promise<Found> {
   const { deps } = ctx;
   const repomd = await timed(ctx, 'releaseMs', async () => {
     const xml = await fetcher.get(new URL('repodata/repomd.xml', mdBase), SIZE_CAPS.signedMetadata);
@@ -84,6 +90,11 @@ async function findInRepodata({ ctx, fetcher, keyrings }: Located, mdBase: URL, 
     await verifyDetached(deps, ctx.scratch, xml, signature, keyrings, `${mdBase}repodata/repomd.xml`, () => timeLeft(ctx));
     const parsed = parseRepomd(xml.toString('utf8'));
     if (typeof parsed === 'string') throw integrityError(parsed);
+    // A hotfix index names its repository; checked before its date may move this repository's floor.
+    if (binding !== undefined && parsed.boundRepository !== binding) {
+      const names = parsed.boundRepository === undefined ? 'no binding tag (published without one)' : JSON.stringify(parsed.boundRepository.slice(0, 200));
+      throw unavailableError(`${mdBase}repodata/repomd.xml is not this repository's hotfix index: it names ${names}, this repository is ${JSON.stringify(binding)}`);
+    }
     const date = parsed.revision !== undefined ? new Date(parsed.revision * 1000) : undefined;
     checkFreshness(deps, repository, `${mdBase}repodata/repomd.xml`, date, undefined);
     recordFreshness(deps, repository, date);
@@ -103,9 +114,9 @@ async function findInRepodata({ ctx, fetcher, keyrings }: Located, mdBase: URL, 
  * unreachable, or without our version: undefined (the caller reads the full index). A bad signature,
  * replayed or tampered metadata: an integrity failure, as anywhere.
  */
-async function fromHotfixIndex(located: Located, mdBase: URL, repository: string, id: string): Promise<Found | undefined> {
+async function fromHotfixIndex(located: Located, mdBase: URL, repository: string, id: string, binding: string): Promise<Found | undefined> {
   try {
-    return await findInRepodata(located, mdBase, repository, id);
+    return await findInRepodata(located, mdBase, repository, id, binding);
   } catch (error) {
     if (!isUnavailable(error)) throw error;
     located.ctx.deps.log.info('no usable hotfix index, reading the repository index', { index: `${mdBase}`, reason: error.message });
