@@ -17,13 +17,15 @@ export const hotfixFallbackCommand = {
     if (typeof options.reason !== 'string' || options.reason.trim() === '') {
       throw new AgentError('ANC_USAGE', 'hotfix fallback needs --reason <text>');
     }
-    let afterScripts: { exitCode: number } | undefined;
+    let afterScripts: { exitCode: number; exitName: string } | undefined;
     if (options.afterScripts !== undefined) {
       const code = Number(options.afterScripts);
       if (!/^[0-9]{1,3}$/.test(String(options.afterScripts)) || code < 1 || code > 255) {
         throw new AgentError('ANC_USAGE', '--after-scripts needs the exit code (1-255)');
       }
-      afterScripts = { exitCode: code };
+      const { nameExitCode } = await import('../status/exit-codes.ts');
+      const exitName = code > 128 && code <= 192 ? `killed by signal ${code - 128}` : (nameExitCode(code)?.name ?? 'UNKNOWN');
+      afterScripts = { exitCode: code, exitName };
     }
     const { fallbackToBaked } = await import('../hotfix/switch/fallback.ts');
     return { exitCode: await fallbackToBaked(deps, options.reason.trim(), { afterScripts }) };

@@ -43,7 +43,8 @@ function decode(content: string | Uint8Array, encoding: string, maxBytes?: numbe
       // With a cap (the script payload build), inflating stops at it: memory stays bounded by the cap.
       return new Uint8Array(gunzipSync(bytes(content), maxBytes === undefined ? {} : { maxOutputLength: maxBytes }));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return fail(`gunzip content: inflates to more than ${maxBytes} bytes`);
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        return fail(`gunzip content: inflates to more than ${maxBytes} bytes`);
       return fail(`gunzip content: ${errorMessage(error)}`);
     }
   }
@@ -64,7 +65,8 @@ export function toWriteFile(entry: YamlEntry, maxBytes?: number): WriteFile {
     if (owner !== '' && owner !== 'root') fail(`unsupported owner "${owner}"`);
     const mode = parsePermissions(text(field(entry, 'permissions')));
     const data = decode(field(entry, 'content'), text(field(entry, 'encoding')), maxBytes);
-    if (maxBytes !== undefined && data.length > maxBytes) fail(`content is ${data.length} bytes after decoding, over the ${maxBytes}-byte cap`);
+    if (maxBytes !== undefined && data.length > maxBytes)
+      fail(`content is ${data.length} bytes after decoding, over the ${maxBytes}-byte cap`);
     return { path, mode, data };
   } catch (error) {
     return fail(`apply nodecustomdata write file ${path}: ${errorMessage(error)}`);

@@ -228,7 +228,8 @@ function pumpFifo(fd: number, spec: RunSpec, kill: () => void): StreamedStdout {
   const sink = spec.stdoutSink!;
   const max = spec.maxStdoutBytes ?? Number.POSITIVE_INFINITY;
   const buffer = Buffer.allocUnsafe(FIFO_READ_BYTES);
-  let abandoned = false;
+  // Once closed, the descriptor's number may belong to another file: never woken then.
+  let [abandoned, closed] = [false, false];
   const read = () =>
     new Promise<number>((resolve, reject) =>
       fs.read(fd, buffer, 0, buffer.length, null, (error, n) => (error ? reject(error) : resolve(n))),
@@ -250,29 +251,21 @@ function pumpFifo(fd: number, spec: RunSpec, kill: () => void): StreamedStdout {
       state.streamError = error as Error;
       kill();
     } finally {
+      closed = true;
       fs.closeSync(fd);
     }
   })();
-  // Bounded like the pipes (issue 34 R3-3): once the child has exited, a process it left holding the
-  // FIFO's write end must not keep us waiting for an end that never comes. The stream is then incomplete
-  // (the sink is never ended) and a blocked read is woken by one byte written through /proc/self/fd.
+  // Bounded like the pipes (R3-3): a process the child left holding the FIFO must not keep us waiting. The
+  // stream stays incomplete (no end()); a blocked read is woken by one byte written through /proc/self/fd.
   const abandon = (why: string) => {
-    if (abandoned) return;
+    if (abandoned || closed) return;
     abandoned = true;
-    if (!state.streamError) {
-      state.streamError = new Error(why);
-      state.streamError.name = STREAM_ABANDONED;
-    }
+    state.streamError ??= Object.assign(new Error(why), { name: STREAM_ABANDONED });
     try {
       const wake = fs.openSync(`/proc/self/fd/${fd}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-      try {
-        fs.writeSync(wake, Buffer.from([0]));
-      } finally {
-        fs.closeSync(wake);
-      }
-    } catch {
-      // The reader already finished (fd closed) or /proc is missing: nothing to wake.
-    }
+      fs.writeSync(wake, Buffer.from([0]));
+      fs.closeSync(wake);
+    } catch {} // no /proc: nothing to wake
   };
   return { done, state, abandon };
 }

@@ -138,7 +138,12 @@ const PUBLISH_HOTFIX_INDEX = resolve(
 );
 
 /** docs/hotfix.md "The hotfix index": what the release engineer runs after publishing the packages. */
-export function publishHotfixIndex(repo: ServedRepo, kind: 'apt' | 'rpm', signWith = repo.key!, repositoryPath = new URL(repo.url).pathname): void {
+export function publishHotfixIndex(
+  repo: ServedRepo,
+  kind: 'apt' | 'rpm',
+  signWith = repo.key!,
+  repositoryPath = new URL(repo.url).pathname,
+): void {
   const args = kind === 'apt' ? ['apt', repo.dir, APT_SUITE] : ['rpm', repo.dir];
   execFileSync(PUBLISH_HOTFIX_INDEX, args, {
     env: { ...process.env, GNUPGHOME: signWith.home, ANC_REPOSITORY_PATH: repositoryPath },

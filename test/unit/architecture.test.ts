@@ -44,8 +44,8 @@ test('pure modules import no I/O (config/, cse/env/, cse/templates/, pointer rul
       'pointer/version.ts',
       'pointer/resolve.ts',
       'pointer/document.ts',
-      'hotfix/delta/vcdiff.ts',
-      'hotfix/delta/vcdiff-code-table.ts',
+      'formats/vcdiff.ts',
+      'formats/vcdiff-code-table.ts',
       'hotfix/delta/manifest.ts',
     ].includes(rel);
   const allowedPlatform = /platform\/(errors|secret|paths|json|json-scan|go\/\w+)\.ts$/;

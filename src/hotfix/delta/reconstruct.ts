@@ -11,7 +11,7 @@ import type { PositionalReader, WrittenFile } from '../../platform/file-stream.t
 import { sha256Hex } from '../../platform/hash.ts';
 import { INTEGRITY_STEP } from '../repository/errors.ts';
 import { DELTA_UNAVAILABLE_STEP, type DeltaEntry, type DeltaManifest } from './manifest.ts';
-import { decodeVcdiff, VcdiffError, type VcdiffSource } from './vcdiff.ts';
+import { decodeVcdiff, VcdiffError, type VcdiffSource } from '../../formats/vcdiff.ts';
 
 /** xdelta3 writes 8 MiB target windows (its -W maximum is 16 MiB); this bounds one window in memory. */
 export const MAX_WINDOW_BYTES = 16 * 1024 * 1024;

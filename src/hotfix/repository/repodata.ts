@@ -17,7 +17,12 @@ export interface Repomd {
 
 export const BINDING_TAG = 'aks-node-controller-repository:';
 const unescapeXml = (s: string) =>
-  s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 
 const tag = (xml: string, name: string) => new RegExp(`<${name}\\b[^>]*>([^<]*)</${name}>`).exec(xml)?.[1]?.trim();
 const attr = (xml: string, element: string, name: string) => new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(xml)?.[1];

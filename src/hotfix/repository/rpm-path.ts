@@ -62,8 +62,13 @@ async function findInRepo(ctx: FastPathContext, repo: YumRepo, mainProxy: string
   const located = { ctx, fetcher, keyrings };
   // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
   const entry =
-    (await fromHotfixIndex(located, new URL(`${HOTFIX_INDEX_DIR}/`, base), `${repo.baseurl} ${HOTFIX_INDEX_DIR}`, repo.id, repositoryPath(repo.baseurl))) ??
-    (await findInRepodata(located, base, repo.baseurl, repo.id));
+    (await fromHotfixIndex(
+      located,
+      new URL(`${HOTFIX_INDEX_DIR}/`, base),
+      `${repo.baseurl} ${HOTFIX_INDEX_DIR}`,
+      repo.id,
+      repositoryPath(repo.baseurl),
+    )) ?? (await findInRepodata(located, base, repo.baseurl, repo.id));
   return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
 }
 
@@ -92,8 +97,13 @@ async function findInRepodata(
     if (typeof parsed === 'string') throw integrityError(parsed);
     // A hotfix index names its repository; checked before its date may move this repository's floor.
     if (binding !== undefined && parsed.boundRepository !== binding) {
-      const names = parsed.boundRepository === undefined ? 'no binding tag (published without one)' : JSON.stringify(parsed.boundRepository.slice(0, 200));
-      throw unavailableError(`${mdBase}repodata/repomd.xml is not this repository's hotfix index: it names ${names}, this repository is ${JSON.stringify(binding)}`);
+      const names =
+        parsed.boundRepository === undefined
+          ? 'no binding tag (published without one)'
+          : JSON.stringify(parsed.boundRepository.slice(0, 200));
+      throw unavailableError(
+        `${mdBase}repodata/repomd.xml is not this repository's hotfix index: it names ${names}, this repository is ${JSON.stringify(binding)}`,
+      );
     }
     const date = parsed.revision !== undefined ? new Date(parsed.revision * 1000) : undefined;
     checkFreshness(deps, repository, `${mdBase}repodata/repomd.xml`, date, undefined);

@@ -74,6 +74,8 @@ export const stateFiles = (deps: Pick<Deps, 'paths'>) => {
 export const stateError = (what: string, error: unknown) =>
   new AgentError('ANC_SCRIPT_HOTFIX', `script hotfix state: ${what}: ${errorMessage(error)}`, { cause: error });
 
+const backupError = (message: string) => new AgentError('ANC_SCRIPT_HOTFIX', message);
+
 const BACKUP_MAGIC = 'ANC-SCRIPT-BACKUP 1\n';
 const BACKUP_NAME = /^[0-9]{3,5}\.orig$/;
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -181,26 +183,26 @@ function headerProblem(h: Partial<BackupHeader> | null): string | undefined {
  * header's sha256. Throws with what is wrong (never the content).
  */
 export function readBackup(deps: StateDeps, name: string): { header: BackupHeader; data: Buffer } {
-  if (!BACKUP_NAME.test(name)) throw new Error(`backup name ${JSON.stringify(name.slice(0, 64))} is not NNN.orig inside backups/`);
+  if (!BACKUP_NAME.test(name)) throw backupError(`backup name ${JSON.stringify(name.slice(0, 64))} is not NNN.orig inside backups/`);
   checkedStateDir(deps);
   const path = `${stateFiles(deps).backups}/${name}`;
   const raw = deps.fs.readFileNoFollow(path, 'scriptBackup');
   const magic = raw.subarray(0, BACKUP_MAGIC.length).toString('latin1');
   const end = raw.indexOf(0x0a, BACKUP_MAGIC.length);
-  if (magic !== BACKUP_MAGIC || end < 0 || end - BACKUP_MAGIC.length > 4096) throw new Error(`backup ${name} has no header`);
+  if (magic !== BACKUP_MAGIC || end < 0 || end - BACKUP_MAGIC.length > 4096) throw backupError(`backup ${name} has no header`);
   let header: Partial<BackupHeader> | null = null;
   try {
     header = parseStateJson(raw.subarray(BACKUP_MAGIC.length, end).toString('utf8')) as Partial<BackupHeader> | null;
   } catch (error) {
-    throw new Error(`backup ${name} header: ${errorMessage(error)}`);
+    throw backupError(`backup ${name} header: ${errorMessage(error)}`);
   }
   const problem = headerProblem(header);
-  if (problem) throw new Error(`backup ${name}: ${problem}`);
+  if (problem) throw backupError(`backup ${name}: ${problem}`);
   const checked = header as BackupHeader;
   const data = raw.subarray(end + 1);
   const digest = sha256Hex(data);
   if (digest !== checked.sha256) {
-    throw new Error(`backup ${name} does not match its sha256 (${digest.slice(0, 12)} instead of ${checked.sha256.slice(0, 12)})`);
+    throw backupError(`backup ${name} does not match its sha256 (${digest.slice(0, 12)} instead of ${checked.sha256.slice(0, 12)})`);
   }
   return { header: checked, data };
 }

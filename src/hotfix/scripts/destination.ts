@@ -36,7 +36,6 @@ export function inspectDestination(deps: FsDeps, destination: string): Destinati
   return { kind: 'file', data, sha256: sha256Hex(data), mode: s.mode & 0o777, uid: s.uid, gid: s.gid };
 }
 
-
 /** Writes `data` to a new temp file beside `target` (same directory, so the rename is atomic). */
 export function stageBeside(deps: FsDeps, target: string, data: Uint8Array, mode: number, owner?: { uid: number; gid: number }): string {
   const temp = `${dirname(target)}/${STAGE_PREFIX}${basename(target)}.${randomTempSuffix()}`;

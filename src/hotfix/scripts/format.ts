@@ -51,6 +51,20 @@ export const SCRIPT_CAPS = {
 /** Temp names of staged files beside a destination; any `provision` removes stale ones. */
 export const STAGE_PREFIX = '.anc-script-hotfix-';
 
+/** The paths table's provisioning scripts: what a payload is for. Every OTHER table entry in the directory is the agent's. */
+const PROVISIONING_SCRIPTS = new Set<keyof typeof NODE_PATHS>([
+  'provisionStart',
+  'cseHelpers',
+  'cseDistroHelpers',
+  'cseInstall',
+  'cseDistroInstall',
+  'cseConfig',
+  'customSearchDomainScript',
+  'dhcpv6Config',
+  'initAksCloud',
+  'initAksCustomCloud',
+]);
+
 /**
  * Names in that directory a payload never replaces, derived from the paths table: every agent path under
  * it (binaries, pointer, state, status, marker, launcher, inputs), its siblings (`<name>-*`, `<name>.*`)
@@ -58,9 +72,9 @@ export const STAGE_PREFIX = '.anc-script-hotfix-';
  */
 const AGENT_NAMES = [
   ...new Set(
-    Object.values(NODE_PATHS)
-      .filter((p) => p.startsWith(DESTINATION_DIR))
-      .map((p) => p.slice(DESTINATION_DIR.length).split('/')[0]!.replace(/^\./, '')),
+    Object.entries(NODE_PATHS)
+      .filter(([key, p]) => p.startsWith(DESTINATION_DIR) && !PROVISIONING_SCRIPTS.has(key as keyof typeof NODE_PATHS))
+      .map(([, p]) => p.slice(DESTINATION_DIR.length).split('/')[0]!.replace(/^\./, '')),
   ),
 ];
 const TEMP_NAMES = [...Object.values(TEMP_PREFIX), STAGE_PREFIX];
@@ -186,7 +200,8 @@ export function embeddedPayloadProblems(value: unknown, sha256: (data: Uint8Arra
   if (problems.length === 0) problems.push(...duplicateProblems(doc.entries));
   if (problems.length === 0) {
     const size = worstRecordBytes(doc.entries.map((e) => e.destination));
-    if (size > SCRIPT_CAPS.recordBytes) problems.push(`its record would be ${size} bytes, over the node's ${SCRIPT_CAPS.recordBytes}-byte cap`);
+    if (size > SCRIPT_CAPS.recordBytes)
+      problems.push(`its record would be ${size} bytes, over the node's ${SCRIPT_CAPS.recordBytes}-byte cap`);
   }
   return problems;
 }
@@ -195,7 +210,8 @@ export function embeddedPayloadProblems(value: unknown, sha256: (data: Uint8Arra
 export function capProblems(entries: number, totalBytes: number): string[] {
   const problems: string[] = [];
   if (entries > SCRIPT_CAPS.entries) problems.push(`${entries} entries, over the cap of ${SCRIPT_CAPS.entries}`);
-  if (totalBytes > SCRIPT_CAPS.payloadBytes) problems.push(`${totalBytes} bytes after decoding, over the ${SCRIPT_CAPS.payloadBytes}-byte cap`);
+  if (totalBytes > SCRIPT_CAPS.payloadBytes)
+    problems.push(`${totalBytes} bytes after decoding, over the ${SCRIPT_CAPS.payloadBytes}-byte cap`);
   return problems;
 }
 

@@ -44,7 +44,7 @@ function restoreEntry(deps: RestoreDeps, e: RecordEntry): Outcome {
   try {
     backup = readBackup(deps, e.backup);
     if (backup.header.destination !== e.destination || backup.header.sha256 !== e.oldSha256) {
-      throw new Error(`backup ${e.backup} is not the original of ${e.destination}`);
+      throw new AgentError('ANC_SCRIPT_HOTFIX', `backup ${e.backup} is not the original of ${e.destination}`);
     }
   } catch (error) {
     return problem(`${e.destination}: ${errorMessage(error)}`, hotfixBytes);
@@ -91,7 +91,12 @@ export interface RestoreSource {
  * Restores every entry (last first). Emits one `ScriptHotfix` event with the counts unless `quiet` (a
  * rollback inside apply, whose own event carries them). Returns what it did.
  */
-export function restoreRecorded(deps: RestoreDeps, source: RestoreSource | ScriptRecord, reason: string, options: { quiet?: boolean } = {}): LastRestore {
+export function restoreRecorded(
+  deps: RestoreDeps,
+  source: RestoreSource | ScriptRecord,
+  reason: string,
+  options: { quiet?: boolean } = {},
+): LastRestore {
   const from: RestoreSource = 'entries' in source ? { record: source, label: source.label, digest: source.digest } : source;
   const start = deps.clock.now();
   const result: LastRestore = {
@@ -173,7 +178,9 @@ export function restoreScripts(deps: RestoreDeps, reason: string): LastRestore |
   if (record) return restoreRecorded(deps, record, reason);
   // Backups without a record: an apply killed between its backups and its record. Nothing was replaced
   // yet, but the backups say so themselves.
-  return listBackups(deps).length > 0 ? restoreRecorded(deps, { label: 'unknown', digest: '' }, `${reason}; backups without a record`) : undefined;
+  return listBackups(deps).length > 0
+    ? restoreRecorded(deps, { label: 'unknown', digest: '' }, `${reason}; backups without a record`)
+    : undefined;
 }
 
 /** `hotfix fallback`: the baked agent puts the baked scripts back before its provision. */

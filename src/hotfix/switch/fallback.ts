@@ -15,7 +15,6 @@ import { recordQuarantine } from '../../pointer/quarantine.ts';
 import { restoreForFallback, restoreScripts } from '../scripts/restore.ts';
 import type { HotfixPointer } from '../../pointer/document.ts';
 import { isRecalled } from '../../pointer/eligibility.ts';
-import { nameExitCode } from '../../status/exit-codes.ts';
 
 export interface FallbackOptions {
   /**
@@ -23,12 +22,7 @@ export interface FallbackOptions {
    * image's scripts, but the launcher does not provision again in this boot (the reference's scripts are
    * not built to run twice); the next boot runs the baked agent.
    */
-  afterScripts?: { exitCode: number };
-}
-
-function exitName(code: number): string {
-  if (code > 128 && code <= 192) return `killed by signal ${code - 128}`;
-  return nameExitCode(code)?.name ?? 'UNKNOWN';
+  afterScripts?: { exitCode: number; exitName: string };
 }
 
 export async function fallbackToBaked(deps: Deps, reason: string, options: FallbackOptions = {}): Promise<number> {
@@ -40,7 +34,7 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
   const version = await failedHotfixVersion(deps, problems);
   const after = options.afterScripts;
   const cause = after
-    ? { cause: 'provisionFailed' as const, exitCode: after.exitCode, exitName: exitName(after.exitCode) }
+    ? { cause: 'provisionFailed' as const, exitCode: after.exitCode, exitName: after.exitName }
     : { cause: 'beforeScripts' as const };
   try {
     recordQuarantine(deps, { version, reason, recordedAt: start.toISOString(), ...cause });
@@ -54,14 +48,14 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
   }
   const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
   const message = after
-    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${exitName(after.exitCode)}) after the provisioning scripts started; version ${version} quarantined on this node${restored}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
+    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node${restored}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
     : `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}`;
   if (after) {
     deps.log.error('provisioning failed under a hotfix; quarantined, the next boot runs the baked agent', {
       hotfix: version,
       reason,
       exitCode: after.exitCode,
-      exitName: exitName(after.exitCode),
+      exitName: after.exitName,
       problems,
     });
   } else {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSyn
 import { dirname } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyScriptHotfix } from '../../../src/hotfix/scripts/apply.ts';
+import { applyScriptHotfix, removeStaleStaged } from '../../../src/hotfix/scripts/apply.ts';
 import { readRecord } from '../../../src/hotfix/scripts/backup.ts';
 import { decodePayload, type EmbeddedPayload } from '../../../src/hotfix/scripts/embedded.ts';
 import { destinationProblem, type ScriptEntry } from '../../../src/hotfix/scripts/format.ts';
@@ -46,6 +46,12 @@ test('destinations: only provisioning scripts under the containers directory', (
     `${C}/sub/aks-node-controller-x/y`,
     `${C}/provision.complete`,
     `${C}/enabled_features.sh`,
+    `${C}/.aks-node-controller-baked-guard`,
+    `${C}/.aks-node-controller-update-123`,
+    `${C}/.aks-node-controller-fetch-abc/x`,
+    `${C}/.anc-script-hotfix-x.sh.1`,
+    `${C}/aks-node-controller-hotfix.pending`,
+    `${C}/nodecustomdata.yml`,
   ]) {
     assert.type(destinationProblem(bad), 'string', bad);
   }
@@ -138,13 +144,16 @@ test('restore leaves a file someone else changed since, and keeps the record for
   d.cleanup();
 });
 
-test('files staged by a killed earlier apply are removed at the next one', () => {
+test('files staged by a killed earlier apply are removed at the start of any provision, payload or not', () => {
   const d = node();
-  const stale = d.paths.under(`${C}/.anc-script-hotfix-a.sh.1234567890`);
-  writeFileSync(stale, 'half');
-  utimesSync(stale, new Date(2020, 0, 1), new Date(2020, 0, 1));
-  applyScriptHotfix(d, payload({ 'a.sh': 'fixed a\n' }));
-  assert.not.ok(existsSync(stale));
+  mkdirSync(d.paths.under(`${C}/sub`), { recursive: true });
+  const stale = [d.paths.under(`${C}/.anc-script-hotfix-a.sh.1234567890`), d.paths.under(`${C}/sub/.anc-script-hotfix-x.sh.1`)];
+  for (const f of stale) {
+    writeFileSync(f, 'half');
+    utimesSync(f, new Date(2020, 0, 1), new Date(2020, 0, 1));
+  }
+  removeStaleStaged(d, new Date());
+  for (const f of stale) assert.not.ok(existsSync(f), f);
   d.cleanup();
 });
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeVcdiff, VcdiffError } from '../../../../src/hotfix/delta/vcdiff.ts';
+import { decodeVcdiff, VcdiffError } from '../../../../src/formats/vcdiff.ts';
 import { bufferSource, encode, pair } from './xdelta.ts';
 
 const LIMITS = { maxWindow: 64 << 20, maxTarget: 1 << 30 };

@@ -5,7 +5,7 @@
 // in memory at a time. `checkpoint` runs before every window (the caller's deadline). Also accepted, because the stock encoder (xdelta3) can emit
 // them: its application header (skipped) and its per-window Adler-32 (checked). Secondary compression,
 // application-defined code tables and VCD_TARGET windows are refused as unsupported.
-import { AgentError } from '../../platform/errors.ts';
+import { AgentError } from '../platform/errors.ts';
 import { defaultCodeTable, type Instruction } from './vcdiff-code-table.ts';
 
 const MAGIC = [0xd6, 0xc3, 0xc4, 0x00];
