@@ -49,7 +49,7 @@ test('a bad payload is refused at build time with every entry and its reason', (
     ['own-binary', [entry({ destination: `${C}/aks-node-controller-hotfix` })], /is one of the agent's own files/],
     ['pointer', [entry({ destination: `${C}/aks-node-controller-hotfix.json` })], /is one of the agent's own files/],
     ['state', [entry({ destination: `${C}/aks-node-controller-script-hotfix/record.json` })], /is one of the agent's own files/],
-    ['status', [entry({ destination: `${C}/provision.complete` })], /is a boot input or status file/],
+    ['status', [entry({ destination: `${C}/provision.complete` })], /provision\.complete is one of the agent's own files/],
     ['unclean', [entry({ destination: `${C}/../containers/x.sh` })], /is not a clean path/],
     ['dotdot', [entry({ payload: 'payloads/../manifest.json' })], /is not a clean relative path/],
     ['backslash', [entry({ payload: 'payloads\\x.sh' })], /has a backslash/],
