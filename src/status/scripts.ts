@@ -3,6 +3,7 @@
 // another payload). Unreadable state becomes a note, like every other source of `status`.
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
+import type { QuarantineEntry } from '../pointer/quarantine.ts';
 
 export interface ScriptsStatus {
   ran: 'baked' | 'hotfix';
@@ -12,11 +13,13 @@ export interface ScriptsStatus {
   /** `applying`: an apply was interrupted (the next provision or fallback restores the originals). */
   state: 'applied' | 'applying' | null;
   lastRestore: { label: string; reason: string; restoredAt: string; restored: string[]; problems: string[] } | null;
+  /** Hotfix versions this node gave up (issue 34): failed before the scripts, failed provisioning, or recalled. */
+  quarantined: QuarantineEntry[];
 }
 
 export async function scriptsStatus(deps: Deps, notes: string[]): Promise<ScriptsStatus> {
   const { readRecord, readLastRestore } = await import('../hotfix/scripts/backup.ts');
-  const status: ScriptsStatus = { ran: 'baked', label: null, replaced: [], state: null, lastRestore: null };
+  const status: ScriptsStatus = { ran: 'baked', label: null, replaced: [], state: null, lastRestore: null, quarantined: [] };
   try {
     const record = readRecord(deps);
     if (record) {
@@ -39,7 +42,24 @@ export async function scriptsStatus(deps: Deps, notes: string[]): Promise<Script
   } catch (error) {
     notes.push(errorMessage(error));
   }
+  try {
+    const { readQuarantine } = await import('../pointer/quarantine.ts');
+    status.quarantined = readQuarantine(deps);
+  } catch (error) {
+    notes.push(errorMessage(error));
+  }
   return status;
+}
+
+/** Why a version was given up, for people. */
+function quarantineLine(q: QuarantineEntry): string {
+  const why =
+    q.cause === 'provisionFailed'
+      ? `provisioning failed under it with exit code ${q.exitCode} ${q.exitName ?? ''} after the scripts started`.replace('  ', ' ')
+      : q.cause === 'recalled'
+        ? 'recalled by the hotfix pointer'
+        : q.reason;
+  return `  quarantined hotfix ${q.version} at ${q.recordedAt}: ${why}; the image's scripts and the baked agent run from the next provision on`;
 }
 
 /** The `scripts:` block of the text screen. */
@@ -56,5 +76,6 @@ export function renderScripts(s: ScriptsStatus): string[] {
       `  restored   ${last.restored.length} baked scripts of hotfix ${last.label} at ${last.restoredAt} (${last.reason})${problems}`,
     );
   }
+  out.push(...s.quarantined.map(quarantineLine));
   return out;
 }

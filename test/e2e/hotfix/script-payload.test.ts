@@ -227,6 +227,7 @@ test('provision applies the payload; status, hotfix scripts and explain say so; 
     replaced: [`${C}/provision_start.sh`, `${C}/provision_source.sh`],
     state: 'applied',
     lastRestore: null,
+    quarantined: [],
   });
   const screen = (await runAnc(['status'], { root: box.root })).stdout;
   assert.match(screen, `scripts:\n  ran        hotfix ${SCRIPT_LABEL}, 2 replaced\n             ${C}/provision_start.sh\n`);

@@ -1,7 +1,7 @@
 // The launcher's fallback table (docs/hotfix.md), one test per row, with fake agents (shell scripts that
 // record argv and env): only a HOTFIX binary that failed WITHOUT the scripts-started marker is replaced by
 // the baked binary, once, after `hotfix fallback` recorded it.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -50,24 +50,27 @@ test('row 2: the hotfix succeeds -> exit 0, one run, told that the launcher woul
   assert.is(recordedCalls(n.rec)[0]!.env.ANC_LAUNCHER_FALLBACK, 'baked');
 });
 
-test('row 3: the hotfix fails after the scripts started (marker present) -> never retried, its exit code', async () => {
+const afterScripts = (code: number) =>
+  `baked hotfix fallback --after-scripts ${code} --reason failed provisioning with exit code ${code} after the provisioning scripts started`;
+
+test('row 3: the hotfix fails after the scripts started (marker present) -> never retried in this boot, quarantined for the next', async () => {
   for (const code of [1, 7, 240, 255]) {
     const n = node({}, {});
     writeFakeAgent(n.p.hotfixBinary, n.rec, { label: 'hotfix', provisionScript: markThen(n.marker, `exit ${code}`) });
     const out = await n.run();
     assert.is(out.exitCode, code);
-    assert.equal(n.calls(), [`hotfix ${provision(n)}`], `exit ${code}`);
-    assert.ok(out.stdout.includes(`Hotfix binary failed after the provisioning scripts started (exit ${code}); not retrying`));
-    assert.ok(existsSync(n.p.hotfixBinary), 'the hotfix stays: its scripts failed, not the agent');
+    // The baked binary records the quarantine (issue 34); no second provision in this boot.
+    assert.equal(n.calls(), [`hotfix ${provision(n)}`, afterScripts(code)], `exit ${code}`);
+    assert.ok(out.stdout.includes(`Hotfix binary failed after the provisioning scripts started (exit ${code}); not retrying in this boot`));
   }
 });
 
-test('row 3b: killed by a signal after the scripts started -> still not retried', async () => {
+test('row 3b: killed by a signal after the scripts started -> still not retried, quarantined for the next boot', async () => {
   const n = node({}, { provisionScript: '' });
   writeFakeAgent(n.p.hotfixBinary, n.rec, { label: 'hotfix', provisionScript: markThen(n.marker, 'kill -9 $$') });
   const out = await n.run();
   assert.is(out.exitCode, 137);
-  assert.equal(n.calls(), [`hotfix ${provision(n)}`]);
+  assert.equal(n.calls(), [`hotfix ${provision(n)}`, afterScripts(137)]);
 });
 
 const reason = (text: string) => `hotfix fallback --reason ${text} before the provisioning scripts started`;
