@@ -5,7 +5,7 @@
 // at the top and in each wave, no key twice in any object, no lone surrogate. Pure.
 import { type JsonNode, scanJson } from '../platform/json-scan.ts';
 
-const TOP_KEYS = ['schemaVersion', 'serial', 'expires', 'scope', 'hotfixes', 'rollout'];
+const TOP_KEYS = ['schemaVersion', 'serial', 'expires', 'scope', 'hotfixes', 'rollout', 'recall'];
 const WAVE_KEYS = ['percent', 'salt'];
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
