@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { applyScriptHotfix, removeStaleStaged } from '../../../src/hotfix/scripts/apply.ts';
 import { readRecord } from '../../../src/hotfix/scripts/backup.ts';
 import { decodePayload, type EmbeddedPayload } from '../../../src/hotfix/scripts/embedded.ts';
-import { destinationProblem, type ScriptEntry } from '../../../src/hotfix/scripts/format.ts';
+import { destinationProblem, SCRIPT_CAPS, type ScriptEntry, worstRecordBytes } from '../../../src/hotfix/scripts/format.ts';
 import { scriptPlatform } from '../../../src/hotfix/scripts/node-platform.ts';
 import { restoreForFallback } from '../../../src/hotfix/scripts/restore.ts';
 import { isAgentError } from '../../../src/platform/errors.ts';
@@ -55,6 +55,13 @@ test('destinations: only provisioning scripts under the containers directory', (
   ]) {
     assert.type(destinationProblem(bad), 'string', bad);
   }
+});
+
+test('the shared caps are consistent: the widest record the entry caps allow fits the record cap the node reads with', () => {
+  const longest = `${C}/${'x'.repeat(SCRIPT_CAPS.destinationLength - C.length - 1)}`;
+  assert.is(destinationProblem(longest), undefined);
+  assert.type(destinationProblem(`${longest}x`), 'string');
+  assert.ok(worstRecordBytes(Array(SCRIPT_CAPS.entries).fill(longest)) <= SCRIPT_CAPS.recordBytes);
 });
 
 function payload(files: Record<string, string>, label = 'fix-1'): EmbeddedPayload {
