@@ -36,21 +36,23 @@ export function parseStateJson(text: string): unknown {
 
 /**
  * THE reader of every agent state file (quarantine, pointer serial, repository state, script hotfix
- * record, last restore, backup headers): undefined when absent; never follows a symlink at the file;
- * read through the input guard's cap for `kind`; parsed with parseStateJson. Its errors name the path
- * and what is wrong (not a regular file, too large, syntax error at byte N), never the content.
+ * record, last restore): undefined when absent; read through the input guard's cap for `kind` (regular
+ * files only; `noFollow`: never through a symlink, for state a restore trusts); parsed with
+ * parseStateJson. Its errors say what is wrong (not a regular file, too large, syntax error at byte N)
+ * for the caller to put beside the path, never the content.
  */
-export function readStateFile(fs: Pick<FileSystem, 'lstat' | 'readFileNoFollow'>, path: string, kind: InputKind = 'state'): unknown {
+export function readStateFile(
+  fs: Pick<FileSystem, 'lstat' | 'readFile' | 'readFileNoFollow'>,
+  path: string,
+  options: { kind?: InputKind; noFollow?: boolean } = {},
+): unknown {
+  const kind = options.kind ?? 'state';
   let text: string;
   try {
     if (!fs.lstat(path)) return undefined;
-    text = fs.readFileNoFollow(path, kind).toString('utf8');
+    text = (options.noFollow ? fs.readFileNoFollow(path, kind) : fs.readFile(path, kind)).toString('utf8');
   } catch (error) {
-    throw new AgentError('ANC_IO', `${path}: ${errorMessage(error)}`);
+    throw new AgentError('ANC_IO', errorMessage(error));
   }
-  try {
-    return parseStateJson(text);
-  } catch (error) {
-    throw new AgentError('ANC_IO', `${path}: ${errorMessage(error)}`);
-  }
+  return parseStateJson(text);
 }

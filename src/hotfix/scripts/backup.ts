@@ -115,11 +115,19 @@ function recordProblem(v: Partial<ScriptRecord>): string | undefined {
   return undefined;
 }
 
+function readState(deps: StateDeps, path: string, kind: 'state' | 'scriptRecord'): unknown {
+  try {
+    return readStateFile(deps.fs, path, { kind, noFollow: true });
+  } catch (error) {
+    throw stateError(path, error);
+  }
+}
+
 /** The record, undefined when absent; throws (never quoting its content) when unreadable or malformed. */
 export function readRecord(deps: StateDeps): ScriptRecord | undefined {
   checkedStateDir(deps);
   const path = stateFiles(deps).record;
-  const value = readStateFile(deps.fs, path, 'scriptRecord') as Partial<ScriptRecord> | null | undefined;
+  const value = readState(deps, path, 'scriptRecord') as Partial<ScriptRecord> | null | undefined;
   if (value === undefined) return undefined;
   const problem = typeof value === 'object' && value !== null ? recordProblem(value) : 'expected a JSON object';
   if (problem) throw stateError(path, problem);
@@ -129,7 +137,7 @@ export function readRecord(deps: StateDeps): ScriptRecord | undefined {
 export function readLastRestore(deps: StateDeps): LastRestore | undefined {
   checkedStateDir(deps);
   const path = stateFiles(deps).lastRestore;
-  const value = readStateFile(deps.fs, path) as Partial<LastRestore> | null | undefined;
+  const value = readState(deps, path, 'state') as Partial<LastRestore> | null | undefined;
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || !Array.isArray(value.restored)) throw stateError(path, 'expected {"restored":[...]}');
   return value as LastRestore;

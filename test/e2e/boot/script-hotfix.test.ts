@@ -78,6 +78,12 @@ const provisionedBy = (b: BootResult) =>
     .filter((l) => l.msg === 'aks-node-controller started' && l.task === 'Provision' && l.dryRun === false)
     .map((l) => l.version);
 const state = (b: BootResult) => join(b.root, C, 'aks-node-controller-script-hotfix');
+/** A self-describing backup's bytes after its two header lines (docs/hotfix.md "script payload"). */
+const backupBody = (b: BootResult, name: string) =>
+  readFileSync(join(state(b), 'backups', name), 'utf8')
+    .split('\n')
+    .slice(2)
+    .join('\n');
 
 function assertBakedScripts(b: BootResult): void {
   assert.is(read(b, `${C}/provision_start.sh`), BAKED_START, 'the baked provision_start.sh, byte for byte');
@@ -139,7 +145,7 @@ test('the fix applied: the hotfix replaces the buggy script before the scripts s
       ['/opt/azure/containers/provision_source.sh', '0644', '0644'],
     ],
   );
-  const backups = record.entries.map((e: { backup: string }) => readFileSync(join(state(b), 'backups', e.backup), 'utf8'));
+  const backups = record.entries.map((e: { backup: string }) => backupBody(b, e.backup));
   assert.equal(backups, [BAKED_START, BAKED_HELPER], 'the originals are kept');
   assert.ok(read(b, 'var/log/azure/cluster-provision.log').includes('kubelet flags fixed by script hotfix'));
 
@@ -154,7 +160,7 @@ test('the fix applied: the hotfix replaces the buggy script before the scripts s
   const after = JSON.parse(readFileSync(join(state(b), 'record.json'), 'utf8'));
   assert.equal(after.entries, record.entries);
   assert.equal(
-    after.entries.map((e: { backup: string }) => readFileSync(join(state(b), 'backups', e.backup), 'utf8')),
+    after.entries.map((e: { backup: string }) => backupBody(b, e.backup)),
     [BAKED_START, BAKED_HELPER],
   );
   assert.is(read(b, `${C}/provision_start.sh`), FIXED_START);

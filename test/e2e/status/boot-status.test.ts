@@ -59,14 +59,19 @@ test('failed boot: -o json names exit code 50 ERR_OUTBOUND_CONN_FAIL and the bin
   }
 });
 
-test('failed boot run by a staged hotfix binary: status says hotfix, and the pointer decision', async () => {
+test('failed boot run by a staged hotfix binary: status says hotfix, the pointer decision, and the quarantine', async () => {
   const boot = failedBoot({ hotfix: true });
   try {
     await runLauncher(boot.root, {}, 120_000);
     const s = JSON.parse((await runAnc(['status', '-o', 'json'], { root: boot.root })).stdout);
     assert.is(s.binary.kind, 'hotfix');
     assert.is(s.hotfix.pointer, 'present');
-    assert.is(s.hotfix.staged, true);
+    // Provisioning failed under the hotfix (issue 34): quarantined, no longer staged; the next boot is baked.
+    assert.is(s.hotfix.staged, false);
+    assert.equal(
+      s.scripts.quarantined.map((q: Record<string, unknown>) => [q.cause, q.exitCode, q.exitName]),
+      [['provisionFailed', 50, 'ERR_OUTBOUND_CONN_FAIL']],
+    );
     assert.ok(s.hotfix.decision && typeof s.hotfix.decision.reason === 'string');
   } finally {
     boot.cleanup();
