@@ -14,6 +14,7 @@ import { hotfixPointerRenderCommand } from './hotfix-pointer-render.ts';
 import { hotfixPointerSignCommand } from './hotfix-pointer-sign.ts';
 import { hotfixPointerVerifyCommand } from './hotfix-pointer-verify.ts';
 import { hotfixScriptsCommand } from './hotfix-scripts.ts';
+import { imageManifestCommand } from './image-manifest.ts';
 import { manpageCommand } from './manpage.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
@@ -33,6 +34,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   hotfixPointerRenderCommand,
   hotfixPointerSignCommand,
   hotfixPointerVerifyCommand,
+  imageManifestCommand,
   configValidateCommand,
   configSchemaCommand,
   configHashCommand,

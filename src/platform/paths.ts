@@ -33,6 +33,8 @@ export const NODE_PATHS = {
   // script hotfixes (hotfix/scripts): the record of what an embedded payload replaced, the originals'
   // backups, the last restore; the files a payload may never replace (docs/hotfix.md "script payload")
   scriptHotfixState: '/opt/azure/containers/aks-node-controller-script-hotfix',
+  // the image's own manifest, kept on the image by its build (image/: `status` diffs the node against it)
+  imageManifest: '/opt/azure/containers/aks-node-controller-image-manifest.json',
   // the VM identity that seeds staged hotfix waves
   productUuid: '/sys/class/dmi/id/product_uuid',
   launcher: '/opt/azure/containers/aks-node-controller-launcher.sh',

@@ -111,6 +111,12 @@ function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
   return line ? { hotfix: String(line.hotfix ?? 'unknown'), reason: String(line.reason ?? '') } : null;
 }
 
+/** A script payload that changed nothing, logged by the provision that `started` opened (apply.ts). */
+function noopOf(log: LogLine[], started: LogLine | undefined): { label: string; verdict: string } | undefined {
+  const line = log.slice(started ? log.lastIndexOf(started) : 0).find((l) => l.msg === 'script hotfix changes nothing on this image');
+  return line ? { label: String(line.label ?? 'unknown'), verdict: String(line.noop ?? '') } : undefined;
+}
+
 /** Why nothing provisioned yet, from the first missing prerequisite. */
 function notStartedSummary(boot: ReturnType<typeof bootChecks>, anything: boolean): string {
   if (!boot.configArrived) return 'provisioning has not started: the custom data never arrived (no node configuration)';
@@ -237,7 +243,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
-    scripts: await scriptsStatus(deps, notes),
+    scripts: await scriptsStatus(deps, notes, noopOf(log, started)),
     timeline,
     configWarnings: await configWarnings(deps, notes),
     notes,
