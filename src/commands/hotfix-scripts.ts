@@ -36,8 +36,8 @@ export const hotfixScriptsCommand = {
     if (binary !== undefined) answer = await candidateScripts(deps, binary, manifests);
     else if (manifests.length === 0) answer = ownScripts(deps);
     else {
-      const { readImageManifests } = await import('./image-input.ts');
-      answer = ownScripts(deps, readImageManifests(deps, manifests));
+      const { readManifestFiles } = await import('../image/read.ts');
+      answer = ownScripts(deps, readManifestFiles(deps, manifests));
     }
     const { imagePlansFail } = await import('../hotfix/scripts/image-plan.ts');
     const exitCode = answer.error ? 1 : answer.images && (answer.payload === null || imagePlansFail(answer.images)) ? 3 : 0;

@@ -26,7 +26,7 @@ export const imageManifestCommand = {
   async run({ options }, deps) {
     const { resolveNodePaths } = await import('../platform/paths.ts');
     const { collectManifest } = await import('../image/collect.ts');
-    const { renderManifest, parseManifest } = await import('../image/manifest.ts');
+    const { renderManifest } = await import('../image/manifest.ts');
     const absolute = (p: string) => (p.startsWith('/') ? p : `${deps.cwd}/${p}`);
     if (options.root !== undefined && String(options.root) === '') throw new AgentError('ANC_USAGE', '--root needs a directory');
     const paths = options.root === undefined ? deps.paths : resolveNodePaths(absolute(String(options.root)));
@@ -36,8 +36,8 @@ export const imageManifestCommand = {
       return { exitCode: 0, stdout: options.output === 'yaml' ? await render('yaml', JSON.parse(text)) : text };
     }
     const source = String(options.diff);
-    const { readConfigFile } = await import('./config-input.ts');
-    const image = parseManifest(readConfigFile(deps, source, 'image manifest'), source);
+    const { readManifestFile } = await import('../image/read.ts');
+    const image = readManifestFile(deps, absolute(source)).manifest;
     const { diffManifests, renderDiff } = await import('../image/diff.ts');
     const { hotfixExplainer } = await import('../hotfix/scripts/written.ts');
     const diff = diffManifests(image, now, hotfixExplainer({ ...deps, paths }));

@@ -68,3 +68,12 @@ export function lastCheckHotfix(deps: Pick<Deps, 'fs' | 'paths'>): LastCheck | n
   }
   return null;
 }
+
+/** The pointer file's text when it can be read; otherwise explainHotfix reports it as a node would. */
+export function peekPointer(deps: Pick<Deps, 'fs'>, path: string): string | undefined {
+  try {
+    return deps.fs.readText(path, 'pointer');
+  } catch {
+    return undefined;
+  }
+}

@@ -115,7 +115,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['provision'],
   ['hotfix'],
   ['pointer'],
-  ['cse', 'customdata', 'kube'],
+  ['cse', 'customdata', 'kube', 'image'],
   ['config', 'formats'],
   ['platform'],
 ];

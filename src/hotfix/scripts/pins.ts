@@ -32,7 +32,7 @@ export function pinPayload(payload: ScriptPayload, images: GivenImage[], uncheck
     if (unchecked.includes(platform) || images.some((img) => img.manifest.platform.name === platform)) continue;
     const entries = payload.entries.flatMap((e, i) => (e.platforms.includes(platform) ? [`entry ${i} (${e.source})`] : []));
     problems.push(
-      `platform ${platform}: ${entries.join(', ')} list it, but no --image-manifest of a ${platform} image was given (give one, or --unchecked-platform ${platform} to leave it unchecked on purpose)`,
+      `platform ${platform}: ${entries.join(', ')} ${entries.length === 1 ? 'lists' : 'list'} it, but no --image-manifest of a ${platform} image was given (give one, or --unchecked-platform ${platform} to leave it unchecked on purpose)`,
     );
   }
   for (const p of unchecked)
