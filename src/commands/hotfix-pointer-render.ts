@@ -71,7 +71,9 @@ export const hotfixPointerRenderCommand = {
       deps.clock.now(),
     );
     const stdout = await formatConfigMap(configMapFor(renderSignedPointer(fields)), format);
-    return { exitCode: 0, stdout, ...(note ? { stderr: `${note}\n` } : {}) };
+    const warning = (await import('../pointer/expiry.ts')).expiryWarning(fields.expires, deps.clock.now());
+    const stderr = [note, warning && `warning: ${warning}`].filter(Boolean).join('\n');
+    return { exitCode: 0, stdout, ...(stderr ? { stderr: `${stderr}\n` } : {}) };
   },
 } satisfies Command<RenderOptions>;
 

@@ -25,6 +25,10 @@ export interface VerifyReport {
   hotfixes?: Record<string, string>;
   rollout?: Record<string, { percent: number; salt: string }>;
   warnings: string[];
+  /** Which key set the signature was checked against (this binary's baked keys, or --keys FILE). */
+  keySet?: string;
+  /** A remedy that replaces the outcome's usual one (an empty key set: the binary, not the signature). */
+  hint?: string;
 }
 
 /** Node facts from `--node-config FILE` text and/or `--node KEY=VALUE` flags; undefined when neither. */
@@ -56,7 +60,9 @@ const ORDER = [
   'hotfixes',
   'rollout',
   'mode',
+  'keySet',
   'warnings',
+  'hint',
 ] as const;
 
 /** The verdict first, whatever order the fields were gathered in (JSON and YAML read top-down). */
@@ -135,6 +141,7 @@ export function verifyText(report: VerifyReport): string {
     lines.push(`accepted: outcome=accepted${report.signed ? ` (signed by key ${report.keyid}, serial ${report.serial})` : ' (unsigned)'}`);
   else lines.push(`rejected: outcome=${report.outcome}`, `reason: ${report.reason}`);
   lines.push(`mode: ${report.mode}; serial floor: ${report.minSerial}`);
+  if (report.keySet) lines.push(`keys: ${report.keySet}`);
   if (report.expires) lines.push(`expires: ${report.expires}`);
   if (report.scope) lines.push(`scope: ${describeScope(report.scope)}${report.scopeChecked ? '' : ' (not matched against a node)'}`);
   if (report.hotfixes)
@@ -152,6 +159,6 @@ export function verifyText(report: VerifyReport): string {
         .join(' ')}`,
     );
   for (const w of report.warnings) lines.push(`warning: ${w}`);
-  if (!report.accepted) lines.push(`hint: ${HINTS[report.outcome]}`);
+  if (!report.accepted || report.hint) lines.push(`hint: ${report.hint ?? HINTS[report.outcome]}`);
   return `${lines.join('\n')}\n`;
 }
