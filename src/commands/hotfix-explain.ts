@@ -93,7 +93,7 @@ export const hotfixExplainCommand = {
         [
           configMap ? views.configMapText({ pointer: configMap.gate, decisions }).trimEnd() : `${path}: the pointer file`,
           ...preview.renderPreview(verdicts, renderImagePlan),
-          v.takes ? 'at least one image takes the hotfix' : 'NO image takes the hotfix (exit 3)',
+          ...(images.length === 0 ? [] : [v.takes ? 'at least one image takes the hotfix' : 'NO image takes the hotfix (exit 3)']),
         ].join('\n') + '\n';
       return { exitCode: takes ? 0 : 3, stdout: await render(options.output, value, screen, { compactJson: true }) };
     }
