@@ -65,10 +65,10 @@ const digests = (list: readonly string[]) => list.map((d) => `sha256:${d}`).join
  */
 export function pinProblem(entry: ScriptEntry, current: string | undefined): string | undefined {
   if (!entry.replaces) return undefined;
-  const built = `the payload was built against ${digests(entry.replaces)} (its images' ${entry.destination})`;
-  if (current === undefined) return `${entry.destination} does not exist here, but ${built}: a hotfix for another image build`;
+  const built = `the image's ${digests(entry.replaces)} (what the payload was built against)`;
+  if (current === undefined) return `a hotfix for another image build: the file is missing here, not ${built}`;
   if (current === entry.sha256 || entry.replaces.includes(current)) return undefined;
-  return `${entry.destination} holds sha256:${current}, neither ${built} nor the new sha256:${entry.sha256}: a hotfix for another image build`;
+  return `a hotfix for another image build: the file holds sha256:${current}, not ${built} nor the new sha256:${entry.sha256}`;
 }
 
 /** Set when the payload lists this platform but no entry would change anything here. */
