@@ -23,7 +23,7 @@ import {
   type ScriptPayload,
   type ScriptPlatform,
 } from '../src/hotfix/scripts/format.ts';
-import { type GivenImage, imageSummary, pinPayload } from '../src/hotfix/scripts/pins.ts';
+import { type GivenImage, imageSummary, pinPayload } from '../src/image/pins.ts';
 import { parseManifest } from '../src/image/manifest.ts';
 
 export interface BuiltPayload {

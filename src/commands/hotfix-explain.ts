@@ -88,7 +88,7 @@ export const hotfixExplainCommand = {
       const verdicts = preview.previewImages(deps, pointer, images, scripts, decidedFor.version);
       const takes = decisions.some((d) => d.upgrade) || verdicts.some((v) => v.takes);
       const value = { pointer: configMap?.gate ?? { file: path }, decisions, images: verdicts, takes, scripts };
-      const { renderImagePlan } = await import('../hotfix/scripts/image-plan.ts');
+      const { renderImagePlan } = await import('../image/plan.ts');
       const screen = (v: typeof value) =>
         [
           configMap ? views.configMapText({ pointer: configMap.gate, decisions }).trimEnd() : `${path}: the pointer file`,

@@ -39,7 +39,7 @@ export const hotfixScriptsCommand = {
       const { readManifestFiles } = await import('../image/read.ts');
       answer = ownScripts(deps, readManifestFiles(deps, manifests));
     }
-    const { imagePlansFail } = await import('../hotfix/scripts/image-plan.ts');
+    const { imagePlansFail } = await import('../image/plan.ts');
     const exitCode = answer.error ? 1 : answer.images && (answer.payload === null || imagePlansFail(answer.images)) ? 3 : 0;
     return { exitCode, stdout: await render(options.output, answer, renderScriptsText) };
   },

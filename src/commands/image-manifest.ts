@@ -7,7 +7,7 @@ import { AgentError } from '../platform/errors.ts';
 
 export const imageManifestCommand = {
   name: 'image manifest',
-  description: 'Print the image manifest (scripts under /opt/azure/containers, platform, baked version); --diff: what changed since',
+  description: 'Print the image manifest (its provisioning scripts, platform, baked version); --diff: what changed since',
   options: [
     { flag: '--root <dir>', description: 'The image root to read, e.g. the mounted image at build time (default: this node)' },
     { flag: '--diff <image-manifest>', description: "The image's manifest: list what changed on this node since the image was built" },
@@ -18,10 +18,7 @@ export const imageManifestCommand = {
     "The manifest is JSON in every output format but yaml: the same tree gives the same bytes. Left out: the agent's own files (aks-node-controller*) and the boot's inputs and outputs (the node configuration, provision.complete, ...).",
   examples: [
     ['image manifest --root /mnt/image -o json > image-manifest.json', "the image build's last step: publish it beside the image"],
-    [
-      'image manifest --diff /opt/azure/containers/aks-node-controller-image-manifest.json',
-      'what changed on this node since its image was built',
-    ],
+    ['image manifest --diff image-manifest.json', 'what changed on this node since the image was built (its published manifest)'],
   ],
   async run({ options }, deps) {
     const { resolveNodePaths } = await import('../platform/paths.ts');

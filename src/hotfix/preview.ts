@@ -9,7 +9,7 @@ import { definedEnv } from '../platform/deps.ts';
 import type { HotfixPointer } from '../pointer/document.ts';
 import { explainPointer, type HotfixExplanation } from '../pointer/explain.ts';
 import { SIGNING_MODES, type SigningMode } from '../pointer/gate.ts';
-import type { ImagePlan } from './scripts/image-plan.ts';
+import type { ImagePlan } from '../image/plan.ts';
 import type { ScriptsExplanation } from './scripts/inspect.ts';
 
 export interface ImageVerdict {

@@ -60,7 +60,7 @@ export async function collectManifest(deps: CollectDeps, paths: NodePaths, optio
   } catch (error) {
     throw new AgentError('ANC_IO', `image manifest: reading ${paths.strip(paths.osRelease)}: ${errorMessage(error)}`, {
       cause: error,
-      hint: 'Point --root at the image root (the directory holding etc/os-release and opt/azure/containers).',
+      hint: 'Point --root at the root of the image (the directory holding its etc/ and opt/).',
     });
   }
   const os = classifyOsRelease(osRelease);

@@ -7,7 +7,7 @@ import { definedEnv } from '../../platform/deps.ts';
 import { errorMessage } from '../../platform/errors.ts';
 import type { ImageManifest } from '../../image/manifest.ts';
 import { describePayload, embeddedPayload } from './embedded.ts';
-import { type ImagePlan, planOnImage, renderImagePlan } from './image-plan.ts';
+import { type ImagePlan, planOnImage, renderImagePlan } from '../../image/plan.ts';
 import { planPayload, planView } from './plan.ts';
 
 export interface ScriptsExplanation {
@@ -27,7 +27,7 @@ export function ownScripts(
   try {
     const embedded = embeddedPayload();
     if (images) {
-      const plans = embedded ? images.map((i) => planOnImage(embedded, i.manifest, i.source)) : [];
+      const plans = embedded ? images.map((i) => planOnImage(embedded.payload, i.manifest, i.source)) : [];
       return { binary: deps.execPath, payload: describePayload(embedded), plan: null, images: plans };
     }
     return { binary: deps.execPath, payload: describePayload(embedded), plan: embedded ? planView(planPayload(deps, embedded)) : null };

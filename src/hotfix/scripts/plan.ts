@@ -10,8 +10,10 @@ import { type DestinationState, inspectDestination } from './destination.ts';
 import type { EmbeddedPayload } from './embedded.ts';
 import { entriesFor, parseMode, type ScriptEntry } from './format.ts';
 import { type NodePlatform, scriptPlatform } from './node-platform.ts';
+import { pinProblem } from '../../image/pins.ts';
 
-export type PlanAction = 'replace' | 'unchanged' | 'missing' | 'refused';
+export type { PlanAction } from '../../image/plan.ts';
+import type { PlanAction } from '../../image/plan.ts';
 
 export interface PlanItem {
   entry: ScriptEntry;
@@ -55,20 +57,6 @@ function planEntry(deps: Pick<Deps, 'fs' | 'paths'>, entry: ScriptEntry, pinned:
   if (state.kind === 'missing') return { entry, action: 'missing', reason: 'not on this node (replace-only)' };
   const same = state.sha256 === entry.sha256 && state.mode === parseMode(entry.mode);
   return { entry, action: same ? 'unchanged' : 'replace', current: state };
-}
-
-const digests = (list: readonly string[]) => list.map((d) => `sha256:${d}`).join(' or ');
-
-/**
- * Why a pinned entry (`replaces`) cannot apply over what the destination holds (`current`, undefined when
- * the file is missing), or undefined: it holds the image's bytes, the new bytes, or the entry is unpinned.
- */
-export function pinProblem(entry: ScriptEntry, current: string | undefined): string | undefined {
-  if (!entry.replaces) return undefined;
-  const built = `the image's ${digests(entry.replaces)} (what the payload was built against)`;
-  if (current === undefined) return `a hotfix for another image build: the file is missing here, not ${built}`;
-  if (current === entry.sha256 || entry.replaces.includes(current)) return undefined;
-  return `a hotfix for another image build: the file holds sha256:${current}, not ${built} nor the new sha256:${entry.sha256}`;
 }
 
 /** Set when the payload lists this platform but no entry would change anything here. */

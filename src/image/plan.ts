@@ -1,10 +1,11 @@
 // What a script payload would do on an image, from that image's manifest instead of this machine's files
 // (`hotfix scripts --image-manifest`, `hotfix explain --image-manifest`): the same actions, pins and no-op
-// verdict the node's plan (plan.ts) gives, per entry with the digests. Pure.
-import { type ImageManifest, imageName } from '../../image/manifest.ts';
-import type { EmbeddedPayload } from './embedded.ts';
-import { entriesFor, parseMode } from './format.ts';
-import { type PlanAction, pinProblem } from './plan.ts';
+// verdict the node's plan (hotfix/scripts/plan.ts) gives, per entry with the digests. Pure.
+import { type ImageManifest, imageName } from './manifest.ts';
+import { modeBits, type PinnableEntry, type PinnablePayload, pinProblem } from './pins.ts';
+
+/** The node plan's actions (hotfix/scripts/plan.ts). */
+export type PlanAction = 'replace' | 'unchanged' | 'missing' | 'refused';
 
 export interface ImagePlanEntry {
   destination: string;
@@ -28,14 +29,14 @@ export interface ImagePlan {
   takes: boolean;
 }
 
-export function planOnImage(embedded: EmbeddedPayload, manifest: ImageManifest, source: string): ImagePlan {
+export function planOnImage(payload: PinnablePayload<PinnableEntry>, manifest: ImageManifest, source: string): ImagePlan {
   const image = imageName(manifest, source);
   const platform = manifest.platform.name;
   if (!platform) {
     const skipped = `no script hotfix on this image: os-release ID=${manifest.platform.id || '(none)'} matches no payload platform`;
     return { image, platform: null, skipped, entries: [], takes: false };
   }
-  const mine = entriesFor(embedded.payload, platform);
+  const mine = payload.entries.filter((e) => e.platforms.includes(platform));
   if (mine.length === 0)
     return {
       image,
@@ -44,7 +45,7 @@ export function planOnImage(embedded: EmbeddedPayload, manifest: ImageManifest, 
       entries: [],
       takes: false,
     };
-  const pinned = !(embedded.payload.uncheckedPlatforms ?? []).includes(platform);
+  const pinned = !(payload.uncheckedPlatforms ?? []).includes(platform);
   const entries = mine.map((entry): ImagePlanEntry => {
     const file = manifest.files.find((f) => f.path === entry.destination);
     const base = {
@@ -57,7 +58,7 @@ export function planOnImage(embedded: EmbeddedPayload, manifest: ImageManifest, 
     const pin = pinned ? pinProblem(entry, file?.sha256) : undefined;
     if (pin) return { ...base, action: 'refused', reason: pin };
     if (!file) return { ...base, action: 'missing', reason: 'not on this image (replace-only: nothing is written)' };
-    const same = file.sha256 === entry.sha256 && (Number.parseInt(file.mode, 8) & 0o777) === parseMode(entry.mode);
+    const same = file.sha256 === entry.sha256 && modeBits(file.mode) === modeBits(entry.mode);
     return same ? { ...base, action: 'unchanged', reason: 'the image already holds these bytes and mode' } : { ...base, action: 'replace' };
   });
   const refused = entries.some((e) => e.action === 'refused');
