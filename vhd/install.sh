@@ -12,6 +12,10 @@
 # Refuses a binary that is not a Linux executable for the image's architecture (--arch, default: this
 # machine's), and one that does not answer `version` with a YYYYMM.DD.PATCH version (run when it can run
 # here: same architecture, or qemu-user registered for it).
+# The image build's LAST step, after every provisioning script is in place (docs/node.md "Image manifest"):
+#   aks-node-controller image manifest --root <root> -o json > image-manifest.json   (published beside the image)
+#   install -m 0644 image-manifest.json <root>/opt/azure/containers/aks-node-controller-image-manifest.json
+# Hotfix builds check their script payload against it (build.mjs --image-manifest); `status` diffs against it.
 # Never strip the binary: a stripped bun executable silently turns back into plain bun. Running it inside
 # a chroot of the image needs /proc mounted there (bun aborts without it).
 set -euo pipefail
@@ -37,6 +41,12 @@ Installs <root>/opt/azure/containers/aks-node-controller (0755), the launcher (0
 every path it installed. Refuses a binary that is not a Linux executable for the architecture, or that
 does not answer `version` (checked when it can run here; when it cannot, the man page and completion come
 from this checkout's dist/aks-node-controller, else they are left out with a note).
+
+The image build's last step, once every provisioning script is in place, records what the image holds
+(docs/node.md "Image manifest"); publish it beside the image and keep a copy on it:
+
+  aks-node-controller image manifest --root <image-root> -o json > image-manifest.json
+  install -m 0644 image-manifest.json <image-root>/opt/azure/containers/aks-node-controller-image-manifest.json
 
 Exit codes: 0 installed, 1 refused or failed, 2 usage.
 HELP
@@ -149,3 +159,4 @@ fi
 
 echo "installed aks-node-controller into ${ROOT}:"
 printf '  %s\n' "${INSTALLED[@]}"
+echo "last step of the image build, once its scripts are in place: aks-node-controller image manifest --root ${ROOT} -o json (docs/node.md)"
