@@ -3,11 +3,14 @@
 // for publishing (gated as check-hotfix gates it, in --mode or the candidate's mode), then one decision
 // per `--current-version`, or per `--image-manifest` (with --candidate: its script plan on each image).
 // Exit status with a ConfigMap or images: 0 when any image takes the hotfix, 3 when none does.
-import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
 import type { Command } from '../cli/command.ts';
 import { type OutputFormat, plainText, render } from '../cli/output.ts';
 
-type Options = { currentVersion?: string[]; pointer?: string; candidate?: string; imageManifest?: string[]; mode?: string };
+type Options = { currentVersion?: string[]; pointer?: string; candidate?: string; imageManifest?: string[]; mode?: string } & {
+  repository?: string;
+  repositoryKeyring?: string;
+  arch?: string;
+};
 
 export const hotfixExplainCommand = {
   name: 'hotfix explain',
@@ -33,6 +36,12 @@ export const hotfixExplainCommand = {
       description: "The fleet's signing mode (default: what the candidate, else this binary, enforces)",
       values: ['unsigned-allowed', 'enforce'],
     },
+    {
+      flag: '--repository <url>',
+      description: 'An apt release directory (…/dists/SUITE/): does its signed hotfix index list the version?',
+    },
+    { flag: '--repository-keyring <file>', description: "The repository's key (default: this machine's apt trusted keyrings)" },
+    { flag: '--arch <arch>', description: "Architecture for --repository (default: this machine's)", values: ['amd64', 'arm64'] },
   ],
   output: true,
   readOnly: true,
@@ -54,19 +63,8 @@ export const hotfixExplainCommand = {
     const absolute = (p: string) => (p.startsWith('/') ? p : `${deps.cwd}/${p}`);
     const path = given === undefined ? deps.paths.hotfixPointer : absolute(given);
     const versions = (options.currentVersion ?? []).map(String);
-    const { STAMPED_VERSION } = await import('../pointer/version.ts');
-    for (const v of versions) {
-      if (v.length > ECHO_LIMIT)
-        throw new AgentError('ANC_USAGE', `--current-version is ${v.length} characters long; an image version is YYYYMM.DD.PATCH`);
-      if (!STAMPED_VERSION.test(v))
-        throw new AgentError(
-          'ANC_USAGE',
-          `--current-version ${JSON.stringify(v)} is not an image version YYYYMM.DD.PATCH (e.g. 202604.01.0)`,
-        );
-    }
-    if (options.mode !== undefined && !['unsigned-allowed', 'enforce'].includes(String(options.mode)))
-      throw new AgentError('ANC_USAGE', `--mode must be unsigned-allowed or enforce (got ${JSON.stringify(String(options.mode))})`);
-    const { bakedAgentVersion, lastCheckHotfix, peekPointer } = await import('../pointer/explain-context.ts');
+    const { bakedAgentVersion, checkExplainFlags, lastCheckHotfix, peekPointer } = await import('../pointer/explain-context.ts');
+    checkExplainFlags(versions, options.mode);
     // By default the node's baked agent: it is what download-hotfix runs as, whichever copy runs explain.
     const decidedFor = versions.length === 0 ? await bakedAgentVersion(deps) : { version: '', source: 'given' as const };
     const currents = versions.length === 0 ? [decidedFor.version] : versions;
@@ -86,14 +84,20 @@ export const hotfixExplainCommand = {
       const pointer = configMap?.pointer ?? (await import('../pointer/file.ts')).readPointerFile(deps.fs, path);
       const decisions = images.length > 0 && versions.length === 0 ? [] : currents.map((c) => explainPointer(deps, pointer, c));
       const verdicts = preview.previewImages(deps, pointer, images, scripts, decidedFor.version);
-      const takes = decisions.some((d) => d.upgrade) || verdicts.some((v) => v.takes);
-      const value = { pointer: configMap?.gate ?? { file: path }, decisions, images: verdicts, takes, scripts };
+      const wanted = [...decisions, ...verdicts.map((v) => v.decision)].filter((d) => d.upgrade).map((d) => d.resolved);
+      const repository = options.repository ? await preview.checkRepository(deps, options.repository, wanted, options) : undefined;
+      const listed = (v: string) => !repository || repository.some((a) => a.version === v && a.listed);
+      const takes = decisions.some((d) => d.upgrade && listed(d.resolved)) || verdicts.some((v) => v.takes && listed(v.decision.resolved));
+      const value = { pointer: configMap?.gate ?? { file: path }, decisions, images: verdicts, takes, scripts, repository };
       const { renderImagePlan } = await import('../image/plan.ts');
       const screen = (v: typeof value) =>
         [
           configMap ? views.configMapText({ pointer: configMap.gate, decisions }).trimEnd() : `${path}: the pointer file`,
           ...preview.renderPreview(verdicts, renderImagePlan),
-          ...(images.length === 0 ? [] : [v.takes ? 'at least one image takes the hotfix' : 'NO image takes the hotfix (exit 3)']),
+          ...preview.renderRepository(repository ?? []),
+          ...(images.length + (repository?.length ?? 0) === 0
+            ? []
+            : [v.takes ? 'at least one image takes the hotfix' : 'NO image takes the hotfix (exit 3)']),
         ].join('\n') + '\n';
       return { exitCode: takes ? 0 : 3, stdout: await render(options.output, value, screen, { compactJson: true }) };
     }

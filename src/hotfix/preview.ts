@@ -69,3 +69,29 @@ export async function candidateMode(deps: Deps, candidate: string): Promise<Sign
     return undefined;
   }
 }
+
+/**
+ * `--repository URL`: for each version an image would take, whether the repository's signed hotfix index
+ * lists it for `arch` (the node's verified path); an image whose version is not listed takes nothing.
+ */
+export async function checkRepository(
+  deps: Deps,
+  url: string,
+  versions: readonly string[],
+  flags: { arch?: string; repositoryKeyring?: string },
+): Promise<Array<import('./repository/index-check.ts').IndexAnswer>> {
+  const { checkHotfixIndex } = await import('./repository/index-check.ts');
+  const arch = flags.arch ?? (process.arch === 'arm64' ? 'arm64' : 'amd64');
+  const answers = [];
+  for (const v of [...new Set(versions)]) answers.push(await checkHotfixIndex(deps, url, v, arch, flags.repositoryKeyring));
+  return answers;
+}
+
+export const renderRepository = (
+  answers: ReadonlyArray<{ index: string; version: string; arch: string; listed: boolean; reason?: string }>,
+) =>
+  answers.map((a) =>
+    a.listed
+      ? `  repository: ${a.index} lists aks-node-controller ${a.version} for ${a.arch} (signed index verified as a node verifies it)`
+      : `  repository: ${a.index} does NOT list aks-node-controller ${a.version} for ${a.arch}: ${a.reason}`,
+  );

@@ -3,6 +3,7 @@
 // agent log (a refused pointer stages nothing, so the decision alone would just say `no-request`).
 import type { Deps } from '../platform/deps.ts';
 import { definedEnv } from '../platform/deps.ts';
+import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
 import { STAMPED_VERSION } from './version.ts';
 
 export interface DecidedFor {
@@ -76,4 +77,19 @@ export function peekPointer(deps: Pick<Deps, 'fs'>, path: string): string | unde
   } catch {
     return undefined;
   }
+}
+
+/** `hotfix explain`'s flags that must be right before anything is read: image versions and the mode. */
+export function checkExplainFlags(versions: readonly string[], mode: string | undefined): void {
+  for (const v of versions) {
+    if (v.length > ECHO_LIMIT)
+      throw new AgentError('ANC_USAGE', `--current-version is ${v.length} characters long; an image version is YYYYMM.DD.PATCH`);
+    if (!STAMPED_VERSION.test(v))
+      throw new AgentError(
+        'ANC_USAGE',
+        `--current-version ${JSON.stringify(v)} is not an image version YYYYMM.DD.PATCH (e.g. 202604.01.0)`,
+      );
+  }
+  if (mode !== undefined && !['unsigned-allowed', 'enforce'].includes(mode))
+    throw new AgentError('ANC_USAGE', `--mode must be unsigned-allowed or enforce (got ${JSON.stringify(mode)})`);
 }

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSigningKey } from '../../fakes/repo-index.ts';
-import { buildAgent } from '../../fakes/repos.ts';
+import { buildAgent, serveDir } from '../../fakes/repos.ts';
 import { imageManifestFor, pinnedFixEntries, SCRIPT_LABEL, writePayloadDir } from '../../fakes/script-fix.ts';
+import { runAnc } from '../harness.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'anc-release-'));
 const WARNING = 'warning: no --pointer-keys: these executables trust no pointer signing key, so every signed hotfix pointer is refused';
@@ -64,6 +65,39 @@ test('npm run release: build, package with progress, publish the hotfix index, p
   assert.is(warned.status, 0, warned.stderr);
   assert.match(warned.stderr, `build-packages: ${bin}: ${WARNING}`);
   assert.not.match(pkg(['--no-pointer-keys']).stderr, WARNING);
+});
+
+test('hotfix explain --repository: the published signed hotfix index lists the version, checked as a node checks it', async () => {
+  const repo = await serveDir(join(work, 'repository'));
+  const bin = join(work, 'out/bin/aks-node-controller-linux-amd64');
+  const explain = (keyring: string) =>
+    runAnc(
+      ['hotfix', 'explain', '--pointer', join(work, 'out/pointer-proposed.yaml'), '--candidate', bin, '--image-manifest', manifest].concat([
+        '--repository',
+        `${repo.url}/dists/stable/`,
+        '--repository-keyring',
+        keyring,
+        '--arch',
+        'amd64',
+      ]),
+      { bin, root: mkdtempSync(join(work, 'root-')) },
+    );
+  try {
+    const listed = await explain(join(work, 'repo.gpg'));
+    assert.is(listed.exitCode, 0, listed.stdout + listed.stderr);
+    assert.match(
+      listed.stdout,
+      `repository: ${repo.url}/dists/stable/aks-node-controller/ lists aks-node-controller 202604.01.1 for amd64 (signed index verified as a node verifies it)`,
+    );
+    const stranger = createSigningKey(work, 'stranger');
+    stranger.close();
+    const refused = await explain(join(work, 'stranger.gpg'));
+    assert.is(refused.exitCode, 3, refused.stdout);
+    assert.match(refused.stdout, `does NOT list aks-node-controller 202604.01.1 for amd64: INTEGRITY: `);
+    assert.match(refused.stdout, 'NO image takes the hotfix (exit 3)');
+  } finally {
+    await repo.close();
+  }
 });
 
 test('build.mjs --all without --pointer-keys warns, naming the consequence; --no-pointer-keys silences it', () => {
