@@ -100,7 +100,7 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
     http: createHttpClient(),
     clock,
     log,
-    events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log, BUILD_VERSION),
+    events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log),
     stdout,
     stderr,
     hostname: () => process.getBuiltinModule('node:os').hostname(),

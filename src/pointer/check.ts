@@ -53,7 +53,7 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
   const start = deps.clock.now();
   let report: CheckHotfixReport = { outcome: 'failed', error: 'check-hotfix did not finish' };
   try {
-    deps.log.info('aks-node-controller check-hotfix started', startAttrs(deps));
+    deps.log.info('aks-node-controller check-hotfix started', startAttrs(deps, TASK));
     removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.pointer, start);
     if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: clip(run.args.join(' ')) });
     report = await withinTotalBound(deps, run.fetchConfigMap, run.totalBoundMs ?? CHECK_TOTAL_BOUND_MS);

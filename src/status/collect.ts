@@ -10,6 +10,7 @@ import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
 import { agoText, type BootCheck, bootChecks } from './checks.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
+import { eventWriter, startLines } from './writers.ts';
 
 export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'not-started';
 
@@ -171,8 +172,9 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const complete = deps.fs.exists(deps.paths.provisionComplete);
   const provision = parseProvisionJson(readOptional(deps, deps.paths.provisionJson, 'status', notes), complete, notes);
   const events = readEvents(deps, notes);
-  const timeline = buildTimeline(events);
   const log = readLog(deps, notes);
+  const starts = startLines(log);
+  const timeline = buildTimeline(events, (task, file) => eventWriter(starts, task, file));
 
   const started = last(log, (l) => l.msg === 'aks-node-controller started' && l.task === 'Provision');
   const provisionEvent = last(timeline, (r) => r.task === 'Provision');
@@ -182,7 +184,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
         version: String(started.version ?? 'unknown'),
       }
     : provisionEvent?.version
-      ? { kind: 'unknown', version: provisionEvent.version }
+      ? { kind: provisionEvent.binary ?? 'unknown', version: provisionEvent.version }
       : null;
   const bakedStart = last(
     log,
