@@ -72,8 +72,16 @@ test('failed boot run by a staged hotfix binary: status says hotfix, and the poi
     type Row = { task: string; agent: boolean; binary?: string; version?: string };
     const rows = (s.timeline as Row[]).filter((t) => t.agent).map((t) => [t.task, t.binary]);
     assert.ok(rows.length >= 2, JSON.stringify(s.timeline));
-    assert.equal(rows.find(([task]) => task === 'DownloadHotfix'), ['DownloadHotfix', 'baked'], JSON.stringify(s.timeline));
-    assert.equal(rows.find(([task]) => task === 'Provision'), ['Provision', 'hotfix'], JSON.stringify(s.timeline));
+    assert.equal(
+      rows.find(([task]) => task === 'DownloadHotfix'),
+      ['DownloadHotfix', 'baked'],
+      JSON.stringify(s.timeline),
+    );
+    assert.equal(
+      rows.find(([task]) => task === 'Provision'),
+      ['Provision', 'hotfix'],
+      JSON.stringify(s.timeline),
+    );
     assert.ok(
       (s.timeline as Row[]).filter((t) => t.agent).every((t) => typeof t.version === 'string' && t.version !== ''),
       JSON.stringify(s.timeline),

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderEvent } from '../../../src/platform/events.ts';
 
-test("event JSON is the reference's, byte for byte: Version \"1.23\", the Message ends at durationMs=<n>", () => {
+test('event JSON is the reference\'s, byte for byte: Version "1.23", the Message ends at durationMs=<n>', () => {
   const start = new Date(2099, 1, 3, 10, 30, 45, 0);
   const end = new Date(2099, 1, 3, 10, 35, 50, 0);
   assert.is(

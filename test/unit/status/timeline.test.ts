@@ -62,7 +62,11 @@ test("timeline: Starting + final event are one row; rows in time order (file nam
   // The event's text never says which build wrote it (D16): without a writer, no version.
   assert.is(rows[0]!.version, undefined);
   const [legacy] = buildTimeline([
-    { ...event('1', 'AKS.AKSNodeController.Provision', 'Completed', 'a', 'b'), Version: '202601.01.0', Message: 'Completed | ancVersion=1' },
+    {
+      ...event('1', 'AKS.AKSNodeController.Provision', 'Completed', 'a', 'b'),
+      Version: '202601.01.0',
+      Message: 'Completed | ancVersion=1',
+    },
   ]);
   assert.is(legacy!.version, undefined);
 });
@@ -85,7 +89,14 @@ test('timeline: each agent row says which build wrote it, from the writer lookup
 });
 
 const ns = (iso: string, extraMs = 0) => `${BigInt(Date.parse(iso) + extraMs) * 1_000_000n + 123_456n}.json`;
-const start = (time: string, task: string, version: string, binary: string) => ({ time, level: 'INFO', msg: 'started', task, version, binary });
+const start = (time: string, task: string, version: string, binary: string) => ({
+  time,
+  level: 'INFO',
+  msg: 'started',
+  task,
+  version,
+  binary,
+});
 
 test('writers: the last start line before the event, its own task or a sequential command; ProvisionWait only for itself', () => {
   const lines = startLines([
