@@ -6,6 +6,7 @@ import { errorMessage } from '../platform/errors.ts';
 import type { InputKind } from '../platform/input.ts';
 import { goLookupField, parseGoJson } from '../platform/json.ts';
 import { decodeProvisionJson } from '../provision/status.ts';
+import { readConfigurationFile } from '../config/read.ts';
 import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
 import { agoText, type BootCheck, bootChecks } from './checks.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
@@ -140,8 +141,14 @@ async function hotfixDecision(
 }
 
 async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
-  const text = readOptional(deps, deps.paths.nodeConfig, 'config', notes);
-  if (text === undefined) return [];
+  let text: string;
+  try {
+    if (!deps.fs.exists(deps.paths.nodeConfig)) return [];
+    text = readConfigurationFile(deps.fs, deps.paths.nodeConfig, deps.paths.strip(deps.paths.nodeConfig));
+  } catch (error) {
+    notes.push(`cannot read ${deps.paths.strip(deps.paths.nodeConfig)}: ${errorMessage(error)}`);
+    return [];
+  }
   const { loadConfiguration } = await import('../config/load.ts');
   return loadConfiguration(text).issues.map((i) => `${i.severity}: ${i.path}: ${i.message}`);
 }
