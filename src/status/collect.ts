@@ -23,7 +23,7 @@ export interface StatusReport {
   root: string;
   provision: { exitCode: NamedExitCode | null; error: string; output: string; execDuration: string; complete: boolean } | null;
   failingStep: { task: string; message: string; exitCode: NamedExitCode | null } | null;
-  /** Which agent binary ran provision, from its start log line (or its events). */
+  /** Which agent binary ran provision, from its start log line (or the Provision row's writer, status/writers.ts). */
   binary: { kind: 'baked' | 'hotfix' | 'unknown'; version: string } | null;
   hotfix: {
     pointer: 'present' | 'absent' | 'unreadable';
