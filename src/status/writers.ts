@@ -15,8 +15,12 @@ interface StartLine extends EventWriter {
 
 /** Runs beside the others (the CustomScript extension starts it while provision runs): never a guess. */
 const CONCURRENT_TASKS = new Set(['ProvisionWait']);
-/** An event's unix-ns name and the log's millisecond time come from two clock readings of one instant. */
-const SLACK_MS = 50;
+/**
+ * An event's name (unix ns from a monotonic clock anchored to the wall clock at millisecond precision) may
+ * read up to 1 ms before the log line written just ahead of it; the next command of the launcher starts
+ * tens of milliseconds later (a process start), so 2 ms never reaches it.
+ */
+const SLACK_MS = 2;
 
 export function startLines(log: Record<string, unknown>[]): StartLine[] {
   return log.flatMap((l) => {

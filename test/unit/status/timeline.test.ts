@@ -114,8 +114,10 @@ test('writers: the last start line before the event, its own task or a sequentia
   assert.equal(eventWriter(lines, 'CompareEnvs', ns('2026-04-01T10:00:04Z')), { version: '202604.01.1', binary: 'hotfix' });
   assert.equal(eventWriter(lines, 'Provision', ns('2026-04-01T10:00:09Z')), { version: '202604.01.1', binary: 'hotfix' });
   assert.equal(eventWriter(lines, 'ProvisionWait', ns('2026-04-01T10:00:03.5Z')), { version: '202604.01.0', binary: 'baked' });
-  // An event name a clock reading ahead of the log line's millisecond still finds its command.
-  assert.equal(eventWriter(lines, 'Provision', ns('2026-04-01T10:00:01.990Z')), { version: '202604.01.1', binary: 'hotfix' });
+  // An event name read a millisecond before its command's start line still finds that command...
+  assert.equal(eventWriter(lines, 'Provision', ns('2026-04-01T10:00:01.999Z')), { version: '202604.01.1', binary: 'hotfix' });
+  // ...but the last event of one command never goes to the next one, started 20 ms later.
+  assert.equal(eventWriter(lines, 'DownloadHotfix', ns('2026-04-01T10:00:01.980Z')), { version: '202604.01.0', binary: 'baked' });
   // Before any start line, or a name that is not unix nanoseconds: unknown, never guessed.
   assert.is(eventWriter(lines, 'CheckHotfix', ns('2026-04-01T09:00:00Z')), undefined);
   assert.is(eventWriter(lines, 'Provision', '1700000000000.json'), undefined);
