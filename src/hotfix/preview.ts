@@ -79,8 +79,8 @@ export async function checkRepository(
   url: string,
   versions: readonly string[],
   flags: { arch?: string; repositoryKeyring?: string },
-): Promise<Array<import('./repository/index-check.ts').IndexAnswer>> {
-  const { checkHotfixIndex } = await import('./repository/index-check.ts');
+): Promise<Array<import('./repository/index-lookup.ts').IndexAnswer>> {
+  const { checkHotfixIndex } = await import('./repository/index-lookup.ts');
   const arch = flags.arch ?? (process.arch === 'arm64' ? 'arm64' : 'amd64');
   const answers = [];
   for (const v of [...new Set(versions)]) answers.push(await checkHotfixIndex(deps, url, v, arch, flags.repositoryKeyring));

@@ -205,11 +205,14 @@ test('a no-op payload on a node: an Error-level ScriptHotfix event, and status s
   const entries = fixEntries().filter((e) => e.destination.endsWith('not-on-this-image.sh'));
   const noop = buildAgent(VERSION, join(work, 'noop'), ['--scripts', writePayloadDir(join(work, 'noop-payload'), entries)]);
   const box = node();
+  const seam = await runAnc(['apply-embedded-hotfix'], { root: box.root, bin: noop });
+  assert.is(seam.exitCode, 0, seam.stderr);
+  assert.match(seam.stdout, /^NO-OP: this binary's script payload changes nothing on this image \(no entry applies on this image: /);
   const run = await runAnc(['provision', `--provision-config=${box.path('/config.json')}`], { root: box.root, bin: noop });
   assert.ok(run.exitCode !== 0, 'the baked (buggy) script ran: the no-op fixed nothing');
   const events = box.events().filter((e) => e.TaskName === 'AKS.AKSNodeController.ScriptHotfix');
-  assert.is(events.length, 1);
-  assert.is(events[0]!.EventLevel, 'Error');
+  assert.is(events.length, 2, 'one per apply: the seam, then provision');
+  assert.ok(events.every((e) => e.EventLevel === 'Error'));
   assert.match(
     events[0]!.Message!,
     `apply label=${VERSION} platform=ubuntu replaced=0 unchanged=0 missing=1: no entry applies on this image: ${C}/not-on-this-image.sh missing`,
