@@ -32,11 +32,7 @@ export const E2E_NEEDS = [
     'building and linting the delta packages',
   ],
   ['hotfix/packaging', ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'lintian', 'xz'], 'building and linting .deb and .rpm packages'],
-  [
-    'image/release',
-    ['dpkg-deb', 'apt-ftparchive', 'gpg'],
-    'npm run release: .deb packages and a gpg-signed hotfix index',
-  ],
+  ['image/release', ['dpkg-deb', 'apt-ftparchive', 'gpg'], 'npm run release: .deb packages and a gpg-signed hotfix index'],
   ['vhd/custom-data', ['linux', 'cloud-init'], 'cloud-init applies the custom data'],
   ['vhd/image', ['linux', 'systemd-analyze'], 'the image: systemd checks the unit, the launcher runs the agent'],
   ['vhd/launcher', ['linux', 'shellcheck'], 'the node launcher (bash on Linux)'],
