@@ -21,11 +21,17 @@ export const hotfixExplainCommand = {
       description: 'Pointer file, or a ConfigMap from `hotfix pointer render`/`sign` (default: the on-node hotfix pointer)',
     },
     { flag: '--candidate <file>', description: 'A hotfix executable: also show what its script payload would replace here' },
+    { flag: '--uuid <uuid>', description: "Decide the wave for this VM identity (SMBIOS product UUID) instead of this node's" },
+    { flag: '--at <time>', description: 'Decide a scheduled wave as of this RFC 3339 time (default: now)' },
   ],
   output: true,
   readOnly: true,
   examples: [
     ['hotfix explain', "the decision for this node: its pointer file and this binary's version"],
+    [
+      'hotfix explain --pointer configmap.yaml --uuid 4b1e0c9a-3f6d-4f7e-9a1b-2c3d4e5f6a7b',
+      'when the node with that identity joins a scheduled wave (joinsAt)',
+    ],
     [
       'hotfix explain --pointer configmap.yaml --current-version 202604.01.0 --current-version 202605.02.1',
       'a ConfigMap you are about to publish: one decision per image version, as those nodes would decide',
@@ -46,6 +52,7 @@ export const hotfixExplainCommand = {
           `--current-version ${JSON.stringify(v)} is not an image version YYYYMM.DD.PATCH (e.g. 202604.01.0)`,
         );
     }
+    const context = await waveContext(options);
     const { bakedAgentVersion, lastCheckHotfix } = await import('../pointer/explain-context.ts');
     // By default the node's baked agent: it is what download-hotfix runs as, whichever copy runs explain.
     const decidedFor = versions.length === 0 ? await bakedAgentVersion(deps) : { version: '', source: 'given' as const };
@@ -55,11 +62,11 @@ export const hotfixExplainCommand = {
     const text = given === undefined ? undefined : peek(deps, path);
     if (text !== undefined && isConfigMapText(text)) {
       const { pointer, gate } = await pointerFromConfigMap(deps, text, given!);
-      const value = { pointer: gate, decisions: currents.map((current) => explainPointer(deps, pointer, current)) };
+      const value = { pointer: gate, decisions: currents.map((current) => explainPointer(deps, pointer, current, context)) };
       return { exitCode: 0, stdout: await render(options.output, value, views.configMapText, { compactJson: true }) };
     }
     const checkHotfix = lastCheckHotfix(deps);
-    const one = (current: string) => views.withCheck(explainHotfix(deps, path, current), checkHotfix);
+    const one = (current: string) => views.withCheck(explainHotfix(deps, path, current, context), checkHotfix);
     // --candidate: what that executable's script payload would replace here (it is run, bounded, to ask).
     const candidate = options.candidate === undefined ? undefined : String(options.candidate);
     const scripts =
@@ -76,7 +83,30 @@ export const hotfixExplainCommand = {
         : { decisions: currents.map(one) };
     return { exitCode: 0, stdout: await render(options.output, value, leadWithSummary, { compactJson: true }) };
   },
-} satisfies Command<{ currentVersion?: string[]; pointer?: string; candidate?: string; output?: OutputFormat }>;
+} satisfies Command<{
+  currentVersion?: string[];
+  pointer?: string;
+  candidate?: string;
+  uuid?: string;
+  at?: string;
+  output?: OutputFormat;
+}>;
+
+/** --uuid and --at, checked: who and when a scheduled wave is decided for. */
+async function waveContext(options: { uuid?: string; at?: string }): Promise<{ uuid?: string; now?: Date }> {
+  const { normaliseProductUuid } = await import('../pointer/wave.ts');
+  const { parseRfc3339 } = await import('../pointer/time.ts');
+  const uuid = options.uuid === undefined ? undefined : normaliseProductUuid(String(options.uuid));
+  if (options.uuid !== undefined && uuid === undefined)
+    throw new AgentError('ANC_USAGE', '--uuid is not a usable SMBIOS product UUID (8-4-4-4-12 hex, not all 0 or all f)');
+  const now = options.at === undefined ? undefined : parseRfc3339(String(options.at));
+  if (options.at !== undefined && now === undefined)
+    throw new AgentError(
+      'ANC_USAGE',
+      `--at ${JSON.stringify(String(options.at).slice(0, 64))} is not an RFC 3339 time, e.g. 2026-12-01T00:00:00Z`,
+    );
+  return { ...(uuid ? { uuid } : {}), ...(now ? { now } : {}) };
+}
 
 /** Text for people: the sentence first, then the fields. */
 const leadWithSummary = (v: { summary?: string }) =>

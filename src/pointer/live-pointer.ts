@@ -7,7 +7,7 @@ import { parseConfigMapText, POINTER_KEY, type ConfigMapDoc } from './configmap.
 import { parseEnvelope } from './dsse.ts';
 import { payloadSha256 } from './gate.ts';
 import { ENVELOPE_KEY } from './node-gate.ts';
-import { parseSignedPointer } from './payload.ts';
+import { parseSignedPointer, type SignedPointer } from './payload.ts';
 
 export interface LivePointer {
   doc: ConfigMapDoc;
@@ -52,5 +52,21 @@ function renderedSerial(doc: ConfigMapDoc): { serial?: number } {
     return { serial: parseSignedPointer(Buffer.from(copy, 'utf8')).serial };
   } catch {
     return {};
+  }
+}
+
+/** The live pointer's payload: the signed bytes of the envelope, else the rendered copy; undefined when neither reads. */
+export function livePayload(doc: ConfigMapDoc): SignedPointer | undefined {
+  const envelope = doc.data[ENVELOPE_KEY];
+  try {
+    if (envelope !== undefined) return parseSignedPointer(parseEnvelope(envelope).payload);
+  } catch {
+    // fall back to the copy
+  }
+  const copy = doc.data[POINTER_KEY];
+  try {
+    return copy === undefined ? undefined : parseSignedPointer(Buffer.from(copy, 'utf8'));
+  } catch {
+    return undefined;
   }
 }
