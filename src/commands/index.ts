@@ -17,6 +17,7 @@ import { hotfixScriptsCommand } from './hotfix-scripts.ts';
 import { manpageCommand } from './manpage.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
+import { reportStatusCommand } from './report-status.ts';
 import { statusCommand } from './status.ts';
 import { versionCommand } from './version.ts';
 
@@ -25,6 +26,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   provisionWaitCommand,
   versionCommand,
   statusCommand,
+  reportStatusCommand,
   downloadHotfixCommand,
   checkHotfixCommand,
   hotfixExplainCommand,

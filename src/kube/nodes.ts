@@ -22,7 +22,8 @@ const MERGE_PATCH = 'application/merge-patch+json';
 export const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function nodePath(name: string): string {
-  if (!NODE_NAME.test(name) || name.length > 253) throw new AgentError('ANC_KUBE', `invalid node name ${JSON.stringify(name.slice(0, 64))}`);
+  if (!NODE_NAME.test(name) || name.length > 253)
+    throw new AgentError('ANC_KUBE', `invalid node name ${JSON.stringify(name.slice(0, 64))}`);
   return `/api/v1/nodes/${name}`;
 }
 
@@ -74,7 +75,9 @@ export async function patchNodeMetadata(
   options: GetOptions = {},
 ): Promise<NodeObject> {
   const body = JSON.stringify({ metadata });
-  return toNode(parse(await apiWrite(creds, nodePath(name), { ...options, method: 'PATCH', body, contentType: MERGE_PATCH }), `PATCH node ${name}`));
+  return toNode(
+    parse(await apiWrite(creds, nodePath(name), { ...options, method: 'PATCH', body, contentType: MERGE_PATCH }), `PATCH node ${name}`),
+  );
 }
 
 /** Merge-patches `data` of a ConfigMap (null removes a key). */

@@ -38,6 +38,8 @@ export interface StatusReport {
   /** Which provisioning scripts ran: baked, or a script hotfix's (and the last restore). */
   scripts: ScriptsStatus;
   timeline: TimelineRow[];
+  /** The last report on the Node object (report-status's ReportStatus event), or null when none ran. */
+  report: { outcome: 'ok' | 'error' | 'running'; message: string; start: string } | null;
   configWarnings: string[];
   notes: string[];
   /** Where to read more. */
@@ -103,12 +105,17 @@ function readLog(deps: Deps, notes: string[]): LogLine[] {
 const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => items.filter(match).pop();
 
 /** Agent tasks that observe or record rather than provision. */
-const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix'];
+const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix', 'ReportStatus'];
 
 /** The baked agent's fallback record of this boot (launcher: hotfix failed before the scripts). */
 function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
   const line = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('hotfix failed before the provisioning scripts started'));
   return line ? { hotfix: String(line.hotfix ?? 'unknown'), reason: String(line.reason ?? '') } : null;
+}
+
+function reportOf(timeline: TimelineRow[]): StatusReport['report'] {
+  const row = last(timeline, (r) => r.agent && r.task === 'ReportStatus');
+  return row ? { outcome: row.outcome, message: row.message, start: row.start } : null;
 }
 
 /** Why nothing provisioned yet, from the first missing prerequisite. */
@@ -239,6 +246,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
     },
     scripts: await scriptsStatus(deps, notes),
     timeline,
+    report: reportOf(timeline),
     configWarnings: await configWarnings(deps, notes),
     notes,
     files: {
