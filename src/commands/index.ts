@@ -13,6 +13,8 @@ import { hotfixFallbackCommand } from './hotfix-fallback.ts';
 import { hotfixPointerRenderCommand } from './hotfix-pointer-render.ts';
 import { hotfixPointerSignCommand } from './hotfix-pointer-sign.ts';
 import { hotfixPointerVerifyCommand } from './hotfix-pointer-verify.ts';
+import { hotfixRolloutStatusCommand } from './hotfix-rollout-status.ts';
+import { hotfixRolloutWatchCommand } from './hotfix-rollout-watch.ts';
 import { hotfixScriptsCommand } from './hotfix-scripts.ts';
 import { manpageCommand } from './manpage.ts';
 import { provisionCommand } from './provision.ts';
@@ -35,6 +37,8 @@ export const COMMANDS: readonly AnyCommand[] = [
   hotfixPointerRenderCommand,
   hotfixPointerSignCommand,
   hotfixPointerVerifyCommand,
+  hotfixRolloutStatusCommand,
+  hotfixRolloutWatchCommand,
   configValidateCommand,
   configSchemaCommand,
   configHashCommand,
