@@ -52,8 +52,8 @@ export const hotfixExplainCommand = {
           `--current-version ${JSON.stringify(v)} is not an image version YYYYMM.DD.PATCH (e.g. 202604.01.0)`,
         );
     }
-    const context = await waveContext(options);
-    const { bakedAgentVersion, lastCheckHotfix } = await import('../pointer/explain-context.ts');
+    const { bakedAgentVersion, lastCheckHotfix, waveContext } = await import('../pointer/explain-context.ts');
+    const context = waveContext(options);
     // By default the node's baked agent: it is what download-hotfix runs as, whichever copy runs explain.
     const decidedFor = versions.length === 0 ? await bakedAgentVersion(deps) : { version: '', source: 'given' as const };
     const currents = versions.length === 0 ? [decidedFor.version] : versions;
@@ -91,22 +91,6 @@ export const hotfixExplainCommand = {
   at?: string;
   output?: OutputFormat;
 }>;
-
-/** --uuid and --at, checked: who and when a scheduled wave is decided for. */
-async function waveContext(options: { uuid?: string; at?: string }): Promise<{ uuid?: string; now?: Date }> {
-  const { normaliseProductUuid } = await import('../pointer/wave.ts');
-  const { parseRfc3339 } = await import('../pointer/time.ts');
-  const uuid = options.uuid === undefined ? undefined : normaliseProductUuid(String(options.uuid));
-  if (options.uuid !== undefined && uuid === undefined)
-    throw new AgentError('ANC_USAGE', '--uuid is not a usable SMBIOS product UUID (8-4-4-4-12 hex, not all 0 or all f)');
-  const now = options.at === undefined ? undefined : parseRfc3339(String(options.at));
-  if (options.at !== undefined && now === undefined)
-    throw new AgentError(
-      'ANC_USAGE',
-      `--at ${JSON.stringify(String(options.at).slice(0, 64))} is not an RFC 3339 time, e.g. 2026-12-01T00:00:00Z`,
-    );
-  return { ...(uuid ? { uuid } : {}), ...(now ? { now } : {}) };
-}
 
 /** Text for people: the sentence first, then the fields. */
 const leadWithSummary = (v: { summary?: string }) =>

@@ -1,8 +1,6 @@
 // `hotfix pointer render`: hotfix and rollout entries in, the anc-hotfix-version ConfigMap out (YAML or
 // JSON, ready for `kubectl apply -f -` once signed). Writes nothing, needs no node.
 import type { OutputFormat } from '../cli/output.ts';
-import type { ConfigMapDoc } from '../pointer/configmap.ts';
-import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from '../cli/command.ts';
 
@@ -81,7 +79,11 @@ export const hotfixPointerRenderCommand = {
   ],
   async run({ options }, deps) {
     const format = options.output === 'json' ? 'json' : 'yaml';
-    if (options.halt) return renderHalt(options, deps, format);
+    if (options.halt) {
+      const fromText =
+        options.from === undefined ? undefined : (await import('./config-input.ts')).readConfigFile(deps, options.from, 'ConfigMap');
+      return (await import('../pointer/halt.ts')).renderHalt({ ...options, ...(fromText === undefined ? {} : { fromText }) }, deps, format);
+    }
     if (options.withdraw || options.from !== undefined || options.at !== undefined)
       throw new AgentError('ANC_USAGE', '--withdraw, --from and --at go with --halt', {
         hint: 'hotfix pointer render --halt [--withdraw] (--kubeconfig FILE | --from FILE)',
@@ -89,6 +91,7 @@ export const hotfixPointerRenderCommand = {
     const { pointerFieldsFromFlags } = await import('../pointer/render.ts');
     const { renderSignedPointer } = await import('../pointer/payload.ts');
     const { configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
+    const { serialFor } = await import('../pointer/live-pointer.ts');
     const { serial, note } = await serialFor(options, deps);
     const fields = pointerFieldsFromFlags(
       {
@@ -105,71 +108,3 @@ export const hotfixPointerRenderCommand = {
     return { exitCode: 0, stdout, ...(note ? { stderr: `${note}\n` } : {}) };
   },
 } satisfies Command<RenderOptions>;
-
-/** --serial as given, or with --kubeconfig the one after the live pointer's (said on stderr). */
-async function serialFor(options: RenderOptions, deps: Deps): Promise<{ serial: string | undefined; note?: string }> {
-  if (options.kubeconfig === undefined) return { serial: options.serial };
-  const { readLivePointer } = await import('../pointer/live-pointer.ts');
-  const live = await readLivePointer(deps, options.kubeconfig);
-  const current = live?.serial ?? 0;
-  const where =
-    live === undefined
-      ? 'the cluster has no anc-hotfix-version ConfigMap yet'
-      : live.serial === undefined
-        ? "the cluster's pointer carries no serial"
-        : `the cluster's pointer has serial ${current}`;
-  if (options.serial === undefined) return { serial: String(current + 1), note: `serial ${current + 1}: ${where}` };
-  if (/^\d+$/.test(options.serial) && Number(options.serial) <= current) {
-    throw new AgentError(
-      'ANC_USAGE',
-      `--serial ${options.serial} is not higher than ${current}: ${where}; nodes that took it refuse this one`,
-      {
-        hint: `Use --serial ${current + 1} (or leave --serial out and the next one is proposed).`,
-      },
-    );
-  }
-  return { serial: options.serial };
-}
-
-/** `--halt`: the live pointer (cluster or file) with its waves frozen (or withdrawn) and the next serial. */
-async function renderHalt(options: RenderOptions, deps: Deps, format: 'json' | 'yaml') {
-  const fail = (message: string): never => {
-    throw new AgentError('ANC_USAGE', message, { hint: 'hotfix pointer render --halt [--withdraw] (--kubeconfig FILE | --from FILE)' });
-  };
-  if ((options.hotfix ?? []).length + (options.rollout ?? []).length + (options.schedule ?? []).length + (options.scope ?? []).length > 0)
-    fail("--halt keeps the live pointer's hotfixes, waves and scope: leave out --hotfix, --rollout, --schedule and --scope");
-  if ((options.kubeconfig === undefined) === (options.from === undefined))
-    fail('--halt needs the live pointer: --kubeconfig FILE or --from FILE');
-  const { parseRfc3339 } = await import('../pointer/time.ts');
-  const at = options.at === undefined ? deps.clock.now() : parseRfc3339(options.at);
-  if (!at) return fail(`--at ${JSON.stringify(options.at)} is not an RFC 3339 time`);
-  const { livePayload, readLivePointer } = await import('../pointer/live-pointer.ts');
-  const { parseConfigMapText, configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
-  let doc: ConfigMapDoc | undefined;
-  if (options.from !== undefined) {
-    const { readConfigFile } = await import('./config-input.ts');
-    doc = await parseConfigMapText(readConfigFile(deps, options.from, 'ConfigMap'), options.from);
-  } else doc = (await readLivePointer(deps, options.kubeconfig!))?.doc;
-  if (!doc) return fail('the cluster has no anc-hotfix-version ConfigMap: there is nothing to halt');
-  const live = livePayload(doc);
-  if (!live) return fail('the live ConfigMap holds no signed-pointer payload (render it with `hotfix pointer render` first)');
-  let serial: number | undefined;
-  if (options.serial !== undefined) {
-    serial = Number(options.serial);
-    if (!/^\d+$/.test(options.serial) || !Number.isSafeInteger(serial) || serial <= live.serial)
-      fail(`--serial ${options.serial} must be an integer above the live pointer's serial ${live.serial}`);
-  }
-  const { haltFields } = await import('../pointer/render.ts');
-  const { renderSignedPointer } = await import('../pointer/payload.ts');
-  const fields = haltFields(live, {
-    at,
-    withdraw: options.withdraw === true,
-    ...(serial === undefined ? {} : { serial }),
-    ...(options.expires === undefined ? {} : { expires: options.expires }),
-  });
-  const waves = Object.entries(fields.rollout ?? {})
-    .map(([base, w]) => `${base} at ${w.percent}%`)
-    .join(', ');
-  const note = `halting pointer: serial ${fields.serial} (live ${live.serial}); ${waves || 'no waves'}${options.withdraw ? ' (withdrawn)' : ` (frozen as of ${at.toISOString()})`}; nodes that already staged the hotfix keep it`;
-  return { exitCode: 0, stdout: await formatConfigMap(configMapFor(renderSignedPointer(fields)), format), stderr: `${note}\n` };
-}

@@ -5,7 +5,7 @@
 // most ANC_REPORT_REQUEST_TIMEOUT_MS (default 10 s); it never changes provisioning, logs why it could not
 // report, emits its own ReportStatus event and always exits 0.
 import type { Deps } from '../platform/deps.ts';
-import { errorMessage } from '../platform/errors.ts';
+import { AgentError, errorMessage } from '../platform/errors.ts';
 import { parseOsReleaseField } from '../platform/os-release.ts';
 import { buildReport, renderReport, STATUS_ANNOTATION, VERSION_LABEL, versionLabelValue, type NodeReport } from './report.ts';
 
@@ -152,7 +152,8 @@ export async function runReportStatus(deps: Deps): Promise<number> {
 async function patchWhenReady(deps: Deps, name: string, report: NodeReport, bounds: ReportBounds, startedMs: number): Promise<void> {
   const { kubeconfigCredentials } = await import('../kube/credentials.ts');
   const { getNode, patchNodeMetadata, NODE_NAME } = await import('../kube/nodes.ts');
-  if (!NODE_NAME.test(name)) throw new Error(`the node name ${JSON.stringify(name.slice(0, 64))} is not a valid Node name`);
+  if (!NODE_NAME.test(name))
+    throw new AgentError('ANC_KUBE', `the node name ${JSON.stringify(name.slice(0, 64))} is not a valid Node name`);
   const deadline = startedMs + bounds.waitMs;
   const options = () => ({
     timeoutMs: Math.max(1, Math.min(bounds.requestMs, deadline - Date.now())),
@@ -175,7 +176,7 @@ async function patchWhenReady(deps: Deps, name: string, report: NodeReport, boun
     } catch (error) {
       last = errorMessage(error);
       // A refusal (403: NodeRestriction) will not change by waiting.
-      if (/returned status 403/.test(last)) throw new Error(last);
+      if (/returned status 403/.test(last)) throw new AgentError('ANC_KUBE', last);
     }
     const left = deadline - Date.now();
     if (left <= 0) break;
@@ -183,5 +184,5 @@ async function patchWhenReady(deps: Deps, name: string, report: NodeReport, boun
     await deps.clock.sleep(Math.min(bounds.pollMs, left));
   }
   const waited = Math.round((Date.now() - startedMs) / 100) / 10;
-  throw new Error(`gave up after ${waited} s (bound ${bounds.waitMs / 1000} s, ${attempts} attempts): ${last}`);
+  throw new AgentError('ANC_KUBE', `gave up after ${waited} s (bound ${bounds.waitMs / 1000} s, ${attempts} attempts): ${last}`);
 }

@@ -3,6 +3,7 @@
 // that of the last step whose `at` <= t, 0 before the first step. The node's own clock is compared with
 // `at`, so a node whose clock runs ahead joins early by as much. The seed rule (wave.ts) is unchanged,
 // so a node in at 10% stays in at 50%. Pure: parsing, arithmetic, rendering flags.
+import { AgentError } from '../platform/errors.ts';
 import { parseRfc3339 } from './time.ts';
 
 export interface ScheduleStep {
@@ -66,7 +67,7 @@ export function parseScheduleFlag(text: string): { base: string; steps: Schedule
     return {
       base,
       steps: parseSchedule(raw, (detail) => {
-        throw new Error(detail);
+        throw new AgentError('ANC_USAGE', detail);
       }),
     };
   } catch (error) {
