@@ -12,7 +12,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { runAnc } from '../e2e/harness.ts';
 import { issueNodeCert } from './apiserver-pki.ts';
 import { DEFAULT_TOKEN, kubeconfigFor, startFakeApiServer, type FakeApiServer } from './apiserver.ts';
@@ -160,12 +160,17 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     if (rendered.exitCode !== 0) throw new Error(`custom-data failed: ${rendered.stderr}`);
 
     const uuids = spreadUuids(options.nodes, FLEET_HOTFIX);
+    // One image install (vhd/install.sh), then each node a hard-linked copy: nothing rewrites an installed
+    // file in place (the hotfix is staged beside the baked binary), and 12 copies of a 110 MB agent are not needed.
+    const image = join(work, 'image');
+    mkdirSync(image);
+    installImage(image, baked);
     const nodes: Node[] = [];
     for (let i = 0; i < options.nodes; i++) {
       const name = `aks-fleet-${String(i).padStart(2, '0')}`;
       const root = join(work, 'nodes', name);
-      mkdirSync(root, { recursive: true });
-      installImage(root, baked);
+      mkdirSync(join(work, 'nodes'), { recursive: true });
+      execFileSync('cp', ['-al', image, root]);
       writeHostname(root);
       writeStandInProvisionScripts(root, { sleepSeconds: 0 });
       prepareAptRoot(root, repo);
@@ -276,7 +281,8 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     };
   } finally {
     for (const close of closers.reverse()) await close();
-    rmSync(work, { recursive: true, force: true });
+    if (process.env.ANC_FLEET_KEEP === '1') say(`kept: ${work}\n`);
+    else rmSync(work, { recursive: true, force: true });
   }
 }
 
