@@ -160,8 +160,8 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     if (rendered.exitCode !== 0) throw new Error(`custom-data failed: ${rendered.stderr}`);
 
     const uuids = spreadUuids(options.nodes, FLEET_HOTFIX);
-    // One image install (vhd/install.sh), then each node a hard-linked copy: nothing rewrites an installed
-    // file in place (the hotfix is staged beside the baked binary), and 12 copies of a 110 MB agent are not needed.
+    // One image install (vhd/install.sh), then each node a full copy of it (not hard links: the health gate
+    // links the baked binary under a second name and checks that nothing touched it, per node).
     const image = join(work, 'image');
     mkdirSync(image);
     installImage(image, baked);
@@ -170,7 +170,7 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
       const name = `aks-fleet-${String(i).padStart(2, '0')}`;
       const root = join(work, 'nodes', name);
       mkdirSync(join(work, 'nodes'), { recursive: true });
-      execFileSync('cp', ['-al', image, root]);
+      execFileSync('cp', ['-a', image, root]);
       writeHostname(root);
       writeStandInProvisionScripts(root, { sleepSeconds: 0 });
       prepareAptRoot(root, repo);
