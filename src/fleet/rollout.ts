@@ -118,12 +118,8 @@ export function rolloutView(
       const name = row.exit?.name ?? String(row.exit?.code ?? 'unknown');
       group.failedBy[name] = (group.failedBy[name] ?? 0) + 1;
     }
-    if (
-      row.bucket === 'notInWave' &&
-      row.joinsAt &&
-      (group.nextWaveAt === null || row.joinsAt < group.nextWaveAt) &&
-      !live?.rollout?.[row.base]?.schedule
-    )
+    // Without the live pointer, the nodes' own view of their schedule; with it (after a halt too), only its schedule counts.
+    if (row.bucket === 'notInWave' && row.joinsAt && live === undefined && (group.nextWaveAt === null || row.joinsAt < group.nextWaveAt))
       group.nextWaveAt = row.joinsAt;
   }
   const took = rows.filter((r) => r.tookHotfix);
