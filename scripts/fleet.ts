@@ -14,7 +14,7 @@ if (args.includes('--help') || args.includes('-h')) {
   process.exit(0);
 }
 const known = new Set(['--nodes', '--bad', '-o', '--output']);
-const valueOf = (flag: string) => {
+const flagValue = (flag: string) => {
   const at = args.indexOf(flag);
   return at >= 0 ? args[at + 1] : undefined;
 };
@@ -25,12 +25,12 @@ for (const [i, a] of args.entries()) {
     process.exit(2);
   }
 }
-const nodes = Number(valueOf('--nodes') ?? '12');
+const nodes = Number(flagValue('--nodes') ?? '12');
 if (!Number.isInteger(nodes) || nodes < 1 || nodes > 64) {
   process.stderr.write('fleet: --nodes must be an integer from 1 to 64\n');
   process.exit(2);
 }
-const output = valueOf('-o') ?? valueOf('--output') ?? 'text';
+const output = flagValue('-o') ?? flagValue('--output') ?? 'text';
 if (output !== 'text' && output !== 'json') {
   process.stderr.write('fleet: -o must be text or json\n');
   process.exit(2);
