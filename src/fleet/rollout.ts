@@ -67,7 +67,8 @@ function classify(node: NodeObject): NodeRow {
     base: report.hotfix.base ?? '(unknown)',
     platform: report.platform,
     bucket: 'baked',
-    tookHotfix: report.hotfix.path === 'hotfix' || report.hotfix.path === 'fallback',
+    // Quarantined: the hotfix failed here (this boot's fallback, or an earlier boot's failure recorded).
+    tookHotfix: report.hotfix.path !== 'baked' || report.hotfix.decision === 'quarantined',
     running: report.running,
   };
   if (node.bootId !== '' && report.bootId !== '' && node.bootId !== report.bootId)
@@ -75,7 +76,7 @@ function classify(node: NodeObject): NodeRow {
   const exitCode = report.provision.exitCode;
   if (report.provision.state === 'failed' || (exitCode !== null && exitCode !== 0))
     return { ...row, bucket: 'failed', exit: { code: exitCode, name: report.provision.name } };
-  if (report.hotfix.path === 'fallback') return { ...row, bucket: 'fellBack' };
+  if (report.hotfix.path === 'fallback' || report.hotfix.decision === 'quarantined') return { ...row, bucket: 'fellBack' };
   if (report.hotfix.path === 'hotfix') return { ...row, bucket: 'onHotfix' };
   if (report.hotfix.decision === 'notInWave') return { ...row, bucket: 'notInWave', joinsAt: report.hotfix.wave?.joinsAt ?? null };
   return row;

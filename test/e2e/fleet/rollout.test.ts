@@ -116,6 +116,12 @@ test('rollout status: buckets by base and platform, the next wave, exit 0; exit 
       ok.stdout,
     );
     assert.match(ok.stdout, /5 nodes, 3 reported this boot, 1 took the hotfix, 0 of them failed/);
+    // A node that quarantined the hotfix in an earlier boot (it runs baked now): fell back, a failure of the hotfix.
+    annotate(api, 'n4', report({ decision: 'quarantined', quarantine: { version: '202604.01.1', reason: 'provisioning failed' } }));
+    const quarantined = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json']);
+    assert.is(quarantined.exitCode, 2);
+    assert.is(JSON.parse(quarantined.stdout).groups.find((g: { base: string }) => g.base === '202604.01').fellBack, 1);
+    annotate(api, 'n4', report({ decision: 'notInWave', joinsAt: `${FUTURE.slice(0, 16)}:00Z` }));
     annotate(api, 'n0', report({ path: 'hotfix', exitCode: 31, name: 'ERR_KUBELET_START_FAIL' }));
     const failed = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json']);
     assert.is(failed.exitCode, 2);
