@@ -262,6 +262,10 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     }
     const watchExit = await Promise.race([watch.done, new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
     if (watch.exitCode === 3 && haltedAt === null) haltedAt = { wave: steps.length, time: watch.haltTime ?? iso(Date.now()) };
+    const first = api.nodes.nodes.get(nodes[0]!.name)?.metadata as { annotations?: Record<string, string> } | undefined;
+    say(
+      `\n${nodes[0]!.name}'s report (annotation kubernetes.azure.com/aks-node-controller-status):\n  ${first?.annotations?.['kubernetes.azure.com/aks-node-controller-status'] ?? '(none)'}\n`,
+    );
     const final = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher, '-o', 'json'], { bin: baked, cwd: work });
     const totals = JSON.parse(final.stdout).totals as { nodes: number; reported: number; tookHotfix: number; failedAmongTook: number };
     return {
