@@ -4,6 +4,7 @@
 #   <root>/opt/azure/containers/aks-node-controller-launcher.sh  0755  the launcher (D15)
 #   <root>/etc/systemd/system/aks-node-controller.service        0644  the unit
 #   <root>/etc/systemd/system/basic.target.wants/aks-node-controller.service -> the unit (= enabled)
+#   <root>/etc/systemd/system/aks-node-controller-report.service 0644  the report on the Node object (+ multi-user.target.wants)
 #   <root>/usr/local/bin/aks-node-controller -> /opt/azure/containers/aks-node-controller (on PATH)
 #   <root>/usr/local/share/man/man8/aks-node-controller.8.gz, bash and zsh completion (from the binary)
 #
@@ -120,11 +121,17 @@ install -m 0755 "${HERE}/aks-node-controller-launcher.sh" "${CONTAINERS}/aks-nod
 install -m 0644 "${HERE}/${UNIT_NAME}" "${UNIT_DIR}/${UNIT_NAME}"
 # What `systemctl enable` does for WantedBy=basic.target: an absolute link as seen from inside the image.
 ln -sfn "/etc/systemd/system/${UNIT_NAME}" "${UNIT_DIR}/basic.target.wants/${UNIT_NAME}"
+# The report on the Node object, after provisioning and kubelet (fleet/send.ts); enabled for multi-user.target.
+REPORT_UNIT="aks-node-controller-report.service"
+install -d -m 0755 "${UNIT_DIR}/multi-user.target.wants"
+install -m 0644 "${HERE}/${REPORT_UNIT}" "${UNIT_DIR}/${REPORT_UNIT}"
+ln -sfn "/etc/systemd/system/${REPORT_UNIT}" "${UNIT_DIR}/multi-user.target.wants/${REPORT_UNIT}"
 
 INSTALLED=(
     "/opt/azure/containers/aks-node-controller"
     "/opt/azure/containers/aks-node-controller-launcher.sh"
     "/etc/systemd/system/${UNIT_NAME} (enabled: basic.target.wants)"
+    "/etc/systemd/system/${REPORT_UNIT} (enabled: multi-user.target.wants)"
 )
 
 # On PATH: the runbook's `aks-node-controller status` works as written. The link points at the baked agent

@@ -7,6 +7,8 @@ import type { Command } from '../cli/command.ts';
 import { type OutputFormat, plainText, render } from '../cli/output.ts';
 
 type Options = { currentVersion?: string[]; pointer?: string; candidate?: string; imageManifest?: string[]; mode?: string } & {
+  uuid?: string;
+  at?: string;
   repository?: string;
   repositoryKeyring?: string;
   arch?: string;
@@ -42,11 +44,17 @@ export const hotfixExplainCommand = {
     },
     { flag: '--repository-keyring <file>', description: "The repository's key (default: this machine's apt trusted keyrings)" },
     { flag: '--arch <arch>', description: "Architecture for --repository (default: this machine's)", values: ['amd64', 'arm64'] },
+    { flag: '--uuid <uuid>', description: "Decide the wave for this VM identity (SMBIOS product UUID) instead of this node's" },
+    { flag: '--at <time>', description: 'Decide a scheduled wave as of this RFC 3339 time (default: now)' },
   ],
   output: true,
   readOnly: true,
   examples: [
     ['hotfix explain', "the decision for this node: its pointer file and this binary's version"],
+    [
+      'hotfix explain --pointer configmap.yaml --uuid 4b1e0c9a-3f6d-4f7e-9a1b-2c3d4e5f6a7b',
+      'when the node with that identity joins a scheduled wave (joinsAt)',
+    ],
     [
       'hotfix explain --pointer configmap.yaml --current-version 202604.01.0 --current-version 202605.02.1',
       'a ConfigMap you are about to publish: one decision per image version, as those nodes would decide',
@@ -63,8 +71,11 @@ export const hotfixExplainCommand = {
     const absolute = (p: string) => (p.startsWith('/') ? p : `${deps.cwd}/${p}`);
     const path = given === undefined ? deps.paths.hotfixPointer : absolute(given);
     const versions = (options.currentVersion ?? []).map(String);
-    const { bakedAgentVersion, checkExplainFlags, lastCheckHotfix, peekPointer } = await import('../pointer/explain-context.ts');
+    const { bakedAgentVersion, checkExplainFlags, lastCheckHotfix, peekPointer, waveContext } = await import(
+      '../pointer/explain-context.ts'
+    );
     checkExplainFlags(versions, options.mode);
+    const context = waveContext(options);
     // By default the node's baked agent: it is what download-hotfix runs as, whichever copy runs explain.
     const decidedFor = versions.length === 0 ? await bakedAgentVersion(deps) : { version: '', source: 'given' as const };
     const currents = versions.length === 0 ? [decidedFor.version] : versions;
@@ -82,8 +93,8 @@ export const hotfixExplainCommand = {
     const configMap = text !== undefined && isConfigMapText(text) ? await pointerFromConfigMap(deps, text, given!, mode) : undefined;
     if (configMap || images.length > 0) {
       const pointer = configMap?.pointer ?? (await import('../pointer/file.ts')).readPointerFile(deps.fs, path);
-      const decisions = images.length > 0 && versions.length === 0 ? [] : currents.map((c) => explainPointer(deps, pointer, c));
-      const verdicts = preview.previewImages(deps, pointer, images, scripts, decidedFor.version);
+      const decisions = images.length > 0 && versions.length === 0 ? [] : currents.map((c) => explainPointer(deps, pointer, c, context));
+      const verdicts = preview.previewImages(deps, pointer, images, scripts, decidedFor.version, context);
       const wanted = [...decisions, ...verdicts.map((v) => v.decision)].filter((d) => d.upgrade).map((d) => d.resolved);
       const repository = options.repository ? await preview.checkRepository(deps, options.repository, wanted, options) : undefined;
       const listed = (v: string) => !repository || repository.some((a) => a.version === v && a.listed);
@@ -102,7 +113,7 @@ export const hotfixExplainCommand = {
       return { exitCode: takes ? 0 : 3, stdout: await render(options.output, value, screen, { compactJson: true }) };
     }
     const checkHotfix = lastCheckHotfix(deps);
-    const one = (current: string) => views.withCheck(explainHotfix(deps, path, current), checkHotfix);
+    const one = (current: string) => views.withCheck(explainHotfix(deps, path, current, context), checkHotfix);
     // One version keeps the shape scripts read (plus what it was decided for); several give one each.
     const value =
       currents.length === 1

@@ -7,6 +7,7 @@ import { imageName } from '../image/manifest.ts';
 import type { Deps } from '../platform/deps.ts';
 import { definedEnv } from '../platform/deps.ts';
 import type { HotfixPointer } from '../pointer/document.ts';
+import type { WaveContext } from '../pointer/eligibility.ts';
 import { explainPointer, type HotfixExplanation } from '../pointer/explain.ts';
 import { SIGNING_MODES, type SigningMode } from '../pointer/gate.ts';
 import type { ImagePlan } from '../image/plan.ts';
@@ -27,10 +28,11 @@ export function previewImages(
   images: readonly GivenManifest[],
   scripts: ScriptsExplanation | undefined,
   fallbackVersion: string,
+  context: WaveContext = {},
 ): ImageVerdict[] {
   return images.map((img, i) => {
     const version = img.manifest.agentVersion ?? fallbackVersion;
-    const decision = explainPointer(deps, pointer, version);
+    const decision = explainPointer(deps, pointer, version, context);
     const plan = scripts?.images?.[i] ?? null;
     const scriptsBlock = plan !== null && !plan.skipped && !plan.takes;
     const takes = decision.upgrade && !scriptsBlock;

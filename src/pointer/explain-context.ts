@@ -4,7 +4,9 @@
 import type { Deps } from '../platform/deps.ts';
 import { definedEnv } from '../platform/deps.ts';
 import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
+import { parseRfc3339 } from './time.ts';
 import { STAMPED_VERSION } from './version.ts';
+import { normaliseProductUuid } from './wave.ts';
 
 export interface DecidedFor {
   version: string;
@@ -92,4 +94,18 @@ export function checkExplainFlags(versions: readonly string[], mode: string | un
   }
   if (mode !== undefined && !['unsigned-allowed', 'enforce'].includes(mode))
     throw new AgentError('ANC_USAGE', `--mode must be unsigned-allowed or enforce (got ${JSON.stringify(mode)})`);
+}
+
+/** `hotfix explain --uuid/--at`, checked: who and when a scheduled wave is decided for. */
+export function waveContext(options: { uuid?: string; at?: string }): { uuid?: string; now?: Date } {
+  const uuid = options.uuid === undefined ? undefined : normaliseProductUuid(String(options.uuid));
+  if (options.uuid !== undefined && uuid === undefined)
+    throw new AgentError('ANC_USAGE', '--uuid is not a usable SMBIOS product UUID (8-4-4-4-12 hex, not all 0 or all f)');
+  const now = options.at === undefined ? undefined : parseRfc3339(String(options.at));
+  if (options.at !== undefined && now === undefined)
+    throw new AgentError(
+      'ANC_USAGE',
+      `--at ${JSON.stringify(String(options.at).slice(0, 64))} is not an RFC 3339 time, e.g. 2026-12-01T00:00:00Z`,
+    );
+  return { ...(uuid ? { uuid } : {}), ...(now ? { now } : {}) };
 }

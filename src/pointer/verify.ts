@@ -7,7 +7,8 @@ import { POINTER_KEY, type ConfigMapDoc } from './configmap.ts';
 import { decidePointer, type GateContext, type Rejection } from './gate.ts';
 import { ENVELOPE_KEY } from './node-gate.ts';
 import { describeScope, nodeFacts, type NodeFacts } from './scope.ts';
-import { SCOPE_KEYS, type ScopeKey } from './payload.ts';
+import { type RolloutWave, SCOPE_KEYS, type ScopeKey } from './payload.ts';
+import { scheduleJson } from './schedule.ts';
 
 export interface VerifyReport {
   accepted: boolean;
@@ -23,7 +24,7 @@ export interface VerifyReport {
   /** False when no node facts were given: the scope was shown, not matched. */
   scopeChecked: boolean;
   hotfixes?: Record<string, string>;
-  rollout?: Record<string, { percent: number; salt: string }>;
+  rollout?: Record<string, { percent: number; salt: string; schedule?: Array<{ at: string; percent: number }> }>;
   warnings: string[];
   /** Which key set the signature was checked against (this binary's baked keys, or --keys FILE). */
   keySet?: string;
@@ -119,9 +120,18 @@ function details(p: {
   expires: string;
   scope: Record<string, string[]>;
   hotfixes: Record<string, string>;
-  rollout?: Record<string, { percent: number; salt: string }>;
+  rollout?: Record<string, RolloutWave>;
 }) {
-  return { serial: p.serial, expires: p.expires, scope: p.scope, hotfixes: p.hotfixes, ...(p.rollout ? { rollout: p.rollout } : {}) };
+  // A schedule as signed ({at, percent}), not as parsed.
+  const rollout = p.rollout
+    ? Object.fromEntries(
+        Object.entries(p.rollout).map(([b, w]) => [
+          b,
+          { percent: w.percent, salt: w.salt, ...(w.schedule ? { schedule: scheduleJson(w.schedule) } : {}) },
+        ]),
+      )
+    : undefined;
+  return { serial: p.serial, expires: p.expires, scope: p.scope, hotfixes: p.hotfixes, ...(rollout ? { rollout } : {}) };
 }
 
 const HINTS: Record<VerifyReport['outcome'], string> = {
@@ -155,7 +165,9 @@ export function verifyText(report: VerifyReport): string {
   if (report.rollout)
     lines.push(
       `rollout: ${Object.entries(report.rollout)
-        .map(([b, w]) => `${b}=${w.percent}%:${w.salt}`)
+        .map(
+          ([b, w]) => `${b}=${w.schedule ? w.schedule.map((step) => `${step.percent}%@${step.at}`).join(',') : `${w.percent}%`}:${w.salt}`,
+        )
         .join(' ')}`,
     );
   for (const w of report.warnings) lines.push(`warning: ${w}`);

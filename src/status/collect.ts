@@ -40,6 +40,8 @@ export interface StatusReport {
   /** Which provisioning scripts ran: baked, or a script hotfix's (and the last restore). */
   scripts: ScriptsStatus;
   timeline: TimelineRow[];
+  /** The last report on the Node object (report-status's ReportStatus event), or null when none ran. */
+  report: { outcome: 'ok' | 'error' | 'running'; message: string; start: string } | null;
   configWarnings: string[];
   notes: string[];
   /** Where to read more. */
@@ -105,7 +107,7 @@ function readLog(deps: Deps, notes: string[]): LogLine[] {
 const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => items.filter(match).pop();
 
 /** Agent tasks that observe or record rather than provision. */
-const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix'];
+const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix', 'ReportStatus'];
 
 /** The baked agent's fallback record of this boot (launcher: hotfix failed before the scripts). */
 function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
@@ -117,6 +119,11 @@ function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
 function noopOf(log: LogLine[], started: LogLine | undefined): { label: string; verdict: string } | undefined {
   const line = log.slice(started ? log.lastIndexOf(started) : 0).find((l) => l.msg === 'script hotfix changes nothing on this image');
   return line ? { label: String(line.label ?? 'unknown'), verdict: String(line.noop ?? '') } : undefined;
+}
+
+function reportOf(timeline: TimelineRow[]): StatusReport['report'] {
+  const row = last(timeline, (r) => r.agent && r.task === 'ReportStatus');
+  return row ? { outcome: row.outcome, message: row.message, start: row.start } : null;
 }
 
 /** Why nothing provisioned yet, from the first missing prerequisite. */
@@ -254,6 +261,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
     },
     scripts: await scriptsStatus(deps, notes, noopOf(log, started)),
     timeline,
+    report: reportOf(timeline),
     configWarnings: await configWarnings(deps, notes),
     notes,
     files: {

@@ -111,6 +111,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['main.ts'],
   ['commands'],
   ['cli'],
+  ['fleet'],
   ['status'],
   ['provision'],
   ['hotfix'],
