@@ -1,13 +1,15 @@
 // `npm run demo`: a whole sandboxed first boot of a node, printed as a timeline (see test/fakes/boot.ts).
 // The image's baked provision_start.sh has a bug (it exits ERR_KUBELET_START_FAIL); the hotfix package
 // carries an agent whose embedded script payload (build.mjs --scripts) holds the fixed script, applied
-// by the hotfix's provision before the scripts start (docs/hotfix.md "script payload").
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// by the hotfix's provision before the scripts start (docs/hotfix.md "script payload"). The payload is
+// checked against the image's manifest (build.mjs --image-manifest), so every entry applies: none missing.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAnc } from '../test/e2e/harness.ts';
-import { sandboxedFirstBoot, type BootStep } from '../test/fakes/boot.ts';
-import { BUG, SCRIPT_LABEL, writePayloadDir } from '../test/fakes/script-fix.ts';
+import { BAKED_VERSION, sandboxedFirstBoot, type BootStep } from '../test/fakes/boot.ts';
+import { buildAgent } from '../test/fakes/repos.ts';
+import { BUG, imageManifestFor, pinnedFixEntries, SCRIPT_LABEL, writePayloadDir } from '../test/fakes/script-fix.ts';
 
 const seconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`).padStart(6);
 const line = (s: BootStep, indent = '') =>
@@ -22,9 +24,16 @@ async function main(): Promise<void> {
       '    at  step                                              took  outcome\n',
   );
   const payloadDir = mkdtempSync(join(tmpdir(), 'anc-demo-payload-'));
+  // The image build's last step: its manifest, published beside it; the hotfix build is checked against it.
+  const baked = buildAgent(BAKED_VERSION, join(payloadDir, 'baked'));
+  const manifest = imageManifestFor(baked, join(payloadDir, 'image'), { exitCode: BUG.exitCode, note: BUG.note });
+  const payload = writePayloadDir(join(payloadDir, 'payload'), pinnedFixEntries());
   const result = await sandboxedFirstBoot({
+    bakedBin: baked,
     standIn: { exitCode: BUG.exitCode, note: BUG.note },
-    hotfixBuildArgs: ['--scripts', writePayloadDir(payloadDir), '--scripts-label', SCRIPT_LABEL],
+    hotfixBuildArgs: ['--scripts', payload, '--scripts-label', SCRIPT_LABEL, '--image-manifest', manifest],
+    // The image keeps its manifest, so `status` shows what changed since it was built.
+    prepareRoot: (root) => copyFileSync(manifest, join(root, 'opt/azure/containers/aks-node-controller-image-manifest.json')),
     hotfixIndex: true,
     onStep: (s) => {
       if (!agentSteps.has(s.name)) process.stdout.write(line(s) + '\n');

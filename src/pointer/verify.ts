@@ -7,7 +7,8 @@ import { POINTER_KEY, type ConfigMapDoc } from './configmap.ts';
 import { decidePointer, type GateContext, type Rejection } from './gate.ts';
 import { ENVELOPE_KEY } from './node-gate.ts';
 import { describeScope, nodeFacts, type NodeFacts } from './scope.ts';
-import { SCOPE_KEYS, type ScopeKey } from './payload.ts';
+import { type RolloutWave, SCOPE_KEYS, type ScopeKey } from './payload.ts';
+import { scheduleJson } from './schedule.ts';
 
 export interface VerifyReport {
   accepted: boolean;
@@ -23,9 +24,13 @@ export interface VerifyReport {
   /** False when no node facts were given: the scope was shown, not matched. */
   scopeChecked: boolean;
   hotfixes?: Record<string, string>;
-  rollout?: Record<string, { percent: number; salt: string }>;
+  rollout?: Record<string, { percent: number; salt: string; schedule?: Array<{ at: string; percent: number }> }>;
   recall?: string[];
   warnings: string[];
+  /** Which key set the signature was checked against (this binary's baked keys, or --keys FILE). */
+  keySet?: string;
+  /** A remedy that replaces the outcome's usual one (an empty key set: the binary, not the signature). */
+  hint?: string;
 }
 
 /** Node facts from `--node-config FILE` text and/or `--node KEY=VALUE` flags; undefined when neither. */
@@ -58,7 +63,9 @@ const ORDER = [
   'rollout',
   'recall',
   'mode',
+  'keySet',
   'warnings',
+  'hint',
 ] as const;
 
 /** The verdict first, whatever order the fields were gathered in (JSON and YAML read top-down). */
@@ -115,15 +122,24 @@ function details(p: {
   expires: string;
   scope: Record<string, string[]>;
   hotfixes: Record<string, string>;
-  rollout?: Record<string, { percent: number; salt: string }>;
+  rollout?: Record<string, RolloutWave>;
   recall?: string[];
 }) {
+  // A schedule as signed ({at, percent}), not as parsed.
+  const rollout = p.rollout
+    ? Object.fromEntries(
+        Object.entries(p.rollout).map(([b, w]) => [
+          b,
+          { percent: w.percent, salt: w.salt, ...(w.schedule ? { schedule: scheduleJson(w.schedule) } : {}) },
+        ]),
+      )
+    : undefined;
   return {
     serial: p.serial,
     expires: p.expires,
     scope: p.scope,
     hotfixes: p.hotfixes,
-    ...(p.rollout ? { rollout: p.rollout } : {}),
+    ...(rollout ? { rollout } : {}),
     ...(p.recall ? { recall: p.recall } : {}),
   };
 }
@@ -145,6 +161,7 @@ export function verifyText(report: VerifyReport): string {
     lines.push(`accepted: outcome=accepted${report.signed ? ` (signed by key ${report.keyid}, serial ${report.serial})` : ' (unsigned)'}`);
   else lines.push(`rejected: outcome=${report.outcome}`, `reason: ${report.reason}`);
   lines.push(`mode: ${report.mode}; serial floor: ${report.minSerial}`);
+  if (report.keySet) lines.push(`keys: ${report.keySet}`);
   if (report.expires) lines.push(`expires: ${report.expires}`);
   if (report.scope) lines.push(`scope: ${describeScope(report.scope)}${report.scopeChecked ? '' : ' (not matched against a node)'}`);
   if (report.hotfixes)
@@ -158,11 +175,13 @@ export function verifyText(report: VerifyReport): string {
   if (report.rollout)
     lines.push(
       `rollout: ${Object.entries(report.rollout)
-        .map(([b, w]) => `${b}=${w.percent}%:${w.salt}`)
+        .map(
+          ([b, w]) => `${b}=${w.schedule ? w.schedule.map((step) => `${step.percent}%@${step.at}`).join(',') : `${w.percent}%`}:${w.salt}`,
+        )
         .join(' ')}`,
     );
   if (report.recall) lines.push(`recall: ${report.recall.join(' ')} (nodes that staged these return to the baked agent)`);
   for (const w of report.warnings) lines.push(`warning: ${w}`);
-  if (!report.accepted) lines.push(`hint: ${HINTS[report.outcome]}`);
+  if (!report.accepted || report.hint) lines.push(`hint: ${report.hint ?? HINTS[report.outcome]}`);
   return `${lines.join('\n')}\n`;
 }

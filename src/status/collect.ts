@@ -6,10 +6,12 @@ import { errorMessage } from '../platform/errors.ts';
 import type { InputKind } from '../platform/input.ts';
 import { goLookupField, parseGoJson } from '../platform/json.ts';
 import { decodeProvisionJson } from '../provision/status.ts';
+import { readConfigurationFile } from '../config/read.ts';
 import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
 import { agoText, type BootCheck, bootChecks } from './checks.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
+import { eventWriter, startLines } from './writers.ts';
 
 export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'not-started';
 
@@ -21,7 +23,7 @@ export interface StatusReport {
   root: string;
   provision: { exitCode: NamedExitCode | null; error: string; output: string; execDuration: string; complete: boolean } | null;
   failingStep: { task: string; message: string; exitCode: NamedExitCode | null } | null;
-  /** Which agent binary ran provision, from its start log line (or its events). */
+  /** Which agent binary ran provision, from its start log line (or the Provision row's writer, status/writers.ts). */
   binary: { kind: 'baked' | 'hotfix' | 'unknown'; version: string } | null;
   hotfix: {
     pointer: 'present' | 'absent' | 'unreadable';
@@ -38,6 +40,8 @@ export interface StatusReport {
   /** Which provisioning scripts ran: baked, or a script hotfix's (and the last restore). */
   scripts: ScriptsStatus;
   timeline: TimelineRow[];
+  /** The last report on the Node object (report-status's ReportStatus event), or null when none ran. */
+  report: { outcome: 'ok' | 'error' | 'running'; message: string; start: string } | null;
   configWarnings: string[];
   notes: string[];
   /** Where to read more. */
@@ -103,12 +107,23 @@ function readLog(deps: Deps, notes: string[]): LogLine[] {
 const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => items.filter(match).pop();
 
 /** Agent tasks that observe or record rather than provision. */
-const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix'];
+const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix', 'ReportStatus'];
 
 /** The baked agent's fallback record of this boot (launcher: hotfix failed before the scripts). */
 function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
   const line = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('hotfix failed before the provisioning scripts started'));
   return line ? { hotfix: String(line.hotfix ?? 'unknown'), reason: String(line.reason ?? '') } : null;
+}
+
+/** A script payload that changed nothing, logged by the provision that `started` opened (apply.ts). */
+function noopOf(log: LogLine[], started: LogLine | undefined): { label: string; verdict: string } | undefined {
+  const line = log.slice(started ? log.lastIndexOf(started) : 0).find((l) => l.msg === 'script hotfix changes nothing on this image');
+  return line ? { label: String(line.label ?? 'unknown'), verdict: String(line.noop ?? '') } : undefined;
+}
+
+function reportOf(timeline: TimelineRow[]): StatusReport['report'] {
+  const row = last(timeline, (r) => r.agent && r.task === 'ReportStatus');
+  return row ? { outcome: row.outcome, message: row.message, start: row.start } : null;
 }
 
 /** Why nothing provisioned yet, from the first missing prerequisite. */
@@ -139,8 +154,14 @@ async function hotfixDecision(
 }
 
 async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
-  const text = readOptional(deps, deps.paths.nodeConfig, 'config', notes);
-  if (text === undefined) return [];
+  let text: string;
+  try {
+    if (!deps.fs.exists(deps.paths.nodeConfig)) return [];
+    text = readConfigurationFile(deps.fs, deps.paths.nodeConfig, deps.paths.strip(deps.paths.nodeConfig));
+  } catch (error) {
+    notes.push(`cannot read ${deps.paths.strip(deps.paths.nodeConfig)}: ${errorMessage(error)}`);
+    return [];
+  }
   const { loadConfiguration } = await import('../config/load.ts');
   return loadConfiguration(text).issues.map((i) => `${i.severity}: ${i.path}: ${i.message}`);
 }
@@ -171,8 +192,9 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const complete = deps.fs.exists(deps.paths.provisionComplete);
   const provision = parseProvisionJson(readOptional(deps, deps.paths.provisionJson, 'status', notes), complete, notes);
   const events = readEvents(deps, notes);
-  const timeline = buildTimeline(events);
   const log = readLog(deps, notes);
+  const starts = startLines(log);
+  const timeline = buildTimeline(events, (task, file) => eventWriter(starts, task, file));
 
   const started = last(log, (l) => l.msg === 'aks-node-controller started' && l.task === 'Provision');
   const provisionEvent = last(timeline, (r) => r.task === 'Provision');
@@ -182,7 +204,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
         version: String(started.version ?? 'unknown'),
       }
     : provisionEvent?.version
-      ? { kind: 'unknown', version: provisionEvent.version }
+      ? { kind: provisionEvent.binary ?? 'unknown', version: provisionEvent.version }
       : null;
   const bakedStart = last(
     log,
@@ -237,8 +259,9 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
-    scripts: await scriptsStatus(deps, notes),
+    scripts: await scriptsStatus(deps, notes, noopOf(log, started)),
     timeline,
+    report: reportOf(timeline),
     configWarnings: await configWarnings(deps, notes),
     notes,
     files: {

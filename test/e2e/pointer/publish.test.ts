@@ -41,7 +41,8 @@ function again(sb: ReturnType<typeof nodeFor>) {
 
 const BASE = ANC_VERSION.base;
 const TARGET = ANC_VERSION.target;
-const EXPIRES = '2099-06-01T00:00:00Z';
+// Weeks away, as the docs ask (an expiry over 90 days away is warned about).
+const EXPIRES = new Date(Date.now() + 60 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
 async function renderSigned(name: string, flags: string[], keys = [CURRENT]): Promise<string> {
   const rendered = await anc(['hotfix', 'pointer', 'render', ...flags, '--expires', EXPIRES]);
@@ -173,7 +174,30 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
       clusterConfig: { location: 'eastus' },
     }),
   );
+  // N6 (issue 32): the node configuration through the same bytes-to-text step as provision: one BOM is
+  // skipped (the same facts), two are a syntax error (no facts: the scoped pointer does not apply).
+  const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+  const nodeConfigOneBom = join(WORK, 'node-config-bom.json');
+  const nodeConfigTwoBoms = join(WORK, 'node-config-boms.json');
+  writeFileSync(nodeConfigOneBom, Buffer.concat([bom, readFileSync(nodeConfig)]));
+  writeFileSync(nodeConfigTwoBoms, Buffer.concat([bom, bom, readFileSync(nodeConfig)]));
   const cases: Array<[string, string[], number, string]> = [
+    [
+      'node config with one BOM',
+      [
+        write('scope5', signedText({ scope: { region: ['eastus'], cluster: ['aks-1.hcp.eastus.azmk8s.io'] } })),
+        '--node-config',
+        nodeConfigOneBom,
+      ],
+      0,
+      'scope: region=eastus cluster=aks-1.hcp.eastus.azmk8s.io\n',
+    ],
+    [
+      'node config with two BOMs',
+      [write('scope6', signedText({ scope: { region: ['eastus'] } })), '--node-config', nodeConfigTwoBoms],
+      1,
+      'rejected: outcome=outOfScope',
+    ],
     ['ok', [write('ok', signedText({ serial: 4 }))], 0, 'accepted: outcome=accepted'],
     ['unsigned', [write('unsigned', { 'hotfixes.json': '{"hotfixes":{}}' }), '--mode', 'enforce'], 1, 'rejected: outcome=unsigned'],
     ['unsigned allowed', [write('unsigned2', { 'hotfixes.json': '{"hotfixes":{}}' })], 0, 'accepted: outcome=accepted (unsigned)'],
@@ -230,8 +254,10 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
   assert.match(yaml.stdout, /^accepted: false\noutcome: rolledBack\n/);
   const json = await anc(['hotfix', 'pointer', 'verify', '-o', 'json', join(WORK, 'rb.json'), '--min-serial', '4']);
   assert.equal(Object.keys(JSON.parse(json.stdout)).slice(0, 3), ['accepted', 'outcome', 'reason']);
+  // Which key set was checked is named (issue 29); the rest of the report is as before.
+  assert.match(JSON.parse(json.stdout).keySet, `the keys baked into `);
   assert.equal(
-    { ...JSON.parse(json.stdout), reason: undefined, warnings: undefined },
+    { ...JSON.parse(json.stdout), reason: undefined, warnings: undefined, keySet: undefined },
     {
       accepted: false,
       outcome: 'rolledBack',
@@ -246,6 +272,7 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
       hotfixes: { [BASE]: TARGET },
       reason: undefined,
       warnings: undefined,
+      keySet: undefined,
     },
   );
 });
