@@ -72,15 +72,15 @@ test("applied once with provision's rules (backups, record), idempotent, and a l
     const record = JSON.parse(box.read(`${STATE}/record.json`));
     assert.is(record.state, 'applied');
     assert.is(record.label, SCRIPT_LABEL);
-    const backups = filesUnder(box.path(STATE)).map((f) => readFileSync(f, 'utf8'));
-    assert.ok(
-      backups.some((b) => b.includes(BAKED_START)),
-      'the baked provision_start.sh is backed up',
-    );
-    assert.ok(
-      backups.some((b) => b.includes(BAKED_HELPER) && !b.includes('"label"')),
-      'the baked helper is backed up',
-    );
+    // Self-describing backups (issue 34): a header line naming the destination, then the original bytes.
+    const backups = filesUnder(join(box.path(STATE), 'backups')).map((f) => readFileSync(f, 'utf8').split('\n'));
+    const body = (destination: string) =>
+      backups
+        .find((lines) => lines[0] === 'ANC-SCRIPT-BACKUP 1' && JSON.parse(lines[1]!).destination === destination)
+        ?.slice(2)
+        .join('\n');
+    assert.is(body(`${C}/provision_start.sh`), BAKED_START, 'the baked provision_start.sh is backed up');
+    assert.is(body(`${C}/provision_source.sh`), BAKED_HELPER, 'the baked helper is backed up');
 
     const again = await runAnc(['apply-embedded-hotfix'], { root: box.root, bin: fixBin });
     assert.is(again.exitCode, 0, again.stderr);
