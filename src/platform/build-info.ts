@@ -1,5 +1,9 @@
 // What build.mjs stamped into the bundle besides the version: the git commit and the commit's time (the
 // build time of a reproducible build: the same commit gives the same bytes). `unknown` from source.
+import { processIdentity } from './boot.ts';
+import type { FileSystem } from './fs.ts';
+import type { NodePaths } from './paths.ts';
+
 declare const __ANC_COMMIT__: string | undefined;
 declare const __ANC_BUILD_TIME__: string | undefined;
 
@@ -24,6 +28,12 @@ export function binaryKind(execPath: string, hotfixBinary: string): 'baked' | 'h
 }
 
 /** Attributes of every command's start log line: which build runs, and from where (status reads them). */
-export function startAttrs(deps: { version: string; execPath: string; paths: { hotfixBinary: string } }): Record<string, string> {
-  return { version: deps.version, binary: binaryKind(deps.execPath, deps.paths.hotfixBinary) };
+export function startAttrs(deps: {
+  version: string;
+  execPath: string;
+  fs: Pick<FileSystem, 'readText'>;
+  paths: Pick<NodePaths, 'hotfixBinary' | 'bootId' | 'procDir'>;
+}): Record<string, string> {
+  // The boot id, pid and its start time tell `status` whether this run still lives (platform/boot.ts).
+  return { version: deps.version, binary: binaryKind(deps.execPath, deps.paths.hotfixBinary), ...processIdentity(deps, process.pid) };
 }

@@ -33,6 +33,9 @@ export const NODE_PATHS = {
   // script hotfixes (hotfix/scripts): the record of what an embedded payload replaced, the originals'
   // backups, the last restore; the files a payload may never replace (docs/hotfix.md "script payload")
   scriptHotfixState: '/opt/azure/containers/aks-node-controller-script-hotfix',
+  // which boot this is and which processes run (status tells a live run from a dead one, platform/boot.ts)
+  bootId: '/proc/sys/kernel/random/boot_id',
+  procDir: '/proc',
   // the VM identity that seeds staged hotfix waves
   productUuid: '/sys/class/dmi/id/product_uuid',
   launcher: '/opt/azure/containers/aks-node-controller-launcher.sh',

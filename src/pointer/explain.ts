@@ -1,5 +1,6 @@
 // `hotfix explain`: what download-hotfix would do on this node and which binary the launcher would run,
 // as one JSON object for operators and scripts. Reads files only; never installs, never emits events.
+import { stagedHotfixVerdict } from './staged.ts';
 import type { Deps } from '../platform/deps.ts';
 import type { HotfixPointer } from './document.ts';
 import { decideForNode, type NodeDecision } from './decide.ts';
@@ -38,9 +39,11 @@ export interface HotfixExplanation {
   /** The quarantine record's entry for `resolved` (null when none), or the error reading the record. */
   quarantine: { version: string; reason: string; recordedAt: string } | null;
   quarantineError?: string;
-  /** What the launcher would start now: the staged hotfix when it is an executable file, else baked. */
+  /** What the launcher would start now: the staged hotfix when it passes the launcher's rules (pointer/staged.ts), else baked. */
   binary: 'hotfix' | 'baked';
   binaryPath: string;
+  /** Why the launcher refuses the staged hotfix binary (absent when none is staged or it is accepted). */
+  stagedRefused?: string;
 }
 
 export function explainHotfix(deps: Pick<Deps, 'fs' | 'paths'>, pointerPath: string, current: string): HotfixExplanation {
@@ -51,8 +54,9 @@ export function explainHotfix(deps: Pick<Deps, 'fs' | 'paths'>, pointerPath: str
 export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: HotfixPointer, current: string): HotfixExplanation {
   const decision: NodeDecision = decideForNode(deps, pointer, current);
   const { resolve: d, eligibility: e } = decision;
-  const staged = deps.fs.stat(deps.paths.hotfixBinary);
-  const hotfix = staged?.isFile === true && (staged.mode & 0o111) !== 0;
+  // The launcher's own acceptance rules: a refused hotfix is not the binary that runs.
+  const staged = stagedHotfixVerdict(deps);
+  const hotfix = staged.staged && staged.accepted;
   const refused = decision.refusal;
   const summary = decision.take
     ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
@@ -74,5 +78,6 @@ export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfix
     ...(e.quarantineError === undefined ? {} : { quarantineError: e.quarantineError }),
     binary: hotfix ? 'hotfix' : 'baked',
     binaryPath: hotfix ? deps.paths.hotfixBinary : deps.paths.bakedBinary,
+    ...(staged.staged && !staged.accepted ? { stagedRefused: `staged, but the launcher refuses it: ${staged.reason}` } : {}),
   };
 }

@@ -7,11 +7,31 @@ import type { InputKind } from '../platform/input.ts';
 import { goLookupField, parseGoJson } from '../platform/json.ts';
 import { decodeProvisionJson } from '../provision/status.ts';
 import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
-import { agoText, type BootCheck, bootChecks } from './checks.ts';
+import { agoText, type BootCheck, bootChecks, spanText } from './checks.ts';
+import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
+import { stagedHotfixVerdict } from '../pointer/staged.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 
-export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'not-started';
+/**
+ * `interrupted`: provisioning started and its process is gone without a result (killed, OOM, power loss,
+ * or an earlier boot); `stalled`: it still runs (or cannot be told) beyond the extension's 15 minutes.
+ */
+export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'stalled' | 'interrupted' | 'not-started';
+
+/** How long the CustomScript extension waits for provisioning (`provision-wait --timeout 900`). */
+export const EXTENSION_BUDGET_MS = 15 * 60_000;
+
+/** One boot the log names (by the kernel's boot id), current first; `rows` index the timeline. */
+export interface BootGroup {
+  bootId: string | null;
+  current: boolean;
+  /** The first log line of that boot (unix ms), null for rows before any logged boot. */
+  firstSeen: number | null;
+  /** The hotfix that fell back in that boot (earlier boots: shown with them, never as this boot's). */
+  fallback: { hotfix: string; reason: string } | null;
+  rows: TimelineRow[];
+}
 
 export interface StatusReport {
   state: BootState;
@@ -28,6 +48,10 @@ export interface StatusReport {
     /** The one node decision (pointer/decide.ts) for the baked version, as download-hotfix and `hotfix explain` take it. */
     decision: { current: string; resolved: string; upgrade: boolean; reason: string } | null;
     staged: boolean;
+    /** The launcher's verdict on the staged binary (pointer/staged.ts): null when none is staged. */
+    stagedAccepted: boolean | null;
+    /** Why the launcher refuses the staged binary, when it does. */
+    stagedRefusal: string | null;
     checkHotfix: string | null;
     downloadHotfix: string | null;
   };
@@ -38,6 +62,10 @@ export interface StatusReport {
   /** Which provisioning scripts ran: baked, or a script hotfix's (and the last restore). */
   scripts: ScriptsStatus;
   timeline: TimelineRow[];
+  /** The timeline by boot, the current boot first (one group without boot ids in the log). */
+  boots: BootGroup[];
+  /** The provisioning run the verdict is about: when it started, its process and whether that lives. */
+  run: { startedAt: string | null; pid: number | null; bootId: string | null; liveness: Liveness; elapsedMs: number | null } | null;
   configWarnings: string[];
   notes: string[];
   /** Where to read more. */
@@ -105,11 +133,61 @@ const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => item
 /** Agent tasks that observe or record rather than provision. */
 const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix'];
 
-/** The baked agent's fallback record of this boot (launcher: hotfix failed before the scripts). */
+/** The baked agent's last fallback record among these lines (launcher: hotfix failed before the scripts). */
 function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
   const line = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('hotfix failed before the provisioning scripts started'));
   return line ? { hotfix: String(line.hotfix ?? 'unknown'), reason: String(line.reason ?? '') } : null;
 }
+
+/** The unix ms of a log line's `time` (RFC 3339 with its zone): the same instant in every reader's zone. */
+const lineInstant = (line: LogLine | undefined) => {
+  const t = typeof line?.time === 'string' ? Date.parse(line.time) : Number.NaN;
+  return Number.isFinite(t) ? t : null;
+};
+
+/** Each log line with the boot it belongs to: the boot id of the nearest line before it that names one. */
+function linesByBoot(log: LogLine[]): { line: LogLine; bootId: string | null }[] {
+  let boot: string | null = null;
+  return log.map((line) => {
+    if (typeof line.bootId === 'string' && line.bootId !== '') boot = line.bootId;
+    return { line, bootId: boot };
+  });
+}
+
+/**
+ * The timeline cut into boots: a row belongs to the latest boot whose first log line is not after it.
+ * The current boot (the kernel's, else the last logged) leads; earlier ones follow, newest first.
+ */
+function groupByBoot(timeline: TimelineRow[], log: LogLine[], current: string | undefined): BootGroup[] {
+  const tagged = linesByBoot(log);
+  const firsts: { bootId: string; firstSeen: number }[] = [];
+  for (const { line, bootId } of tagged) {
+    const at = lineInstant(line);
+    if (bootId === null || at === null || firsts.some((f) => f.bootId === bootId)) continue;
+    firsts.push({ bootId, firstSeen: at });
+  }
+  if (firsts.length === 0) return [{ bootId: current ?? null, current: true, firstSeen: null, fallback: fallbackOf(log), rows: timeline }];
+  const currentId = current ?? firsts[firsts.length - 1]!.bootId;
+  const groups: BootGroup[] = firsts.map((f) => ({
+    ...f,
+    current: f.bootId === currentId,
+    fallback: fallbackOf(tagged.filter((t) => t.bootId === f.bootId).map((t) => t.line)),
+    rows: [],
+  }));
+  // A boot the kernel names that logged nothing yet (the launcher waits, or exited early).
+  if (!groups.some((g) => g.current)) groups.push({ bootId: currentId, current: true, firstSeen: null, fallback: null, rows: [] });
+  const before: BootGroup = { bootId: null, current: false, firstSeen: null, fallback: null, rows: [] };
+  for (const row of timeline) {
+    // Every event of a boot is written after that boot's first log line (an agent logs its start first).
+    const owner = [...groups].reverse().find((g) => g.firstSeen !== null && row.at !== null && row.at >= g.firstSeen);
+    (owner ?? (row.at === null ? groups[groups.length - 1]! : before)).rows.push(row);
+  }
+  const ordered = [...groups.filter((g) => g.current), ...groups.filter((g) => !g.current).reverse()];
+  return before.rows.length > 0 ? [...ordered, before] : ordered;
+}
+
+/** `2026-04-01 10:00:00 UTC`: an instant written the same for every reader. */
+export const utcText = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 /** Why nothing provisioned yet, from the first missing prerequisite. */
 function notStartedSummary(boot: ReturnType<typeof bootChecks>, anything: boolean): string {
@@ -195,32 +273,59 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const exitCode = provision?.exitCode ?? null;
   const failed = provision !== null && exitCode !== null && exitCode.code !== 0 && (complete || exitCode.code === 240);
   const boot = bootChecks(deps);
-  const fallback = fallbackOf(log);
+  const thisBoot = currentBootId(deps);
+  const boots = groupByBoot(timeline, log, thisBoot);
+  // This boot's fallback only: an earlier boot's is shown with that boot.
+  const fallback = boots.find((g) => g.current)?.fallback ?? null;
   // Rows that only observe or report (provision-wait, the fallback record) are never the step that failed or runs.
   const steps = timeline.filter((r) => !(r.agent && OBSERVERS.includes(r.task)));
   const provisionStarted = started !== undefined || provision !== null || boot.scriptsStarted || steps.some((r) => r.task === 'Provision');
+  const settled = failed || (complete && exitCode?.code === 0);
+  const running = last(steps, (r) => r.outcome === 'running');
+  const now = deps.clock.now().getTime();
+  // The run without a result: when it started (its start line, else its running row) and whether it lives.
+  const runAt = lineInstant(started) ?? running?.at ?? null;
+  const alive: Liveness = started ? liveness(deps, started as { bootId?: string; pid?: string; pidStart?: string }) : 'unknown';
+  const elapsedMs = runAt === null ? null : Math.max(0, now - runAt);
+  const unsettled = !settled && (complete || provisionStarted);
   const state: BootState = failed
     ? 'failed'
     : complete && exitCode?.code === 0
       ? 'succeeded'
-      : complete || provisionStarted
-        ? 'in-progress'
-        : 'not-started';
+      : !unsettled
+        ? 'not-started'
+        : complete
+          ? 'in-progress'
+          : alive === 'earlier-boot' || alive === 'gone'
+            ? 'interrupted'
+            : elapsedMs !== null && elapsedMs > EXTENSION_BUDGET_MS
+              ? 'stalled'
+              : 'in-progress';
   if (complete && !provision) notes.push('provision.complete exists but provision.json does not');
   // The scripts' last step says more than the agent's own "exited with error" row.
   const failingRow = failed
     ? (last(steps, (r) => !r.agent && r.outcome === 'error') ?? last(steps, (r) => !r.agent) ?? last(steps, (r) => r.outcome === 'error'))
     : undefined;
-  const running = last(steps, (r) => r.outcome === 'running');
   const onBaked = fallback ? ` on the baked agent: hotfix ${fallback.hotfix} failed before the scripts (quarantined)` : '';
+  const pid = started?.pid === undefined ? null : Number(started.pid);
+  const startedText = runAt === null ? 'an unknown time' : `${utcText(runAt)} (${agoText(runAt, deps.clock.now())})`;
+  const lastStep = last(steps, (r) => !r.agent);
+  const reached = lastStep ? `; the last step it reached: ${lastStep.task}` : '';
   const summary =
     state === 'failed'
       ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}${fallback ? ` (ran${onBaked})` : ''}`
       : state === 'succeeded'
         ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}`
-        : state === 'in-progress'
-          ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.start, deps.clock.now())})` : ''}`
-          : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
+        : state === 'interrupted'
+          ? alive === 'earlier-boot'
+            ? `provisioning started at ${startedText} in an earlier boot and never finished${reached}; this boot has not started it again (journalctl -u aks-node-controller -b)`
+            : `provisioning started at ${startedText} in this boot and never finished: its process (pid ${pid}) is gone without writing a result (killed? journalctl -k | grep -i oom)${reached}`
+          : state === 'stalled'
+            ? `provisioning ${running ? `step ${running.task} ` : ''}started at ${startedText}, running ${spanText(elapsedMs!)}, beyond the ${EXTENSION_BUDGET_MS / 60_000} min the extension waits${alive === 'alive' ? ` (pid ${pid} still runs)` : ' (whether its process still runs cannot be told: no boot id to compare)'}`
+            : state === 'in-progress'
+              ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.at, deps.clock.now())})` : ''}`
+              : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
+  const staged = stagedHotfixVerdict(deps);
   return {
     state,
     summary,
@@ -233,12 +338,24 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
     hotfix: {
       pointer: decision === 'unreadable' ? 'unreadable' : decision ? 'present' : 'absent',
       decision: decision === 'unreadable' ? null : decision,
-      staged: deps.fs.exists(deps.paths.hotfixBinary),
+      staged: staged.staged,
+      stagedAccepted: staged.staged ? staged.accepted : null,
+      stagedRefusal: staged.staged && !staged.accepted ? staged.reason : null,
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
     scripts: await scriptsStatus(deps, notes),
     timeline,
+    boots,
+    run: unsettled
+      ? {
+          startedAt: runAt === null ? null : new Date(runAt).toISOString(),
+          pid,
+          bootId: started?.bootId ? String(started.bootId) : null,
+          liveness: alive,
+          elapsedMs,
+        }
+      : null,
     configWarnings: await configWarnings(deps, notes),
     notes,
     files: {
