@@ -125,6 +125,7 @@ test('killed mid-provisioning: in-progress while it runs, interrupted (exit 5) i
       [false, bootId],
     ],
   );
+  assert.match(after.text, /\n {2}Provision +\S+ \S+ +- {2}never finished\n/);
   assert.match(after.text, /\ntimeline, this boot \(boot id 0c4b1ad5\):\n {2}\(no events yet\)\n\ntimeline, an earlier boot \(boot id /);
   console.log(`\n--- killed mid-provisioning, after a reboot ---\n${after.text}`);
 });
@@ -241,12 +242,12 @@ test('staged hotfix the launcher refuses: status and explain use its rules, and 
   otherArch[18] = 0xb7; // e_machine EM_AARCH64
   otherArch[19] = 0x00;
   const cases: { name: string; write: () => void; refusal: RegExp | null }[] = [
-    { name: 'empty', write: () => writeFileSync(p.hotfixBinary, '', { mode: 0o755 }), refusal: /^it is empty \(0 bytes\)$/ },
     {
       name: 'wrong architecture',
       write: () => writeFileSync(p.hotfixBinary, otherArch, { mode: 0o755 }),
       refusal: /^it is not an executable for this machine \(ELF arm64 \(aarch64\); the baked agent is ELF x86-64\)$/,
     },
+    { name: 'empty', write: () => writeFileSync(p.hotfixBinary, '', { mode: 0o755 }), refusal: /^it is empty \(0 bytes\)$/ },
     {
       name: 'a script',
       write: () => writeFileSync(p.hotfixBinary, '#!/bin/sh\necho 1\n', { mode: 0o755 }),
