@@ -76,7 +76,8 @@ function showHelp(words: string[], deps: Deps, commands: readonly AnyCommand[]):
 }
 
 function unknownCommand(deps: Deps, commands: readonly AnyCommand[], group: string, word: string): number {
-  const candidates = groupOf(group, commands).children.map((c) => c.word);
+  // `help` is a command too (`hlep` -> help), though it is not in the table.
+  const candidates = [...groupOf(group, commands).children.map((c) => c.word), ...(group ? [] : ['help'])];
   const near = didYouMean(word, candidates);
   const typed = clip(group ? `${group} ${word}` : word);
   const suggestion = near ? `did you mean ${group ? `${group} ${near}` : near}?` : `valid commands: ${candidates.join(', ')}`;
