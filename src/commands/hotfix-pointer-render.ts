@@ -110,7 +110,11 @@ function pointerSummary(fields: import('../pointer/payload.ts').PointerFields): 
     lines.push(`  image ${base}: take ${version}${wave ? ` on ${wave.percent}% of nodes (wave ${wave.salt})` : ' on every node'}`);
   }
   const scope = Object.entries(fields.scope).map(([key, values]) => `${key} ${values.join(', ')}`);
-  lines.push(`  serial   ${fields.serial}`, `  expires  ${fields.expires}`, `  scope    ${scope.length > 0 ? scope.join('; ') : 'every node'}`);
+  lines.push(
+    `  serial   ${fields.serial}`,
+    `  expires  ${fields.expires}`,
+    `  scope    ${scope.length > 0 ? scope.join('; ') : 'every node'}`,
+  );
   lines.push('', 'Print the manifest without -o (YAML) or with -o json; sign it with `hotfix pointer sign`.');
   return `${lines.join('\n')}\n`;
 }

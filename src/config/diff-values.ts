@@ -16,7 +16,6 @@ export interface ChangedValue {
   redacted?: true;
 }
 
-
 type Obj = Record<string, unknown>;
 
 /** `a.b["k"].c` -> ['a', 'b', 'k', 'c'] (map keys are JSON strings). */

@@ -43,13 +43,16 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
     define(rollout, base, { percent, salt });
   }
   if (flags.serial === undefined)
-    throw usage('--serial is missing: give the pointer a serial higher than every one published before (or --kubeconfig to propose the next)');
+    throw usage(
+      '--serial is missing: give the pointer a serial higher than every one published before (or --kubeconfig to propose the next)',
+    );
   const serialText = flags.serial;
   const serial = Number(serialText);
   if (!/^\d+$/.test(serialText) || !Number.isSafeInteger(serial) || serial < 1) {
     throw usage(`--serial ${JSON.stringify(serialText)}: expected an integer >= 1, higher than every serial published before`);
   }
-  if (flags.expires === undefined) throw usage('--expires is missing: give the time the pointer expires, RFC 3339, e.g. 2026-12-31T00:00:00Z');
+  if (flags.expires === undefined)
+    throw usage('--expires is missing: give the time the pointer expires, RFC 3339, e.g. 2026-12-31T00:00:00Z');
   const expires = flags.expires;
   const expiresAt = parseRfc3339(expires);
   if (!expiresAt)

@@ -4,7 +4,7 @@
 // mid-provisioning reads `interrupted` in the same boot and after a reboot; a live run past the extension's
 // 15 minutes reads `stalled`; a second boot after a fallback leads with this boot and shows the fallback
 // with the boot it happened in. Times are instants: the report is the same under three time zones.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
