@@ -46,6 +46,7 @@ process.stdout.write(
     `publisher kubeconfig (may write): ${publisher}`,
     `node kubeconfig (may only read):  ${node}`,
     `try: kubectl --kubeconfig ${publisher} -n kube-system get configmaps`,
+    `try: kubectl --kubeconfig ${node} -n kube-system get configmaps`,
     'Ctrl-C stops it; nothing is kept.',
     '',
   ].join('\n'),
