@@ -58,7 +58,7 @@ export const hotfixPointerRenderCommand = {
   async run({ options }, deps) {
     const format = options.output === 'json' ? 'json' : 'yaml';
     const summary = options.output === 'text';
-    const { pointerFieldsFromFlags } = await import('../pointer/render.ts');
+    const { pointerFieldsFromFlags, pointerSummary } = await import('../pointer/render.ts');
     const { renderSignedPointer } = await import('../pointer/payload.ts');
     const { configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
     const { serial, note } = await serialFor(options, deps);
@@ -100,21 +100,4 @@ async function serialFor(options: RenderOptions, deps: Deps): Promise<{ serial: 
     );
   }
   return { serial: options.serial };
-}
-
-/** `-o text`: what the pointer asks of which nodes, for people (the manifest is the YAML default). */
-function pointerSummary(fields: import('../pointer/payload.ts').PointerFields): string {
-  const lines = ['hotfix pointer (ConfigMap kube-system/anc-hotfix-version, unsigned):'];
-  for (const [base, version] of Object.entries(fields.hotfixes)) {
-    const wave = fields.rollout?.[base];
-    lines.push(`  image ${base}: take ${version}${wave ? ` on ${wave.percent}% of nodes (wave ${wave.salt})` : ' on every node'}`);
-  }
-  const scope = Object.entries(fields.scope).map(([key, values]) => `${key} ${values.join(', ')}`);
-  lines.push(
-    `  serial   ${fields.serial}`,
-    `  expires  ${fields.expires}`,
-    `  scope    ${scope.length > 0 ? scope.join('; ') : 'every node'}`,
-  );
-  lines.push('', 'Print the manifest without -o (YAML) or with -o json; sign it with `hotfix pointer sign`.');
-  return `${lines.join('\n')}\n`;
 }

@@ -76,3 +76,20 @@ function splitOnce(text: string, separator: string): [string, string | undefined
   const at = text.indexOf(separator);
   return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }
+
+/** `-o text`: what the pointer asks of which nodes, for people (the manifest is the YAML default). */
+export function pointerSummary(fields: PointerFields): string {
+  const lines = ['hotfix pointer (ConfigMap kube-system/anc-hotfix-version, unsigned):'];
+  for (const [base, version] of Object.entries(fields.hotfixes)) {
+    const wave = fields.rollout?.[base];
+    lines.push(`  image ${base}: take ${version}${wave ? ` on ${wave.percent}% of nodes (wave ${wave.salt})` : ' on every node'}`);
+  }
+  const scope = Object.entries(fields.scope).map(([key, values]) => `${key} ${values.join(', ')}`);
+  lines.push(
+    `  serial   ${fields.serial}`,
+    `  expires  ${fields.expires}`,
+    `  scope    ${scope.length > 0 ? scope.join('; ') : 'every node'}`,
+  );
+  lines.push('', 'Print the manifest without -o (YAML) or with -o json; sign it with `hotfix pointer sign`.');
+  return `${lines.join('\n')}\n`;
+}

@@ -4,14 +4,14 @@
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { InputKind } from '../platform/input.ts';
-import { goLookupField, parseGoJson } from '../platform/json.ts';
-import { decodeProvisionJson } from '../provision/status.ts';
-import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
+import type { NamedExitCode } from './exit-codes.ts';
 import { agoText, type BootCheck, bootChecks, spanText } from './checks.ts';
 import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
 import { stagedHotfixVerdict } from '../pointer/staged.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
+import { type BootGroup, groupByBoot, lineInstant, type LogLine, utcText } from './boots.ts';
+import { type ProvisionFile, parseProvisionJson } from './provision-json.ts';
 
 /**
  * `interrupted`: provisioning started and its process is gone without a result (killed, OOM, power loss,
@@ -22,24 +22,13 @@ export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'stalled' | 'in
 /** How long the CustomScript extension waits for provisioning (`provision-wait --timeout 900`). */
 export const EXTENSION_BUDGET_MS = 15 * 60_000;
 
-/** One boot the log names (by the kernel's boot id), current first; `rows` index the timeline. */
-export interface BootGroup {
-  bootId: string | null;
-  current: boolean;
-  /** The first log line of that boot (unix ms), null for rows before any logged boot. */
-  firstSeen: number | null;
-  /** The hotfix that fell back in that boot (earlier boots: shown with them, never as this boot's). */
-  fallback: { hotfix: string; reason: string } | null;
-  rows: TimelineRow[];
-}
-
 export interface StatusReport {
   state: BootState;
   /** One line for people. */
   summary: string;
   /** The sandbox root the files were read under ('' on a node). */
   root: string;
-  provision: { exitCode: NamedExitCode | null; error: string; output: string; execDuration: string; complete: boolean } | null;
+  provision: ProvisionFile;
   failingStep: { task: string; message: string; exitCode: NamedExitCode | null } | null;
   /** Which agent binary ran provision, from its start log line (or its events). */
   binary: { kind: 'baked' | 'hotfix' | 'unknown'; version: string } | null;
@@ -72,7 +61,8 @@ export interface StatusReport {
   files: { agentLog: string; provisionLog: string; events: string; provisionJson: string };
 }
 
-type LogLine = Record<string, unknown> & { msg?: string };
+export type { BootGroup } from './boots.ts';
+export { utcText } from './boots.ts';
 const LOG_TAIL_BYTES = 4 * 1024 * 1024;
 
 function readOptional(deps: Deps, path: string, kind: InputKind, notes: string[]): string | undefined {
@@ -133,62 +123,6 @@ const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => item
 /** Agent tasks that observe or record rather than provision. */
 const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix'];
 
-/** The baked agent's last fallback record among these lines (launcher: hotfix failed before the scripts). */
-function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
-  const line = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('hotfix failed before the provisioning scripts started'));
-  return line ? { hotfix: String(line.hotfix ?? 'unknown'), reason: String(line.reason ?? '') } : null;
-}
-
-/** The unix ms of a log line's `time` (RFC 3339 with its zone): the same instant in every reader's zone. */
-const lineInstant = (line: LogLine | undefined) => {
-  const t = typeof line?.time === 'string' ? Date.parse(line.time) : Number.NaN;
-  return Number.isFinite(t) ? t : null;
-};
-
-/** Each log line with the boot it belongs to: the boot id of the nearest line before it that names one. */
-function linesByBoot(log: LogLine[]): { line: LogLine; bootId: string | null }[] {
-  let boot: string | null = null;
-  return log.map((line) => {
-    if (typeof line.bootId === 'string' && line.bootId !== '') boot = line.bootId;
-    return { line, bootId: boot };
-  });
-}
-
-/**
- * The timeline cut into boots: a row belongs to the latest boot whose first log line is not after it.
- * The current boot (the kernel's, else the last logged) leads; earlier ones follow, newest first.
- */
-function groupByBoot(timeline: TimelineRow[], log: LogLine[], current: string | undefined): BootGroup[] {
-  const tagged = linesByBoot(log);
-  const firsts: { bootId: string; firstSeen: number }[] = [];
-  for (const { line, bootId } of tagged) {
-    const at = lineInstant(line);
-    if (bootId === null || at === null || firsts.some((f) => f.bootId === bootId)) continue;
-    firsts.push({ bootId, firstSeen: at });
-  }
-  if (firsts.length === 0) return [{ bootId: current ?? null, current: true, firstSeen: null, fallback: fallbackOf(log), rows: timeline }];
-  const currentId = current ?? firsts[firsts.length - 1]!.bootId;
-  const groups: BootGroup[] = firsts.map((f) => ({
-    ...f,
-    current: f.bootId === currentId,
-    fallback: fallbackOf(tagged.filter((t) => t.bootId === f.bootId).map((t) => t.line)),
-    rows: [],
-  }));
-  // A boot the kernel names that logged nothing yet (the launcher waits, or exited early).
-  if (!groups.some((g) => g.current)) groups.push({ bootId: currentId, current: true, firstSeen: null, fallback: null, rows: [] });
-  const before: BootGroup = { bootId: null, current: false, firstSeen: null, fallback: null, rows: [] };
-  for (const row of timeline) {
-    // Every event of a boot is written after that boot's first log line (an agent logs its start first).
-    const owner = [...groups].reverse().find((g) => g.firstSeen !== null && row.at !== null && row.at >= g.firstSeen);
-    (owner ?? (row.at === null ? groups[groups.length - 1]! : before)).rows.push(row);
-  }
-  const ordered = [...groups.filter((g) => g.current), ...groups.filter((g) => !g.current).reverse()];
-  return before.rows.length > 0 ? [...ordered, before] : ordered;
-}
-
-/** `2026-04-01 10:00:00 UTC`: an instant written the same for every reader. */
-export const utcText = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-
 /** Why nothing provisioned yet, from the first missing prerequisite. */
 function notStartedSummary(boot: ReturnType<typeof bootChecks>, anything: boolean): string {
   if (!boot.configArrived) return 'provisioning has not started: the custom data never arrived (no node configuration)';
@@ -221,27 +155,6 @@ async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
   if (text === undefined) return [];
   const { loadConfiguration } = await import('../config/load.ts');
   return loadConfiguration(text).issues.map((i) => `${i.severity}: ${i.path}: ${i.message}`);
-}
-
-/** provision.json through the one decoder provision-wait uses, so status reads what the extension will. */
-function parseProvisionJson(text: string | undefined, complete: boolean, notes: string[]): StatusReport['provision'] {
-  if (text === undefined) return null;
-  const decoded = decodeProvisionJson(text);
-  if ('error' in decoded) {
-    notes.push(`provision.json is not JSON provision-wait can read (still being written?): ${decoded.error}`);
-    return { exitCode: null, error: '', output: '', execDuration: '', complete };
-  }
-  const { ExitCode, Error: error, Output: output } = decoded.result;
-  // ExecDuration is the scripts' own field (not in the reference struct): shown when it is a string.
-  const doc = parseGoJson(text) as Record<string, unknown> | null;
-  const execDuration = doc === null ? undefined : goLookupField(doc, 'ExecDuration');
-  return {
-    exitCode: ExitCode === '' ? null : (nameExitCode(ExitCode) ?? null),
-    error,
-    output: output.length > 2000 ? `...${output.slice(-2000)}` : output,
-    execDuration: typeof execDuration === 'string' ? execDuration : '',
-    complete,
-  };
 }
 
 export async function collectStatus(deps: Deps): Promise<StatusReport> {

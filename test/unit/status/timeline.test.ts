@@ -78,11 +78,12 @@ test("the darwin binary's offline commands read no /proc, /sys or /dev path (CLI
     (f) => /^(cli|commands|config|status)\//.test(relative(src, f)) || /platform\/(deps|log|paths|build-info|errors)\.ts$/.test(f),
   );
   for (const file of offline) {
-    // The one table entry allowed: the SMBIOS identity for staged waves, optional by design (a missing file
-    // is "no identity", which hotfix explain reports; docs/hotfix.md "Staged waves").
+    // The table entries allowed, optional by design: the SMBIOS identity for staged waves (a missing file
+    // is "no identity", which hotfix explain reports; docs/hotfix.md "Staged waves") and the kernel's boot
+    // id status compares with the agent's start line (missing = it cannot tell a live run from a dead one).
     const code = readFileSync(file, 'utf8')
       .split('\n')
-      .filter((l) => !/^\s*(\/\/|\*)/.test(l) && !/^\s*productUuid: /.test(l))
+      .filter((l) => !/^\s*(\/\/|\*)/.test(l) && !/^\s*(productUuid|bootId): /.test(l))
       .join('\n');
     assert.not.match(code, /['"`]\/(proc|sys|dev)\//, relative(src, file));
   }
