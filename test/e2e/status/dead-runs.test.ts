@@ -88,6 +88,9 @@ test('killed mid-provisioning: in-progress while it runs, interrupted (exit 5) i
   assert.is(live.code, 3, live.text);
   assert.equal([live.report.state, live.report.run.liveness, live.report.run.pid], ['in-progress', 'alive', Number(start.pid)]);
   assert.match(live.text, /^in-progress: provisioning in progress \(running: Provision since /);
+  // No enabledFeatures in the configuration: no features file, and that is not a problem.
+  assert.match(live.text, /\n {2}not needed {2}features file: the configuration sets no enabledFeatures, so the boothook writes no /);
+  assert.not.match(live.text, /MISSING/);
 
   // The whole unit killed (SIGKILL, as the OOM killer or a stop does): no result is ever written.
   process.kill(-launcher.pid!, 'SIGKILL');

@@ -88,7 +88,15 @@ test('never-started: no custom data, only provision-wait ran and timed out -> no
 test('waiting for the hostname -> not-started (exit 4), both names said', async () => {
   const box = configured();
   box.write('/etc/hostname', 'aks-nodepool1-0\n');
-  const { code, report } = await status(box);
+  const { code, report, text } = await status(box);
+  // A word per state that is true of it: the launcher waits for the hostname; the scripts are not started yet.
+  assert.match(text, /\n {2}WAITING {5}hostname: the running hostname is /);
+  assert.match(text, /\n {2}not yet {5}scripts started: no /);
+  assert.not.match(text, /MISSING/);
+  assert.equal(
+    report.checks.map((c: { state: string }) => c.state),
+    ['ok', 'ok', 'waiting', 'not yet'],
+  );
   assert.is(code, 4);
   assert.is(
     report.summary,
