@@ -88,6 +88,13 @@ test('without root: check-hotfix says why in one line and exits 0; a read-only c
   assert.not.match(validate.stderr, /readable by root/);
 });
 
+test('status --help documents the verdicts of their own: interrupted (5) and stalled (6), and --wide', async () => {
+  const help = (await runAnc(['status', '--help'])).stdout;
+  assert.match(help, /\n {2}5 {2}interrupted: provisioning started and its process is gone without a result/);
+  assert.match(help, /\n {2}6 {2}stalled: provisioning runs \(or cannot be told dead\) beyond the 15 min the extension waits/);
+  assert.match(help, /\n {2}--wide {2,}On a terminal, do not cut table rows/);
+});
+
 test('the man page: ENVIRONMENT and FILES name what an operator meets', async () => {
   const man = (await runAnc(['manpage'])).stdout;
   const section = (name: string) => man.slice(man.indexOf(`.SH ${name}`), man.indexOf('.SH', man.indexOf(`.SH ${name}`) + 4));
