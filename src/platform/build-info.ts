@@ -27,13 +27,24 @@ export function binaryKind(execPath: string, hotfixBinary: string): 'baked' | 'h
   return execPath === hotfixBinary ? 'hotfix' : 'baked';
 }
 
-/** Attributes of every command's start log line: which build runs, and from where (status reads them). */
-export function startAttrs(deps: {
-  version: string;
-  execPath: string;
-  fs: Pick<FileSystem, 'readText'>;
-  paths: Pick<NodePaths, 'hotfixBinary' | 'bootId' | 'procDir'>;
-}): Record<string, string> {
-  // The boot id, pid and its start time tell `status` whether this run still lives (platform/boot.ts).
-  return { version: deps.version, binary: binaryKind(deps.execPath, deps.paths.hotfixBinary), ...processIdentity(deps, process.pid) };
+/**
+ * Attributes of every command's start log line: its event task, which build runs and from where. `status`
+ * reads them to say which build wrote each event (events themselves carry only the reference's bytes), and
+ * the boot id, pid and pid start time to tell whether the run still lives (platform/boot.ts).
+ */
+export function startAttrs(
+  deps: {
+    version: string;
+    execPath: string;
+    fs: Pick<FileSystem, 'readText'>;
+    paths: Pick<NodePaths, 'hotfixBinary' | 'bootId' | 'procDir'>;
+  },
+  task: string,
+): Record<string, string> {
+  return {
+    task,
+    version: deps.version,
+    binary: binaryKind(deps.execPath, deps.paths.hotfixBinary),
+    ...processIdentity(deps, process.pid),
+  };
 }

@@ -63,8 +63,9 @@ export function groupByBoot(timeline: TimelineRow[], log: LogLine[], current: st
   if (!groups.some((g) => g.current)) groups.push({ bootId: currentId, current: true, firstSeen: null, fallback: null, rows: [] });
   const before: BootGroup = { bootId: null, current: false, firstSeen: null, fallback: null, rows: [] };
   for (const row of timeline) {
-    // Every event of a boot is written after that boot's first log line (an agent logs its start first).
-    const owner = [...groups].reverse().find((g) => g.firstSeen !== null && row.at !== null && row.at >= g.firstSeen);
+    // Every event of a boot is written after that boot's first log line (an agent logs its start first);
+    // an event's name may read up to 1 ms early (status/writers.ts), a boot starts seconds after the last.
+    const owner = [...groups].reverse().find((g) => g.firstSeen !== null && row.at !== null && row.at >= g.firstSeen - 2);
     (owner ?? (row.at === null ? groups[groups.length - 1]! : before)).rows.push(row);
   }
   const ordered = [...groups.filter((g) => g.current), ...groups.filter((g) => !g.current).reverse()];

@@ -1,6 +1,7 @@
 // What a boot needs before the agent provisions, read from the node's files: the node configuration (the
 // custom data), the boothook's features file, the hostname the launcher waits for, and the scripts-started
 // marker. `status` names what is missing instead of calling a node that never began "in progress".
+import { readConfigurationFile } from '../config/read.ts';
 import type { Deps } from '../platform/deps.ts';
 
 /**
@@ -34,7 +35,8 @@ type CheckDeps = Pick<Deps, 'fs' | 'paths' | 'hostname'>;
 function wantsFeatures(deps: CheckDeps): boolean | undefined {
   try {
     if (!deps.fs.exists(deps.paths.nodeConfig)) return undefined;
-    const doc = JSON.parse(deps.fs.readText(deps.paths.nodeConfig, 'config')) as Record<string, unknown>;
+    // Read as every configuration reader reads it (config/read.ts: strict UTF-8); a BOM is the loader's to warn about.
+    const doc = JSON.parse(readConfigurationFile(deps.fs, deps.paths.nodeConfig).replace(/^\uFEFF+/, '')) as Record<string, unknown>;
     const flags = doc.enabledFeatures ?? doc.enabled_features;
     return typeof flags === 'object' && flags !== null && Object.keys(flags).length > 0;
   } catch {

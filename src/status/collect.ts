@@ -4,6 +4,7 @@
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { InputKind } from '../platform/input.ts';
+import { readConfigurationFile } from '../config/read.ts';
 import type { NamedExitCode } from './exit-codes.ts';
 import { agoText, type BootCheck, bootChecks, spanText } from './checks.ts';
 import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
@@ -12,6 +13,7 @@ import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 import { type BootGroup, groupByBoot, lineInstant, type LogLine, utcText } from './boots.ts';
 import { type ProvisionFile, parseProvisionJson } from './provision-json.ts';
+import { eventWriter, startLines } from './writers.ts';
 
 /**
  * `interrupted`: provisioning started and its process is gone without a result (killed, OOM, power loss,
@@ -30,7 +32,7 @@ export interface StatusReport {
   root: string;
   provision: ProvisionFile;
   failingStep: { task: string; message: string; exitCode: NamedExitCode | null } | null;
-  /** Which agent binary ran provision, from its start log line (or its events). */
+  /** Which agent binary ran provision, from its start log line (or the Provision row's writer, status/writers.ts). */
   binary: { kind: 'baked' | 'hotfix' | 'unknown'; version: string } | null;
   hotfix: {
     pointer: 'present' | 'absent' | 'unreadable';
@@ -151,8 +153,14 @@ async function hotfixDecision(
 }
 
 async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
-  const text = readOptional(deps, deps.paths.nodeConfig, 'config', notes);
-  if (text === undefined) return [];
+  let text: string;
+  try {
+    if (!deps.fs.exists(deps.paths.nodeConfig)) return [];
+    text = readConfigurationFile(deps.fs, deps.paths.nodeConfig, deps.paths.strip(deps.paths.nodeConfig));
+  } catch (error) {
+    notes.push(`cannot read ${deps.paths.strip(deps.paths.nodeConfig)}: ${errorMessage(error)}`);
+    return [];
+  }
   const { loadConfiguration } = await import('../config/load.ts');
   return loadConfiguration(text).issues.map((i) => `${i.severity}: ${i.path}: ${i.message}`);
 }
@@ -162,8 +170,9 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const complete = deps.fs.exists(deps.paths.provisionComplete);
   const provision = parseProvisionJson(readOptional(deps, deps.paths.provisionJson, 'status', notes), complete, notes);
   const events = readEvents(deps, notes);
-  const timeline = buildTimeline(events);
   const log = readLog(deps, notes);
+  const starts = startLines(log);
+  const timeline = buildTimeline(events, (task, file) => eventWriter(starts, task, file));
 
   const started = last(log, (l) => l.msg === 'aks-node-controller started' && l.task === 'Provision');
   const provisionEvent = last(timeline, (r) => r.task === 'Provision');
@@ -173,7 +182,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
         version: String(started.version ?? 'unknown'),
       }
     : provisionEvent?.version
-      ? { kind: 'unknown', version: provisionEvent.version }
+      ? { kind: provisionEvent.binary ?? 'unknown', version: provisionEvent.version }
       : null;
   const bakedStart = last(
     log,
