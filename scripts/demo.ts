@@ -1,7 +1,8 @@
 // `npm run demo`: a whole sandboxed first boot of a node, printed as a timeline (see test/fakes/boot.ts).
 // The image's baked provision_start.sh has a bug (it exits ERR_KUBELET_START_FAIL); the hotfix package
 // carries an agent whose embedded script payload (build.mjs --scripts) holds the fixed script, applied
-// by the hotfix's provision before the scripts start (docs/hotfix.md "script payload").
+// by the hotfix's provision before the scripts start (docs/hotfix.md "script payload"). The payload is
+// checked against the image's manifest (build.mjs --image-manifest), so every entry applies: none missing.
 //
 // A release engineer's rehearsal (docs/hotfix.md "Rehearse a publish"): the same boot from one's own
 // packages, repository directory or pointer file instead of the demo's own build:
@@ -9,14 +10,14 @@
 //   npm run demo -- [--packages DIR | --repo DIR] [--pointer FILE] [--baked-bin FILE | --baked-version V] [--keep]
 //
 // Without --keep everything the demo wrote under the temporary directory is removed at the end.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { runAnc } from '../test/e2e/harness.ts';
 import { BAKED_VERSION, sandboxedFirstBoot, type BootOptions, type BootStep } from '../test/fakes/boot.ts';
 import { buildAgent } from '../test/fakes/repos.ts';
-import { BUG, SCRIPT_LABEL, writePayloadDir } from '../test/fakes/script-fix.ts';
+import { BUG, imageManifestFor, pinnedFixEntries, SCRIPT_LABEL, writePayloadDir } from '../test/fakes/script-fix.ts';
 
 const seconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`).padStart(6);
 const line = (s: BootStep, indent = '') =>
@@ -116,17 +117,23 @@ async function main(): Promise<void> {
       '    at  step                                              took  outcome\n',
   );
   const scratch = mkdtempSync(join(tmpdir(), 'anc-demo-'));
-  const bakedBin = flags.bakedBin ?? (flags.bakedVersion ? buildAgent(flags.bakedVersion, join(scratch, 'baked')) : undefined);
+  const bakedBin = flags.bakedBin ?? buildAgent(flags.bakedVersion ?? BAKED_VERSION, join(scratch, 'baked'));
+  // The demo's own hotfix: the image build's last step is its manifest, published beside it; the hotfix
+  // build is checked against it, and the image keeps it so `status` shows what changed since.
+  const ownFix = (): BootOptions => {
+    const manifest = imageManifestFor(bakedBin, join(scratch, 'image'), { exitCode: BUG.exitCode, note: BUG.note });
+    const payload = writePayloadDir(join(scratch, 'payload'), pinnedFixEntries());
+    return {
+      standIn: { exitCode: BUG.exitCode, note: BUG.note },
+      hotfixBuildArgs: ['--scripts', payload, '--scripts-label', SCRIPT_LABEL, '--image-manifest', manifest],
+      prepareRoot: (root) => copyFileSync(manifest, join(root, 'opt/azure/containers/aks-node-controller-image-manifest.json')),
+    };
+  };
   const options: BootOptions = {
     hotfixIndex: true,
     keepServers: flags.keep,
-    ...(bakedBin ? { bakedBin } : {}),
-    ...(debs
-      ? { debs, pointer: pointerFor(debs) }
-      : {
-          standIn: { exitCode: BUG.exitCode, note: BUG.note },
-          hotfixBuildArgs: ['--scripts', writePayloadDir(join(scratch, 'payload')), '--scripts-label', SCRIPT_LABEL],
-        }),
+    bakedBin,
+    ...(debs ? { debs, pointer: pointerFor(debs) } : ownFix()),
     ...(flags.pointer ? { configMapData: configMapData(flags.pointer) } : {}),
     onStep: (s) => {
       if (!agentSteps.has(s.name)) process.stdout.write(line(s) + '\n');

@@ -93,7 +93,9 @@ export const hotfixPointerVerifyCommand = {
       options.nodeConfig === undefined ? undefined : readConfiguration(deps, options.nodeConfig, 'node config'),
       options.node ?? [],
     );
-    const report = verifyConfigMap(doc, { mode: signingMode(options.mode).mode, keys, facts, ...floor, now });
+    const checked = verifyConfigMap(doc, { mode: signingMode(options.mode).mode, keys, facts, ...floor, now });
+    const { keySetNotes } = await import('../pointer/expiry.ts');
+    const report = { ...checked, ...keySetNotes(checked, keys, options.keys ?? deps.execPath, options.keys !== undefined, now) };
     const stdout =
       format === 'json'
         ? `${JSON.stringify(report, null, 2)}\n`

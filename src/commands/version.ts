@@ -17,7 +17,11 @@ export const versionCommand = {
   ],
   async run({ options }, deps) {
     if (options.output === 'text') return { exitCode: 0, stdout: `${deps.version}\n` };
-    const [{ bakedKeys }, scripts] = await Promise.all([import('../pointer/keys.ts'), import('../hotfix/scripts/embedded.ts')]);
+    const [{ bakedKeys }, scripts, { signingMode }] = await Promise.all([
+      import('../pointer/keys.ts'),
+      import('../hotfix/scripts/embedded.ts'),
+      import('../pointer/gate.ts'),
+    ]);
     const info = {
       version: deps.version,
       commit: BUILD_COMMIT,
@@ -28,6 +32,8 @@ export const versionCommand = {
       binary: binaryKind(deps.execPath, deps.paths.hotfixBinary),
       path: deps.execPath,
       pointerKeyIds: bakedKeys().map((k) => k.keyid),
+      // The mode this binary enforces here (ANC_HOTFIX_POINTER_SIGNING, else its default): `hotfix explain` asks a candidate.
+      pointerSigning: signingMode(deps.env.ANC_HOTFIX_POINTER_SIGNING).mode,
       scriptPayload: scripts.describeEmbedded(),
     };
     return { exitCode: 0, stdout: await render(options.output, info) };

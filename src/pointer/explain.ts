@@ -4,6 +4,7 @@ import { stagedHotfixVerdict } from './staged.ts';
 import type { Deps } from '../platform/deps.ts';
 import type { HotfixPointer } from './document.ts';
 import { decideForNode, type NodeDecision } from './decide.ts';
+import type { WaveContext } from './eligibility.ts';
 import { readPointerFile } from './file.ts';
 import type { HotfixReason } from './resolve.ts';
 
@@ -35,6 +36,9 @@ export interface HotfixExplanation {
   seed: number | null;
   cutoff: number;
   inWave: boolean;
+  /** With a scheduled wave: when this node joins (null: never) and when the next step starts. */
+  joinsAt?: string | null;
+  nextStepAt?: string | null;
   identityProblem?: string;
   /** The quarantine record's entry for `resolved` (null when none), or the error reading the record. */
   quarantine: { version: string; reason: string; recordedAt: string } | null;
@@ -46,13 +50,15 @@ export interface HotfixExplanation {
   stagedRefused?: string;
 }
 
-export function explainHotfix(deps: Pick<Deps, 'fs' | 'paths'>, pointerPath: string, current: string): HotfixExplanation {
-  return explainPointer(deps, readPointerFile(deps.fs, pointerPath), current);
+type ExplainDeps = Pick<Deps, 'fs' | 'paths'> & Partial<Pick<Deps, 'clock'>>;
+
+export function explainHotfix(deps: ExplainDeps, pointerPath: string, current: string, context: WaveContext = {}): HotfixExplanation {
+  return explainPointer(deps, readPointerFile(deps.fs, pointerPath), current, context);
 }
 
 /** The same for a pointer already read (a ConfigMap file gated like check-hotfix gates it). */
-export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: HotfixPointer, current: string): HotfixExplanation {
-  const decision: NodeDecision = decideForNode(deps, pointer, current);
+export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, current: string, context: WaveContext = {}): HotfixExplanation {
+  const decision: NodeDecision = decideForNode(deps, pointer, current, context);
   const { resolve: d, eligibility: e } = decision;
   // The launcher's own acceptance rules: a refused hotfix is not the binary that runs.
   const staged = stagedHotfixVerdict(deps);
@@ -60,7 +66,7 @@ export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfix
   const refused = decision.refusal;
   const summary = decision.take
     ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
-    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
+    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
   return {
     summary,
     current: d.current,
@@ -73,6 +79,7 @@ export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfix
     seed: e.wave.seed,
     cutoff: e.wave.cutoff,
     inWave: e.wave.inWave,
+    ...(e.wave.joinsAt === undefined ? {} : { joinsAt: e.wave.joinsAt, nextStepAt: e.wave.nextStepAt ?? null }),
     ...(e.identityProblem === undefined ? {} : { identityProblem: e.identityProblem }),
     quarantine: e.quarantine ?? null,
     ...(e.quarantineError === undefined ? {} : { quarantineError: e.quarantineError }),

@@ -136,3 +136,12 @@ export function spanText(ms: number): string {
 export function agoText(at: number | null, now: Date): string {
   return at === null ? 'at an unknown time' : `${spanText(now.getTime() - at)} ago`;
 }
+
+/** Why nothing provisioned yet, from the first missing prerequisite. */
+export function notStartedSummary(boot: BootChecks, anything: boolean): string {
+  if (!boot.configArrived) return 'provisioning has not started: the custom data never arrived (no node configuration)';
+  if (!boot.hostnameMatches) return `provisioning has not started: the launcher waits for the hostname (${boot.hostnameDetail})`;
+  return anything
+    ? 'provisioning has not started: the configuration is there but the agent did not run provision (journalctl -u aks-node-controller)'
+    : 'provisioning has not started (no status files, events or log)';
+}

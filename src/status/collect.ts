@@ -6,7 +6,7 @@ import { errorMessage } from '../platform/errors.ts';
 import type { InputKind } from '../platform/input.ts';
 import { readConfigurationFile } from '../config/read.ts';
 import type { NamedExitCode } from './exit-codes.ts';
-import { agoText, type BootCheck, bootChecks, spanText } from './checks.ts';
+import { agoText, type BootCheck, bootChecks, notStartedSummary, spanText } from './checks.ts';
 import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
 import { stagedHotfixVerdict } from '../pointer/staged.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
@@ -57,6 +57,8 @@ export interface StatusReport {
   boots: BootGroup[];
   /** The provisioning run the verdict is about: when it started, its process and whether that lives. */
   run: { startedAt: string | null; pid: number | null; bootId: string | null; liveness: Liveness; elapsedMs: number | null } | null;
+  /** The last report on the Node object (report-status's ReportStatus event), or null when none ran. */
+  report: { outcome: 'ok' | 'error' | 'running'; message: string; start: string } | null;
   configWarnings: string[];
   notes: string[];
   /** Where to read more. */
@@ -123,15 +125,17 @@ function readLog(deps: Deps, notes: string[]): LogLine[] {
 const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => items.filter(match).pop();
 
 /** Agent tasks that observe or record rather than provision. */
-const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix'];
+const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix', 'ReportStatus'];
 
-/** Why nothing provisioned yet, from the first missing prerequisite. */
-function notStartedSummary(boot: ReturnType<typeof bootChecks>, anything: boolean): string {
-  if (!boot.configArrived) return 'provisioning has not started: the custom data never arrived (no node configuration)';
-  if (!boot.hostnameMatches) return `provisioning has not started: the launcher waits for the hostname (${boot.hostnameDetail})`;
-  return anything
-    ? 'provisioning has not started: the configuration is there but the agent did not run provision (journalctl -u aks-node-controller)'
-    : 'provisioning has not started (no status files, events or log)';
+/** A script payload that changed nothing, logged by the provision that `started` opened (apply.ts). */
+function noopOf(log: LogLine[], started: LogLine | undefined): { label: string; verdict: string } | undefined {
+  const line = log.slice(started ? log.lastIndexOf(started) : 0).find((l) => l.msg === 'script hotfix changes nothing on this image');
+  return line ? { label: String(line.label ?? 'unknown'), verdict: String(line.noop ?? '') } : undefined;
+}
+
+function reportOf(timeline: TimelineRow[]): StatusReport['report'] {
+  const row = last(timeline, (r) => r.agent && r.task === 'ReportStatus');
+  return row ? { outcome: row.outcome, message: row.message, start: row.start } : null;
 }
 
 async function hotfixDecision(
@@ -266,7 +270,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
-    scripts: await scriptsStatus(deps, notes),
+    scripts: await scriptsStatus(deps, notes, noopOf(log, started)),
     timeline,
     boots,
     run: unsettled
@@ -278,6 +282,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
           elapsedMs,
         }
       : null,
+    report: reportOf(timeline),
     configWarnings: await configWarnings(deps, notes),
     notes,
     files: {

@@ -100,6 +100,7 @@ export function renderStatusText(r: StatusReport, columns?: number, wide = false
     ...(r.hotfix.downloadHotfix ? [`  download   ${r.hotfix.downloadHotfix}`] : []),
   );
   out.push(...renderScripts(r.scripts));
+  if (r.report) out.push('', `report: ${r.report.outcome === 'ok' ? '' : 'FAILED '}${r.report.message} (${r.report.start})`);
   if (r.configWarnings.length > 0)
     out.push('', `configuration warnings (${r.configWarnings.length}):`, ...r.configWarnings.map((w) => `  ${w}`));
   out.push(...timelineLines(r));

@@ -3,7 +3,8 @@
 //
 //   node vhd/packaging/build-packages.mjs [--compression zstd|xz] [--fast] [--arch amd64|arm64|all]
 //        [--bin-dir DIR | --bin FILE] [--out-dir DIR] [--version V] [--formats deb,rpm] [--lintian]
-//        [--delta-from FILE...] [--scripts DIR [--scripts-label L]]
+//        [--delta-from FILE...] [--scripts DIR [--scripts-label L] [--image-manifest FILE]... [--unchecked-platform P]...]
+//        [--no-pointer-keys]
 //
 // Inputs: DIR/aks-node-controller-linux-<arch> (node build.mjs --all), or one --bin FILE for one --arch.
 // The package version is the stamped version (the amd64 binary's `version` output) unless --version says
@@ -15,7 +16,9 @@
 // input (a stripped bun executable silently becomes plain bun). Never run a strip step on these files.
 // --delta-from takes the executables images ship (the baked agents) and adds the aks-node-controller-delta
 // packages beside the full ones (build-delta-packages.mjs). --scripts DIR: every executable must carry
-// exactly the script payload build.mjs --scripts DIR embeds (label: --scripts-label, else the version).
+// exactly the script payload build.mjs --scripts DIR embeds (label: --scripts-label, else the version;
+// pinned with the same --image-manifest and --unchecked-platform flags). Executables that trust no
+// pointer signing key get build.mjs's warning again, unless --no-pointer-keys says it is on purpose.
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -278,6 +281,9 @@ function parseArgs(argv) {
     deltaFrom: [],
     scripts: undefined,
     scriptsLabel: undefined,
+    imageManifests: [],
+    unchecked: [],
+    noPointerKeys: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
@@ -297,6 +303,9 @@ function parseArgs(argv) {
     else if (flag === '--formats') a.formats = value().split(',');
     else if (flag === '--scripts') a.scripts = resolve(value());
     else if (flag === '--scripts-label') a.scriptsLabel = value();
+    else if (flag === '--image-manifest') a.imageManifests.push(resolve(value()));
+    else if (flag === '--unchecked-platform') a.unchecked.push(value());
+    else if (flag === '--no-pointer-keys') a.noPointerKeys = true;
     else if (flag === '--delta-from') {
       // One or more executables: everything up to the next flag.
       if (inline !== undefined) a.deltaFrom.push(resolve(inline));
@@ -366,6 +375,9 @@ Flags:
   --delta-from FILE...     the executables images ship: add delta packages from each
   --scripts DIR            check every executable embeds this script payload (build.mjs --scripts)
   --scripts-label L        the payload's label (default: the package version)
+  --image-manifest FILE    the images the payload was checked against (as given to build.mjs; repeatable)
+  --unchecked-platform P   a platform left unchecked on purpose (as given to build.mjs; repeatable)
+  --no-pointer-keys        executables that trust no pointer signing key are intended: no warning
   -h, --help               this text
 
 Environment:
@@ -383,12 +395,15 @@ each entry says why. docs/operators.md "Publish a hotfix" has the whole release 
  * checks, the same normalized text). This machine's own architecture is asked (`version -o json`, digest);
  * the others must contain the label and every entry's sha256.
  */
-export async function checkScriptPayload(bins, dir, label) {
+export async function checkScriptPayload(bins, dir, label, check) {
   const { loadScripts } = await import('../../build.mjs');
   const scratch = mkdtempSync(join(tmpdir(), 'anc-pkg-scripts-'));
   try {
-    const wanted = await loadScripts(dir, label, scratch);
-    const how = `build with: node build.mjs --scripts ${dir} --scripts-label ${label}`;
+    const wanted = await loadScripts(dir, label, scratch, check);
+    const pins = check
+      ? [...check.manifests.map((m) => ` --image-manifest ${m}`), ...check.unchecked.map((p) => ` --unchecked-platform ${p}`)]
+      : [];
+    const how = `build with: node build.mjs --scripts ${dir} --scripts-label ${label}${pins.join('')}`;
     for (const [arch, file] of Object.entries(bins)) {
       if (arch === HOST_ARCH) {
         const root = mkdtempSync(join(tmpdir(), 'anc-pkg-version-'));
@@ -413,6 +428,26 @@ export async function checkScriptPayload(bins, dir, label) {
   }
 }
 
+/** build.mjs's warning again when this machine's executable trusts no pointer signing key. */
+async function warnWithoutPointerKeys(bins) {
+  const file = bins[HOST_ARCH];
+  if (!file) return;
+  const root = mkdtempSync(join(tmpdir(), 'anc-pkg-version-'));
+  let info;
+  try {
+    const out = run(file, ['version', '-o', 'json'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, cwd: root, stdio: 'pipe' });
+    info = JSON.parse(out.toString());
+  } catch {
+    return; // not an agent that answers (the version checks below say so); nothing to warn about here
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  if (Array.isArray(info?.pointerKeyIds) && info.pointerKeyIds.length === 0) {
+    const { NO_KEYS_WARNING } = await import('../../build.mjs');
+    process.stderr.write(`build-packages: ${file}: ${NO_KEYS_WARNING}\n`);
+  }
+}
+
 async function main() {
   const a = parseArgs(process.argv.slice(2));
   const arches = a.arch === 'all' ? ['amd64', 'arm64'] : [a.arch];
@@ -421,9 +456,12 @@ async function main() {
   const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
   for (const file of Object.values(bins)) if (!existsSync(file)) throw new Error(missingInput(file, a));
   if (process.env.ANC_VERSION) checkStampedVersion(bins, process.env.ANC_VERSION);
+  if (!a.noPointerKeys) await warnWithoutPointerKeys(bins);
+  if (a.imageManifests.length > 0 && !a.scripts) throw new Error('--image-manifest needs --scripts DIR');
   if (a.scripts) {
     const label = a.scriptsLabel ?? a.version ?? process.env.ANC_VERSION ?? binaryVersion(Object.values(bins)[0]);
-    const payload = await checkScriptPayload(bins, a.scripts, label);
+    const check = a.imageManifests.length > 0 ? { manifests: a.imageManifests, unchecked: a.unchecked } : undefined;
+    const payload = await checkScriptPayload(bins, a.scripts, label, check);
     process.stdout.write(
       `script payload ${label} (${payload.payload.entries.length} entries, sha256:${payload.digest}) in every executable\n`,
     );

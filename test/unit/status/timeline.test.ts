@@ -132,8 +132,9 @@ test("the darwin binary's offline commands read no /proc, /sys or /dev path (CLI
   );
   for (const file of offline) {
     // The table entries allowed, optional by design: the SMBIOS identity for staged waves (a missing file
-    // is "no identity", which hotfix explain reports; docs/hotfix.md "Staged waves") and the kernel's boot
-    // id status compares with the agent's start line (missing = it cannot tell a live run from a dead one).
+    // is "no identity", which hotfix explain reports; docs/hotfix.md "Staged waves"), and the boot id
+    // report-status reads and status compares with the agent's start line (missing = an empty bootId in
+    // the report; status cannot tell a live run from a dead one and says so).
     const code = readFileSync(file, 'utf8')
       .split('\n')
       .filter((l) => !/^\s*(\/\/|\*)/.test(l) && !/^\s*(productUuid|bootId): /.test(l))
