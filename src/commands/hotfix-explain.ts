@@ -94,23 +94,14 @@ export const hotfixExplainCommand = {
     if (configMap || images.length > 0) {
       const pointer = configMap?.pointer ?? (await import('../pointer/file.ts')).readPointerFile(deps.fs, path);
       const decisions = images.length > 0 && versions.length === 0 ? [] : currents.map((c) => explainPointer(deps, pointer, c, context));
-      const verdicts = preview.previewImages(deps, pointer, images, scripts, decidedFor.version, context);
-      const wanted = [...decisions, ...verdicts.map((v) => v.decision)].filter((d) => d.upgrade).map((d) => d.resolved);
-      const repository = options.repository ? await preview.checkRepository(deps, options.repository, wanted, options) : undefined;
-      const listed = (v: string) => !repository || repository.some((a) => a.version === v && a.listed);
-      const takes = decisions.some((d) => d.upgrade && listed(d.resolved)) || verdicts.some((v) => v.takes && listed(v.decision.resolved));
-      const value = { pointer: configMap?.gate ?? { file: path }, decisions, images: verdicts, takes, scripts, repository };
-      const { renderImagePlan } = await import('../image/plan.ts');
-      const screen = (v: typeof value) =>
-        [
-          configMap ? views.configMapText({ pointer: configMap.gate, decisions }).trimEnd() : `${path}: the pointer file`,
-          ...preview.renderPreview(verdicts, renderImagePlan),
-          ...preview.renderRepository(repository ?? []),
-          ...(images.length + (repository?.length ?? 0) === 0
-            ? []
-            : [v.takes ? 'at least one image takes the hotfix' : 'NO image takes the hotfix (exit 3)']),
-        ].join('\n') + '\n';
-      return { exitCode: takes ? 0 : 3, stdout: await render(options.output, value, screen, { compactJson: true }) };
+      const fleet = await preview.previewFleet(deps, {
+        ...{ path, configMap, pointer, decisions, images, scripts, context, options },
+        fallbackVersion: decidedFor.version,
+      });
+      return {
+        exitCode: fleet.value.takes ? 0 : 3,
+        stdout: await render(options.output, fleet.value, fleet.screen, { compactJson: true }),
+      };
     }
     const checkHotfix = lastCheckHotfix(deps);
     const one = (current: string) => views.withCheck(explainHotfix(deps, path, current, context), checkHotfix);

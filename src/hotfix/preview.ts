@@ -6,6 +6,7 @@ import type { GivenManifest } from '../image/read.ts';
 import { imageName } from '../image/manifest.ts';
 import type { Deps } from '../platform/deps.ts';
 import { definedEnv } from '../platform/deps.ts';
+import type { ConfigMapGate } from '../pointer/configmap-check.ts';
 import type { HotfixPointer } from '../pointer/document.ts';
 import type { WaveContext } from '../pointer/eligibility.ts';
 import { explainPointer, type HotfixExplanation } from '../pointer/explain.ts';
@@ -46,6 +47,42 @@ export function previewImages(
 }
 
 /** The text: one line per image, then each image's script plan when there is one. */
+/** `hotfix explain` with a ConfigMap or images: the decisions, each image's verdict, the repository check. */
+export async function previewFleet(
+  deps: Deps,
+  input: {
+    path: string;
+    configMap: { gate: ConfigMapGate; pointer: HotfixPointer } | undefined;
+    pointer: HotfixPointer;
+    decisions: HotfixExplanation[];
+    images: readonly GivenManifest[];
+    scripts: ScriptsExplanation | undefined;
+    context: WaveContext;
+    fallbackVersion: string;
+    options: { repository?: string; repositoryKeyring?: string; arch?: string };
+  },
+) {
+  const { path, configMap, decisions, images, options } = input;
+  const verdicts = previewImages(deps, input.pointer, images, input.scripts, input.fallbackVersion, input.context);
+  const wanted = [...decisions, ...verdicts.map((v) => v.decision)].filter((d) => d.upgrade).map((d) => d.resolved);
+  const repository = options.repository ? await checkRepository(deps, options.repository, wanted, options) : undefined;
+  const listed = (v: string) => !repository || repository.some((a) => a.version === v && a.listed);
+  const takes = decisions.some((d) => d.upgrade && listed(d.resolved)) || verdicts.some((v) => v.takes && listed(v.decision.resolved));
+  const value = { pointer: configMap?.gate ?? { file: path }, decisions, images: verdicts, takes, scripts: input.scripts, repository };
+  const { renderImagePlan } = await import('../image/plan.ts');
+  const { configMapText } = await import('../pointer/explain-views.ts');
+  const screen = (v: typeof value) =>
+    [
+      configMap ? configMapText({ pointer: configMap.gate, decisions }).trimEnd() : `${path}: the pointer file`,
+      ...renderPreview(verdicts, renderImagePlan),
+      ...renderRepository(repository ?? []),
+      ...(images.length + (repository?.length ?? 0) === 0
+        ? []
+        : [v.takes ? 'at least one image takes the hotfix' : 'NO image takes the hotfix (exit 3)']),
+    ].join('\n') + '\n';
+  return { value, screen };
+}
+
 export function renderPreview(verdicts: readonly ImageVerdict[], renderPlan: (p: ImagePlan) => string[]): string[] {
   const out: string[] = [];
   for (const v of verdicts) {
