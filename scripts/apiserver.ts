@@ -64,7 +64,8 @@ process.stdout.write(
       ? [`${nodeNames.length} Nodes, each with its kubelet kubeconfig: ${join(dir, `${nodeNames[0]}.kubeconfig`)} ...`]
       : []),
     `try: kubectl --kubeconfig ${publisher} -n kube-system get configmaps`,
-    `     kubectl --kubeconfig ${publisher} get nodes -L kubernetes.azure.com/aks-node-controller-version`,
+    `try: kubectl --kubeconfig ${publisher} get nodes -L kubernetes.azure.com/aks-node-controller-version`,
+    `try: kubectl --kubeconfig ${node} -n kube-system get configmaps`,
     'Ctrl-C stops it; nothing is kept.',
     '',
   ].join('\n'),

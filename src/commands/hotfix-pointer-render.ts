@@ -61,8 +61,9 @@ export const hotfixPointerRenderCommand = {
       repeatable: true,
     },
   ],
-  // -o text|json|yaml (the CLI's one output flag); a manifest's text form is YAML.
+  // A manifest: YAML unless -o json; -o text says what it asks for, in words.
   output: true,
+  defaultOutput: 'yaml',
   readOnly: true,
   examples: [
     [
@@ -94,7 +95,8 @@ export const hotfixPointerRenderCommand = {
       throw new AgentError('ANC_USAGE', '--withdraw, --from and --at go with --halt', {
         hint: 'hotfix pointer render --halt [--withdraw] (--kubeconfig FILE | --from FILE)',
       });
-    const { pointerFieldsFromFlags } = await import('../pointer/render.ts');
+    const summary = options.output === 'text';
+    const { pointerFieldsFromFlags, pointerSummary } = await import('../pointer/render.ts');
     const { renderSignedPointer } = await import('../pointer/payload.ts');
     const { configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
     const { serialFor } = await import('../pointer/live-pointer.ts');
@@ -111,7 +113,7 @@ export const hotfixPointerRenderCommand = {
       },
       deps.clock.now(),
     );
-    const stdout = await formatConfigMap(configMapFor(renderSignedPointer(fields)), format);
+    const stdout = summary ? pointerSummary(fields) : await formatConfigMap(configMapFor(renderSignedPointer(fields)), format);
     const warning = (await import('../pointer/expiry.ts')).expiryWarning(fields.expires, deps.clock.now());
     const stderr = [note, warning && `warning: ${warning}`].filter(Boolean).join('\n');
     return { exitCode: 0, stdout, ...(stderr ? { stderr: `${stderr}\n` } : {}) };

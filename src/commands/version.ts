@@ -7,7 +7,7 @@ import { type OutputFormat, render } from '../cli/output.ts';
 
 export const versionCommand = {
   name: 'version',
-  description: 'Print the version (with -o json: commit, build time, target, runtime, baked or hotfix, pointer key ids, script payload)',
+  description: 'Print the version (with -o json: commit, commit time, target, runtime, baked or hotfix, pointer key ids, script payload)',
   options: [],
   output: true,
   readOnly: true,
@@ -25,7 +25,8 @@ export const versionCommand = {
     const info = {
       version: deps.version,
       commit: BUILD_COMMIT,
-      buildTime: BUILD_TIME,
+      // The commit's time, not the time of the build: a reproducible build of a commit has the same bytes.
+      commitTime: BUILD_TIME,
       target: buildTarget(),
       runtime: runtimeVersion(),
       binary: binaryKind(deps.execPath, deps.paths.hotfixBinary),

@@ -35,6 +35,8 @@ export const NODE_PATHS = {
   scriptHotfixState: '/opt/azure/containers/aks-node-controller-script-hotfix',
   // the image's own manifest, kept on the image by its build (image/: `status` diffs the node against it)
   imageManifest: '/opt/azure/containers/aks-node-controller-image-manifest.json',
+  // the processes that run (status tells a live run from a dead one with bootId below, platform/boot.ts)
+  procDir: '/proc',
   // the VM identity that seeds staged hotfix waves
   productUuid: '/sys/class/dmi/id/product_uuid',
   launcher: '/opt/azure/containers/aks-node-controller-launcher.sh',

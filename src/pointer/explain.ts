@@ -1,5 +1,6 @@
 // `hotfix explain`: what download-hotfix would do on this node and which binary the launcher would run,
 // as one JSON object for operators and scripts. Reads files only; never installs, never emits events.
+import { stagedHotfixVerdict } from './staged.ts';
 import type { Deps } from '../platform/deps.ts';
 import type { HotfixPointer } from './document.ts';
 import { decideForNode, type NodeDecision } from './decide.ts';
@@ -42,11 +43,13 @@ export interface HotfixExplanation {
   /** The quarantine record's entry for `resolved` (null when none), or the error reading the record. */
   quarantine: { version: string; reason: string; recordedAt: string } | null;
   quarantineError?: string;
-  /** What the launcher would start now: the staged hotfix when it is an executable file, else baked. */
+  /** What the launcher would start now: the staged hotfix when it passes the launcher's rules (pointer/staged.ts), else baked. */
   binary: 'hotfix' | 'baked';
   binaryPath: string;
   /** The pointer's recall list: a staged hotfix of one of these versions is given up at the next download-hotfix. */
   recall?: string[];
+  /** Why the launcher refuses the staged hotfix binary (absent when none is staged or it is accepted). */
+  stagedRefused?: string;
 }
 
 type ExplainDeps = Pick<Deps, 'fs' | 'paths'> & Partial<Pick<Deps, 'clock'>>;
@@ -59,8 +62,9 @@ export function explainHotfix(deps: ExplainDeps, pointerPath: string, current: s
 export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, current: string, context: WaveContext = {}): HotfixExplanation {
   const decision: NodeDecision = decideForNode(deps, pointer, current, context);
   const { resolve: d, eligibility: e } = decision;
-  const staged = deps.fs.stat(deps.paths.hotfixBinary);
-  const hotfix = staged?.isFile === true && (staged.mode & 0o111) !== 0;
+  // The launcher's own acceptance rules: a refused hotfix is not the binary that runs.
+  const staged = stagedHotfixVerdict(deps);
+  const hotfix = staged.staged && staged.accepted;
   const refused = decision.refusal;
   const summary = decision.take
     ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
@@ -84,5 +88,6 @@ export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, curren
     binary: hotfix ? 'hotfix' : 'baked',
     binaryPath: hotfix ? deps.paths.hotfixBinary : deps.paths.bakedBinary,
     ...(pointer.recall && pointer.recall.length > 0 ? { recall: pointer.recall } : {}),
+    ...(staged.staged && !staged.accepted ? { stagedRefused: `staged, but the launcher refuses it: ${staged.reason}` } : {}),
   };
 }

@@ -57,12 +57,18 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
     // percent 0 is what an agent that predates schedules reads: none of the wave until it is upgraded.
     define(rollout, parsed.base, { percent: 0, salt: hotfixes[parsed.base]!, schedule: parsed.steps });
   }
-  const serialText = flags.serial ?? '';
+  if (flags.serial === undefined)
+    throw usage(
+      '--serial is missing: give the pointer a serial higher than every one published before (or --kubeconfig to propose the next)',
+    );
+  const serialText = flags.serial;
   const serial = Number(serialText);
   if (!/^\d+$/.test(serialText) || !Number.isSafeInteger(serial) || serial < 1) {
     throw usage(`--serial ${JSON.stringify(serialText)}: expected an integer >= 1, higher than every serial published before`);
   }
-  const expires = flags.expires ?? '';
+  if (flags.expires === undefined)
+    throw usage('--expires is missing: give the time the pointer expires, RFC 3339, e.g. 2026-12-31T00:00:00Z');
+  const expires = flags.expires;
   const expiresAt = parseRfc3339(expires);
   if (!expiresAt)
     throw usage(
@@ -97,6 +103,23 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
 function splitOnce(text: string, separator: string): [string, string | undefined] {
   const at = text.indexOf(separator);
   return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** `-o text`: what the pointer asks of which nodes, for people (the manifest is the YAML default). */
+export function pointerSummary(fields: PointerFields): string {
+  const lines = ['hotfix pointer (ConfigMap kube-system/anc-hotfix-version, unsigned):'];
+  for (const [base, version] of Object.entries(fields.hotfixes)) {
+    const wave = fields.rollout?.[base];
+    lines.push(`  image ${base}: take ${version}${wave ? ` on ${wave.percent}% of nodes (wave ${wave.salt})` : ' on every node'}`);
+  }
+  const scope = Object.entries(fields.scope).map(([key, values]) => `${key} ${values.join(', ')}`);
+  lines.push(
+    `  serial   ${fields.serial}`,
+    `  expires  ${fields.expires}`,
+    `  scope    ${scope.length > 0 ? scope.join('; ') : 'every node'}`,
+  );
+  lines.push('', 'Print the manifest without -o (YAML) or with -o json; sign it with `hotfix pointer sign`.');
+  return `${lines.join('\n')}\n`;
 }
 
 /**

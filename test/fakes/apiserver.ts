@@ -170,7 +170,18 @@ function serveResource(req: IncomingMessage, res: ServerResponse, path: string, 
     }
     return status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   }
-  if (name === undefined) return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+  if (name === undefined) {
+    // `kubectl -n kube-system get configmaps` (the stand-in's own suggestion): the list, as a ConfigMapList.
+    if (!identity.canRead) {
+      const message = `configmaps is forbidden: User "${identity.user}" cannot list resource "configmaps" in API group "" in the namespace "${namespace}"`;
+      return status(res, 403, 'Forbidden', message, { kind: 'configmaps' });
+    }
+    const items = [...configMaps.keys()]
+      .filter((key) => key.startsWith(`${namespace}/`))
+      .sort()
+      .map((key) => writes.object(namespace, key.slice(namespace.length + 1)));
+    return json(res, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '4242' }, items });
+  }
   if (!identity.canRead) {
     const message = `configmaps "${name}" is forbidden: User "${identity.user}" cannot get resource "configmaps" in API group "" in the namespace "${namespace}"`;
     return status(res, 403, 'Forbidden', message, { name, kind: 'configmaps' });

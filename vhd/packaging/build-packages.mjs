@@ -24,6 +24,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { buildDeltaPackages } from './build-delta-packages.mjs';
 import { ARCHES, copyrightText, HOMEPAGE, MAINTAINER, rpmChangelogDate, run } from './package-meta.mjs';
@@ -196,6 +197,7 @@ export function buildPackages(options) {
       const input = { bin, arch, version, outDir, compression, epoch, work, docs };
       const expected = sha256(readFileSync(bin));
       for (const format of formats) {
+        options.onStart?.(`aks-node-controller ${arch} ${format}`);
         const built = format === 'deb' ? buildDeb(input) : buildRpm(input);
         if (built.payloadSha256 !== expected)
           throw new Error(`${built.file}: packaged binary sha256 ${built.payloadSha256} != build output ${expected}`);
@@ -221,9 +223,20 @@ export function buildPackages(options) {
         rawSize: d.manifest.target.size,
         sha256: d.manifest.target.sha256,
       });
-      buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats, work, onPackage: (d) => done(asResult(d)) }).forEach((d) =>
-        results.push(asResult(d)),
-      );
+      options.onStart?.('aks-node-controller-delta (encoding the deltas)');
+      buildDeltaPackages({
+        bins,
+        deltaFrom,
+        outDir,
+        version,
+        epoch,
+        formats,
+        work,
+        onPackage: (d) => {
+          done(asResult(d));
+          options.onStart?.('aks-node-controller-delta (the next one)');
+        },
+      }).forEach((d) => results.push(asResult(d)));
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -457,32 +470,105 @@ async function main() {
   process.stdout.write(
     `packaging ${arches.join(', ')} as ${a.formats.join(', ')} (${compressionOf(a)}${a.fast ? '' : ', minutes per package'})\n`,
   );
-  const results = buildPackages({
-    bins,
-    outDir: a.outDir,
-    version: a.version,
-    fast: a.fast,
-    compression: a.compression,
-    formats: a.formats,
-    deltaFrom: a.deltaFrom,
-    onPackage: (r, seconds) => process.stdout.write(`${describe(r)}  (${seconds.toFixed(1)} s)\n`),
-  });
+  // The packages are built in a worker thread (their tools run synchronously), so this thread can say
+  // what is being built, n/N and the elapsed time at least every 10 s: one updating line on a terminal.
+  const total = arches.length * a.formats.length * (a.deltaFrom.length ? 2 : 1);
+  const results = await buildInWorker(
+    {
+      bins,
+      outDir: a.outDir,
+      version: a.version,
+      fast: a.fast,
+      compression: a.compression,
+      formats: a.formats,
+      deltaFrom: a.deltaFrom,
+      lintian: a.lintian,
+    },
+    total,
+    started,
+  );
   if (a.deltaFrom.length && !results.some((r) => r.package === 'aks-node-controller-delta')) {
     process.stderr.write(
       `build-packages: no --delta-from executable is of a built architecture (${arches.join(', ')}): no delta package\n`,
     );
   }
-  if (a.lintian) {
-    for (const r of results.filter((x) => x.format === 'deb')) {
-      const errors = lintianErrors(r.file);
-      if (errors.length) throw new Error(`lintian errors in ${r.file}:\n${errors.join('\n')}`);
-      process.stdout.write(`lintian ${r.file}: no errors\n`);
-    }
-  }
   process.stdout.write(`built ${results.length} packages in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/** How often the progress line is refreshed (ANC_PACKAGE_PROGRESS_MS: tests, a slower terminal). */
+const PROGRESS_MS = Number(process.env.ANC_PACKAGE_PROGRESS_MS) > 0 ? Number(process.env.ANC_PACKAGE_PROGRESS_MS) : 10_000;
+
+const clock = (ms) => {
+  const s = Math.floor(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;
+};
+
+/** buildPackages (and lintian) in a worker; this thread prints each package as it is done and a progress line. */
+function buildInWorker(options, total, started) {
+  const tty = process.stdout.isTTY === true;
+  let now = 'starting';
+  let n = 0;
+  let since = Date.now();
+  let shown = false;
+  const progress = () =>
+    `[${Math.min(n + 1, total)}/${total}] building ${now}: ${clock(Date.now() - since)} (total ${clock(Date.now() - started)})`;
+  const clear = () => {
+    if (tty && shown) process.stdout.write('\r\x1b[K');
+    shown = false;
+  };
+  const tick = () => {
+    if (tty) {
+      process.stdout.write(`\r\x1b[K${progress()}`);
+      shown = true;
+    } else process.stdout.write(`${progress()}\n`);
+  };
+  const timer = setInterval(tick, tty ? Math.min(PROGRESS_MS, 1000) : PROGRESS_MS);
+  return new Promise((resolvePromise, reject) => {
+    const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { ancBuildPackages: options } });
+    worker.on('message', (m) => {
+      if (m.start) {
+        now = m.start;
+        since = Date.now();
+        if (tty) tick();
+      } else if (m.done) {
+        clear();
+        n += 1;
+        process.stdout.write(`${describe(m.done)}  (${m.seconds.toFixed(1)} s)  [${n}/${total}, total ${clock(Date.now() - started)}]\n`);
+      } else if (m.say) {
+        clear();
+        process.stdout.write(`${m.say}\n`);
+      } else if (m.results) resolvePromise(m.results);
+      else if (m.error) reject(new Error(m.error));
+    });
+    worker.on('error', reject);
+    worker.on('exit', () => {
+      clearInterval(timer);
+      clear();
+    });
+  });
+}
+
+if (!isMainThread && workerData?.ancBuildPackages) {
+  const { lintian, ...options } = workerData.ancBuildPackages;
+  try {
+    const results = buildPackages({
+      ...options,
+      onStart: (what) => parentPort.postMessage({ start: what }),
+      onPackage: (r, seconds) => parentPort.postMessage({ done: r, seconds }),
+    });
+    if (lintian) {
+      for (const r of results.filter((x) => x.format === 'deb')) {
+        parentPort.postMessage({ start: `lintian ${r.file}` });
+        const errors = lintianErrors(r.file);
+        if (errors.length) throw new Error(`lintian errors in ${r.file}:\n${errors.join('\n')}`);
+        parentPort.postMessage({ say: `lintian ${r.file}: no errors` });
+      }
+    }
+    parentPort.postMessage({ results });
+  } catch (error) {
+    parentPort.postMessage({ error: error.message });
+  }
+} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((error) => {
     process.stderr.write(`build-packages: ${error.message}\n`);
     process.exitCode = 1;

@@ -16,6 +16,7 @@ import { recordQuarantine } from '../../pointer/quarantine.ts';
 import { restoreForFallback, restoreScripts } from '../scripts/restore.ts';
 import type { HotfixPointer } from '../../pointer/document.ts';
 import { isRecalled } from '../../pointer/eligibility.ts';
+import { currentBootId } from '../../platform/boot.ts';
 
 export interface FallbackOptions {
   /**
@@ -52,6 +53,8 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
   const message = after
     ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node${restored}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
     : `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}`;
+  // Which boot fell back: `status` on a later boot shows it with that boot, not as this one's.
+  const boot = currentBootId(deps) ? { bootId: currentBootId(deps) } : {};
   if (after) {
     deps.log.error('provisioning failed under a hotfix; quarantined, the next boot runs the baked agent', {
       hotfix: version,
@@ -59,12 +62,14 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
       exitCode: after.exitCode,
       exitName: after.exitName,
       problems,
+      ...boot,
     });
   } else {
     deps.log.error('hotfix failed before the provisioning scripts started; falling back to the baked agent', {
       hotfix: version,
       reason,
       problems,
+      ...boot,
     });
   }
   const suffix = problems.length === 0 ? '' : ` (problems: ${problems.join('; ')})`;

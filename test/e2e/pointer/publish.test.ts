@@ -139,6 +139,14 @@ test('publish with kubectl apply, read back with kubectl get and check-hotfix; w
     const fromCluster = await anc(['hotfix', 'pointer', 'verify', '--kubeconfig', join(WORK, 'kubeconfig'), '--min-serial', '2']);
     assert.is(fromCluster.exitCode, 1);
     assert.match(fromCluster.stdout, 'rejected: outcome=rolledBack');
+    // $KUBECONFIG, as kubectl reads it, when neither a file nor --kubeconfig is given.
+    const fromEnv = await runAnc(['hotfix', 'pointer', 'verify', '--min-serial', '2'], {
+      bin: SIGNED_BIN,
+      root: WORK,
+      cwd: WORK,
+      env: { KUBECONFIG: `${join(WORK, 'kubeconfig')}:/nonexistent` },
+    });
+    assert.equal([fromEnv.exitCode, fromEnv.stdout], [fromCluster.exitCode, fromCluster.stdout]);
 
     // Withdraw: no hotfix for the base, a higher serial.
     const withdrawn = await renderSigned('withdrawn', ['--serial', '3']);
