@@ -30,11 +30,7 @@ export const hotfixPointerRenderCommand = {
       description: 'Wave for a base, e.g. 202604.01=10:wave-a (repeatable; absent = 100%)',
       repeatable: true,
     },
-    {
-      flag: '--recall <version>',
-      description: 'A hotfix version every node must give up: it restores the baked scripts and agent (repeatable)',
-      repeatable: true,
-    },
+    { flag: '--recall <version>', description: 'A version every node gives up: baked scripts and agent (repeatable)', repeatable: true },
     {
       flag: '--schedule <base=percent@time,...>',
       description: 'Wave schedule for a base, e.g. 202604.01=1@2026-12-01T00:00Z,10@2026-12-02T00:00Z,100@2026-12-04T00:00Z (repeatable)',
