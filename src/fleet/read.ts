@@ -5,13 +5,13 @@ import type { NodeObject } from '../kube/nodes.ts';
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { ConfigMapDoc } from '../pointer/configmap.ts';
-import type { RolloutWave } from '../pointer/payload.ts';
+import type { LiveView } from './rollout.ts';
 
 export interface FleetState {
   nodes: NodeObject[];
-  /** The live pointer's ConfigMap (undefined: the cluster has none) and its serial and waves. */
+  /** The live pointer's ConfigMap (undefined: the cluster has none) and its serial, waves and recall. */
   doc?: ConfigMapDoc;
-  live?: { serial?: number; rollout?: Record<string, RolloutWave> };
+  live?: LiveView;
 }
 
 /** --kubeconfig, else $KUBECONFIG (its first file), else ~/.kube/config; relative to the working directory. */
@@ -41,12 +41,25 @@ export async function readFleet(deps: Deps, creds: ApiCredentials): Promise<Flee
   }
   const doc = await parseConfigMapText(text, 'the cluster ConfigMap');
   const signed = livePayload(doc);
-  if (signed) return { nodes, doc, live: { serial: signed.serial, ...(signed.rollout ? { rollout: signed.rollout } : {}) } };
+  if (signed)
+    return {
+      nodes,
+      doc,
+      live: {
+        serial: signed.serial,
+        ...(signed.rollout ? { rollout: signed.rollout } : {}),
+        ...(signed.recall ? { recall: signed.recall } : {}),
+      },
+    };
   // A pointer without the signed schema (older publishing): its waves as a node reads them.
   const { parsePointer } = await import('../pointer/document.ts');
   try {
     const pointer = parsePointer(doc.data[POINTER_KEY] ?? null, 'the cluster ConfigMap');
-    return { nodes, doc, live: pointer.rollout ? { rollout: pointer.rollout } : {} };
+    return {
+      nodes,
+      doc,
+      live: { ...(pointer.rollout ? { rollout: pointer.rollout } : {}), ...(pointer.recall ? { recall: pointer.recall } : {}) },
+    };
   } catch {
     return { nodes, doc, live: {} };
   }

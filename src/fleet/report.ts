@@ -29,13 +29,22 @@ export interface NodeReport {
     decision: string;
     /** Which way provisioning went: on the hotfix, on the baked agent, or back to baked after the hotfix failed. */
     path: 'hotfix' | 'baked' | 'fallback';
-    quarantine: { version: string; reason: string } | null;
+    /** The quarantine entry for this node's hotfix, with its cause (recalled, provisionFailed + exit, ...). */
+    quarantine: ReportQuarantine | null;
     /** The base's wave as decided at boot; with a schedule, when this node joins (null: never). */
     wave: { percent: number; joinsAt?: string | null } | null;
   };
   scripts: { ran: 'baked' | 'hotfix'; label: string | null; replaced: number };
   pointer: { serial: number | null; signed: boolean };
   provision: { state: string; exitCode: number | null; name: string | null };
+}
+
+export interface ReportQuarantine {
+  version: string;
+  reason: string;
+  cause?: string;
+  exitCode?: number;
+  exitName?: string;
 }
 
 /** What the report adds to `status`: facts status does not collect. */
@@ -46,7 +55,7 @@ export interface ReportFacts {
   baked: string;
   base: string | null;
   wave: { percent: number; joinsAt?: string | null } | null;
-  quarantine: { version: string; reason: string } | null;
+  quarantine: ReportQuarantine | null;
   pointer: { serial: number | null; signed: boolean };
 }
 
@@ -70,7 +79,7 @@ export function buildReport(status: StatusReport, facts: ReportFacts): NodeRepor
       requested: clip(decision?.resolved ?? '', 64),
       decision: decision ? (decision.upgrade ? 'upgrade' : clip(decision.reason, 64)) : 'no-request',
       path,
-      quarantine: facts.quarantine ? { version: clip(facts.quarantine.version, 64), reason: clip(facts.quarantine.reason, 300) } : null,
+      quarantine: facts.quarantine ? reportQuarantine(facts.quarantine) : null,
       wave: facts.wave,
     },
     scripts: {
@@ -80,6 +89,16 @@ export function buildReport(status: StatusReport, facts: ReportFacts): NodeRepor
     },
     pointer: facts.pointer,
     provision: { state: status.state, exitCode: code?.code ?? null, name: code?.name ?? null },
+  };
+}
+
+function reportQuarantine(q: ReportQuarantine): ReportQuarantine {
+  return {
+    version: clip(q.version, 64),
+    reason: clip(q.reason, 300),
+    ...(q.cause === undefined ? {} : { cause: clip(q.cause, 32) }),
+    ...(q.exitCode === undefined ? {} : { exitCode: q.exitCode }),
+    ...(q.exitName === undefined ? {} : { exitName: clip(q.exitName, 64) }),
   };
 }
 

@@ -4,9 +4,21 @@
 import type { NodeObject } from '../kube/nodes.ts';
 import type { RolloutWave } from '../pointer/payload.ts';
 import { nextStep, percentAt } from '../pointer/schedule.ts';
+import { expectedBinaryVersion } from '../pointer/version.ts';
 import { parseReport, STATUS_ANNOTATION } from './report.ts';
 
-export type Bucket = 'onHotfix' | 'notInWave' | 'fellBack' | 'failed' | 'notReported' | 'baked';
+// recalled: gave up a version the pointer recalls (an operator's undo, not a failure); quarantined: provisioning
+// failed under the hotfix and the node quarantined it; stillOnRecalled: runs a recalled version this boot.
+export type Bucket =
+  | 'onHotfix'
+  | 'notInWave'
+  | 'fellBack'
+  | 'quarantined'
+  | 'recalled'
+  | 'stillOnRecalled'
+  | 'failed'
+  | 'notReported'
+  | 'baked';
 
 export interface NodeRow {
   name: string;
@@ -18,6 +30,8 @@ export interface NodeRow {
   running: string;
   /** Provisioning exit code and its name, when it failed. */
   exit?: { code: number | null; name: string | null };
+  /** The quarantine entry's cause as the node reported it (recalled, provisionFailed, beforeScripts, ...). */
+  cause?: string;
   /** notReported: `none` (no report) or `olderBoot` (the report is from an earlier boot). */
   why?: 'none' | 'olderBoot';
   joinsAt?: string | null;
@@ -34,6 +48,14 @@ export interface GroupRow {
   /** When the next wave starts (the live schedule's next step, else the earliest node's joinsAt). */
   nextWaveAt: string | null;
   fellBack: number;
+  /** Provisioning failed under the hotfix and the node quarantined it (an earlier boot's failure). */
+  quarantined: number;
+  /** Exit-code name -> count, for the quarantined nodes. */
+  quarantinedBy: Record<string, number>;
+  recalled: number;
+  stillOnRecalled: number;
+  /** The live pointer's recalled versions of this base. */
+  recall: string[];
   failed: number;
   /** Exit-code name -> count, for the failed nodes. */
   failedBy: Record<string, number>;
@@ -46,10 +68,33 @@ export interface RolloutView {
   serial: number | null;
   groups: GroupRow[];
   nodes: NodeRow[];
-  totals: { nodes: number; reported: number; tookHotfix: number; failed: number; fellBack: number; failedAmongTook: number };
+  /** The live pointer's recall list (every base). */
+  recall: string[];
+  totals: {
+    nodes: number;
+    reported: number;
+    tookHotfix: number;
+    failed: number;
+    fellBack: number;
+    quarantined: number;
+    recalled: number;
+    stillOnRecalled: number;
+    failedAmongTook: number;
+  };
 }
 
-function classify(node: NodeObject): NodeRow {
+export interface LiveView {
+  serial?: number;
+  rollout?: Record<string, RolloutWave>;
+  recall?: string[];
+}
+
+/** The versions of `recall` whose base (YYYYMM.DD) is `base`. */
+export function recallFor(recall: readonly string[], base: string): string[] {
+  return recall.filter((v) => v.startsWith(`${base}.`));
+}
+
+export function classify(node: NodeObject, recall: readonly string[] = []): NodeRow {
   const report = parseReport(node.annotations[STATUS_ANNOTATION]);
   const fallbackPlatform = `${node.osImage || 'unknown'}/${node.architecture || 'unknown'}`;
   if (!report)
@@ -70,25 +115,35 @@ function classify(node: NodeObject): NodeRow {
     // Quarantined: the hotfix failed here (this boot's fallback, or an earlier boot's failure recorded).
     tookHotfix: report.hotfix.path !== 'baked' || report.hotfix.decision === 'quarantined',
     running: report.running,
+    ...(typeof report.hotfix.quarantine?.cause === 'string' ? { cause: report.hotfix.quarantine.cause } : {}),
   };
   if (node.bootId !== '' && report.bootId !== '' && node.bootId !== report.bootId)
     return { ...row, bucket: 'notReported', why: 'olderBoot' };
   const exitCode = report.provision.exitCode;
   if (report.provision.state === 'failed' || (exitCode !== null && exitCode !== 0))
     return { ...row, bucket: 'failed', exit: { code: exitCode, name: report.provision.name } };
-  if (report.hotfix.path === 'fallback' || report.hotfix.decision === 'quarantined') return { ...row, bucket: 'fellBack' };
+  // Reported this boot and still running a version the pointer recalls: the recall has not reached it.
+  if (recall.some((v) => expectedBinaryVersion(v) === expectedBinaryVersion(report.running)))
+    return { ...row, bucket: 'stillOnRecalled', tookHotfix: true };
+  // Gave up a recalled version (this boot or an earlier one): the recall worked here.
+  if ((row.cause === 'recalled' || report.hotfix.decision === 'recalled') && report.hotfix.path !== 'hotfix')
+    return { ...row, bucket: 'recalled', tookHotfix: true };
+  if (report.hotfix.path === 'fallback' || report.hotfix.decision === 'quarantined') {
+    if (row.cause === 'provisionFailed') {
+      const q = report.hotfix.quarantine;
+      return { ...row, bucket: 'quarantined', exit: { code: q?.exitCode ?? null, name: q?.exitName ?? null } };
+    }
+    return { ...row, bucket: 'fellBack' };
+  }
   if (report.hotfix.path === 'hotfix') return { ...row, bucket: 'onHotfix' };
   if (report.hotfix.decision === 'notInWave') return { ...row, bucket: 'notInWave', joinsAt: report.hotfix.wave?.joinsAt ?? null };
   return row;
 }
 
 /** The view of `nodes` under the live pointer's waves (undefined when the cluster has none) at `now`. */
-export function rolloutView(
-  nodes: readonly NodeObject[],
-  live: { serial?: number; rollout?: Record<string, RolloutWave> } | undefined,
-  now: Date,
-): RolloutView {
-  const rows = nodes.map(classify).sort((a, b) => a.name.localeCompare(b.name));
+export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undefined, now: Date): RolloutView {
+  const recall = [...(live?.recall ?? [])].sort();
+  const rows = nodes.map((n) => classify(n, recall)).sort((a, b) => a.name.localeCompare(b.name));
   const groups = new Map<string, GroupRow>();
   for (const row of rows) {
     const key = `${row.base}\u0000${row.platform}`;
@@ -106,6 +161,11 @@ export function rolloutView(
         notInWave: 0,
         nextWaveAt: next,
         fellBack: 0,
+        quarantined: 0,
+        quarantinedBy: {},
+        recalled: 0,
+        stillOnRecalled: 0,
+        recall: recallFor(recall, row.base),
         failed: 0,
         failedBy: {},
         notReported: 0,
@@ -119,6 +179,10 @@ export function rolloutView(
       const name = row.exit?.name ?? String(row.exit?.code ?? 'unknown');
       group.failedBy[name] = (group.failedBy[name] ?? 0) + 1;
     }
+    if (row.bucket === 'quarantined') {
+      const name = row.exit?.name ?? (row.exit?.code == null ? 'unknown' : String(row.exit.code));
+      group.quarantinedBy[name] = (group.quarantinedBy[name] ?? 0) + 1;
+    }
     // Without the live pointer, the nodes' own view of their schedule; with it (after a halt too), only its schedule counts.
     if (row.bucket === 'notInWave' && row.joinsAt && live === undefined && (group.nextWaveAt === null || row.joinsAt < group.nextWaveAt))
       group.nextWaveAt = row.joinsAt;
@@ -129,13 +193,19 @@ export function rolloutView(
     serial: live?.serial ?? null,
     groups: [...groups.values()].sort((a, b) => `${a.base} ${a.platform}`.localeCompare(`${b.base} ${b.platform}`)),
     nodes: rows,
+    recall,
     totals: {
       nodes: rows.length,
       reported: rows.filter((r) => r.bucket !== 'notReported').length,
       tookHotfix: took.length,
       failed: rows.filter((r) => r.bucket === 'failed').length,
       fellBack: rows.filter((r) => r.bucket === 'fellBack').length,
-      failedAmongTook: took.filter((r) => r.bucket === 'failed' || r.bucket === 'fellBack').length,
+      quarantined: rows.filter((r) => r.bucket === 'quarantined').length,
+      recalled: rows.filter((r) => r.bucket === 'recalled').length,
+      stillOnRecalled: rows.filter((r) => r.bucket === 'stillOnRecalled').length,
+      // A recall is the operator's undo, not a failure of the hotfix; a node still on a recalled version is
+      // counted apart (rollout status exits non-zero for it) so the watch does not halt over a recall.
+      failedAmongTook: took.filter((r) => r.bucket === 'failed' || r.bucket === 'fellBack' || r.bucket === 'quarantined').length,
     },
   };
 }
@@ -162,11 +232,7 @@ export function rolloutText(view: RolloutView): string {
     String(g.onHotfix),
     g.notInWave === 0 ? '0' : `${g.notInWave}${g.nextWaveAt ? ` (next ${g.nextWaveAt})` : ''}`,
     String(g.fellBack),
-    g.failed === 0
-      ? '0'
-      : `${g.failed} (${Object.entries(g.failedBy)
-          .map(([n, c]) => `${n} x${c}`)
-          .join(', ')})`,
+    g.failed === 0 ? '0' : `${g.failed} (${counted(g.failedBy)})`,
     String(g.notReported),
     String(g.baked),
   ]);
@@ -181,9 +247,41 @@ export function rolloutText(view: RolloutView): string {
     `rollout at ${view.time}${view.serial === null ? '' : `, pointer serial ${view.serial}`}`,
     fmt(header),
     ...lines.map(fmt),
+    ...recallLines(view),
     `${t.nodes} nodes, ${t.reported} reported this boot, ${t.tookHotfix} took the hotfix, ${t.failedAmongTook} of them failed`,
+    ...(t.stillOnRecalled === 0
+      ? []
+      : [
+          `${t.stillOnRecalled} node(s) still on a recalled version this boot: they give it up at their next boot; reboot them (see -o json for their names)`,
+        ]),
     '',
   ].join('\n');
+}
+
+const counted = (by: Record<string, number>) =>
+  Object.entries(by)
+    .map(([n, c]) => `${n} x${c}`)
+    .join(', ');
+
+/** Per group with a recall or with nodes that gave up the hotfix by quarantine: the recall and its counts. */
+function recallLines(view: RolloutView): string[] {
+  const out: string[] = [];
+  for (const g of view.groups) {
+    if (g.recall.length === 0 && g.recalled === 0 && g.quarantined === 0 && g.stillOnRecalled === 0) continue;
+    const parts = [
+      `recalled: ${g.recall.length === 0 ? '-' : g.recall.join(', ')}`,
+      `gave it up (recalled): ${g.recalled}`,
+      `failed → quarantined: ${g.quarantined}${g.quarantined === 0 ? '' : ` (${counted(g.quarantinedBy)})`}`,
+      `still on recalled: ${g.stillOnRecalled}`,
+    ];
+    out.push(`${g.base} ${g.platform}  ${parts.join('  ')}`);
+  }
+  return out;
+}
+
+/** Non-zero (with ROLLOUT_FAILED) when a node that took the hotfix failed or a node still runs a recalled version. */
+export function rolloutFailed(view: RolloutView): boolean {
+  return view.totals.failedAmongTook > 0 || view.totals.stillOnRecalled > 0;
 }
 
 /** --max-failed N or P%: halt when failures among the nodes that took the hotfix exceed it. */

@@ -83,8 +83,13 @@ export async function makeReport(deps: Deps): Promise<NodeReport> {
     const entries = readQuarantine(deps);
     const found =
       entries.find((e) => requested !== '' && e.version === expectedBinaryVersion(requested)) ??
-      (status.fallback ? entries[entries.length - 1] : undefined);
-    if (found) quarantine = { version: found.version, reason: found.reason };
+      (status.fallback ? entries[entries.length - 1] : undefined) ??
+      // A recall the pointer no longer offers: the node gave it up (the readers count it as recalled).
+      [...entries].reverse().find((e) => e.cause === 'recalled' && status.binary?.kind !== 'hotfix');
+    if (found) {
+      const { recordedAt: _, ...entry } = found;
+      quarantine = entry;
+    }
   } catch {
     // unreadable record: nothing to report
   }

@@ -1,6 +1,7 @@
 // The fleet side end to end: `hotfix rollout status` over Node objects in the apiserver stand-in (buckets,
 // exit codes), `hotfix pointer render --halt`, and `hotfix rollout watch` applying a pre-signed halt when
-// a node that took the hotfix fails (and refusing a halt nodes would refuse).
+// a node that took the hotfix fails (and refusing a halt nodes would refuse), and the pointer's recall: nodes
+// that gave it up, nodes that failed and quarantined the hotfix, and nodes still on a recalled version.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
 import { runAnc } from '../harness.ts';
+import { fastBounds, joinedNode } from './support.ts';
 
 const ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
 const TOKEN = 'publisher.0123456789abcdef';
@@ -126,13 +128,135 @@ test('rollout status: buckets by base and platform, the next wave, exit 0; exit 
     const failed = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json']);
     assert.is(failed.exitCode, 2);
     const view = JSON.parse(failed.stdout);
-    assert.equal(view.totals, { nodes: 5, reported: 3, tookHotfix: 1, failed: 1, fellBack: 0, failedAmongTook: 1 });
+    assert.equal(view.totals, {
+      nodes: 5,
+      reported: 3,
+      tookHotfix: 1,
+      failed: 1,
+      fellBack: 0,
+      quarantined: 0,
+      recalled: 0,
+      stillOnRecalled: 0,
+      failedAmongTook: 1,
+    });
     assert.equal(view.groups.find((g: { base: string }) => g.base === '202604.01').failedBy, { ERR_KUBELET_START_FAIL: 1 });
     assert.is(view.nodes.find((n: { name: string }) => n.name === 'n3').why, 'olderBoot');
     const unreachable = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', join(work, 'missing.kubeconfig')]);
     assert.is(unreachable.exitCode, 1);
     assert.match(unreachable.stderr, /missing\.kubeconfig/);
   } finally {
+    await api.close();
+  }
+});
+
+test('rollout status with a recall: recalled, failed → quarantined and still on recalled counted apart; exit 2 for a node still on it', async () => {
+  const { api, kubeconfig } = await fleet();
+  const node = joinedNode(api, 'aks-pool-0');
+  try {
+    // The binary's own base (the sandboxed node's baked version) gets a recalled patch too.
+    const own = (await runAnc(['version'])).stdout.trim();
+    const ownBase = own.split('.').slice(0, 2).join('.');
+    const ownRecalled = `${ownBase}.99`;
+    // The live pointer recalls 202604.01.1 (and ownRecalled) and offers 202604.01.2 instead.
+    const rendered = await runAnc([
+      'hotfix',
+      'pointer',
+      'render',
+      '--hotfix',
+      '202604.01=202604.01.2',
+      '--recall',
+      '202604.01.1',
+      '--recall',
+      ownRecalled,
+      '--serial',
+      '6',
+      '--expires',
+      '2099-01-01T00:00:00Z',
+      '-o',
+      'json',
+    ]);
+    assert.is(rendered.exitCode, 0, rendered.stderr);
+    api.configMaps.set('kube-system/anc-hotfix-version', JSON.parse(rendered.stdout).data);
+    // A real node gave the recalled version up (its quarantine record says so) and reports with report-status.
+    node.box.write(
+      '/opt/azure/containers/aks-node-controller-hotfix-quarantine.json',
+      `${JSON.stringify({ versions: [{ version: ownRecalled, reason: `hotfix ${ownRecalled} recalled by the hotfix pointer`, recordedAt: '2026-11-27T04:00:00Z', cause: 'recalled' }] })}\n`,
+    );
+    api.nodes.register('aks-pool-0', { bootId: 'boot-1' });
+    const sent = await runAnc(['report-status'], { root: node.box.root, env: fastBounds() });
+    assert.is(sent.exitCode, 0, sent.stderr);
+    const meta = api.nodes.nodes.get('aks-pool-0')!.metadata as { annotations: Record<string, string> };
+    const sentReport = JSON.parse(meta.annotations[ANNOTATION]!);
+    assert.equal(sentReport.hotfix.quarantine, {
+      version: ownRecalled,
+      reason: `hotfix ${ownRecalled} recalled by the hotfix pointer`,
+      cause: 'recalled',
+    });
+    // n0 gave it up too (seeded); n4 back in the wave's queue.
+    const recalledQ = { version: '202604.01.1', reason: 'recalled', cause: 'recalled' };
+    annotate(api, 'n0', report({ decision: 'not-listed', quarantine: recalledQ }));
+    annotate(api, 'n4', report({ decision: 'notInWave', joinsAt: `${FUTURE.slice(0, 16)}:00Z` }));
+    const ok = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
+    assert.is(ok.exitCode, 0, `${ok.stdout}${ok.stderr}`);
+    assert.match(ok.stdout, /rollout at \S+, pointer serial 6\n/);
+    assert.match(
+      ok.stdout,
+      /\n202604\.01 ubuntu-22\.04\/amd64 {2}recalled: 202604\.01\.1 {2}gave it up \(recalled\): 1 {2}failed → quarantined: 0 {2}still on recalled: 0\n/,
+      ok.stdout,
+    );
+    assert.ok(
+      ok.stdout.includes(`\n${ownBase} ubuntu-22.04/amd64  recalled: ${ownRecalled}  gave it up (recalled): 1  failed → quarantined: 0`),
+      ok.stdout,
+    );
+    const recalledJson = JSON.parse((await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
+    assert.equal(recalledJson.recall, ['202604.01.1', ownRecalled]);
+    const group = recalledJson.groups.find((g: { base: string }) => g.base === '202604.01');
+    assert.equal([group.recall, group.recalled, group.quarantined, group.stillOnRecalled, group.fellBack], [['202604.01.1'], 1, 0, 0, 0]);
+    assert.equal(recalledJson.groups.find((g: { base: string }) => g.base === ownBase).recall, [ownRecalled]);
+    assert.is(recalledJson.nodes.find((n: { name: string }) => n.name === 'aks-pool-0').bucket, 'recalled');
+    // n1 failed provisioning under 202604.01.2 in an earlier boot and quarantined it: a failure of the hotfix, counted apart.
+    annotate(
+      api,
+      'n1',
+      report({
+        decision: 'quarantined',
+        quarantine: {
+          version: '202604.01.2',
+          reason: 'provisioning failed',
+          cause: 'provisionFailed',
+          exitCode: 31,
+          exitName: 'ERR_KUBELET_START_FAIL',
+        },
+      }),
+    );
+    const q = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json']);
+    assert.is(q.exitCode, 2);
+    const qGroup = JSON.parse(q.stdout).groups.find((g: { base: string }) => g.base === '202604.01');
+    assert.equal([qGroup.quarantined, qGroup.quarantinedBy, qGroup.fellBack, qGroup.recalled], [1, { ERR_KUBELET_START_FAIL: 1 }, 0, 1]);
+    const qText = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
+    assert.match(qText.stdout, /failed → quarantined: 1 \(ERR_KUBELET_START_FAIL x1\)/);
+    // n1 clean again; n0 still runs the recalled version this boot (it has not rebooted since the recall): exit 2.
+    annotate(api, 'n1', report({ decision: 'notInWave', joinsAt: `${FUTURE.slice(0, 16)}:00Z` }));
+    annotate(api, 'n0', report({ path: 'hotfix' }));
+    const still = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
+    assert.is(still.exitCode, 2, still.stdout);
+    assert.match(still.stdout, /still on recalled: 1\n/);
+    assert.match(still.stdout, /\n1 node\(s\) still on a recalled version this boot: they give it up at their next boot; reboot them/);
+    assert.match(
+      still.stdout,
+      /took the hotfix, 0 of them failed/,
+      'still on recalled is not counted as a failure (the watch does not halt over it)',
+    );
+    const stillJson = JSON.parse((await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
+    assert.is(stillJson.totals.stillOnRecalled, 1);
+    assert.is(stillJson.nodes.find((n: { name: string }) => n.name === 'n0').bucket, 'stillOnRecalled');
+    // A report from an older boot is not "still on recalled": the kubelet's boot id is newer.
+    api.nodes.nodes.delete('n0');
+    annotate(api, 'n0', report({ path: 'hotfix' }), 'boot-9');
+    const older = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
+    assert.is(older.exitCode, 0, older.stdout);
+  } finally {
+    node.box.cleanup();
     await api.close();
   }
 });
