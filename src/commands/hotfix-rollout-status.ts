@@ -18,7 +18,7 @@ export const hotfixRolloutStatusCommand = {
     ['hotfix rollout status -o json', 'the same with every node, for machines'],
   ],
   exitCodes: [
-    [0, 'no node that took the hotfix failed'],
+    [0, 'no node that took the hotfix failed, none still runs a recalled version'],
     [1, 'the nodes could not be read (usage, kubeconfig, apiserver)'],
     [
       ROLLOUT_FAILED,
