@@ -46,6 +46,7 @@ if (process.env.ANC_HIDE_DEBIAN_TOOLS === '1') {
 
 function onPath(tool) {
   if (tool === 'linux') return process.platform === 'linux';
+  if (tool === 'root') return process.getuid?.() === 0;
   return (process.env.PATH ?? '').split(delimiter).some((dir) => {
     try {
       return statSync(join(dir, tool)).isFile();
@@ -114,7 +115,10 @@ function e2eFiles() {
     const need = E2E_NEEDS.find(([prefix]) => file.startsWith(prefix));
     const missing = need ? need[1].filter((tool) => !onPath(tool)) : [];
     if (missing.length === 0) run.push(file);
-    else process.stdout.write(`skip: ${file}: ${need[2]} (needs ${missing.map((t) => (t === 'linux' ? 'Linux' : t)).join(', ')})\n`);
+    else
+      process.stdout.write(
+        `skip: ${file}: ${need[2]} (needs ${missing.map((t) => (t === 'linux' ? 'Linux' : t === 'root' ? 'root' : t)).join(', ')})\n`,
+      );
   }
   const escapeRegex = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return run.length === 0 ? undefined : `^(${run.map(escapeRegex).join('|')})$`;
