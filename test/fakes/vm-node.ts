@@ -80,7 +80,7 @@ mountpoint -q /mnt/anc-vm || mount -t 9p -o trans=virtio,version=9p2000.L,msize=
 OUT="/mnt/anc-vm/boot-$N"
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || { echo "ANC-VM report-failed boot=$N" >/dev/ttyS0; systemctl poweroff --no-block; exit 1; }
 C=${CONTAINERS}
-systemctl show aks-node-controller.service -p ExecMainStatus -p ActiveState -p Result -p ExecMainStartTimestampMonotonic -p ExecMainExitTimestampMonotonic >launcher-unit.txt
+systemctl show aks-node-controller.service -p ExecMainStatus -p ActiveState -p Result -p ConditionResult -p ExecMainStartTimestampMonotonic -p ExecMainExitTimestampMonotonic >launcher-unit.txt
 systemctl show cloud-final.service -p ActiveEnterTimestampMonotonic -p Result >cloud-final.txt
 systemctl show anc-vm-extension.service -p ExecMainStatus -p Result >extension-unit.txt
 journalctl -b -o cat -u aks-node-controller.service --no-pager >launcher.txt 2>&1
@@ -90,8 +90,6 @@ cp /var/log/anc-vm/provision-wait.out provision-wait.txt 2>/dev/null
 aks-node-controller status >status.txt 2>&1; echo $? >status.exit
 aks-node-controller status -o json >status.json 2>/dev/null
 cloud-init status --long >cloud-init-status.txt 2>&1
-cloud-init schema --system >cloud-init-schema.txt 2>&1
-{ systemd-analyze; systemd-analyze blame | head -25; } >systemd-analyze.txt 2>&1
 cp -a /var/log/azure azure-logs 2>/dev/null
 ls -la "$C" >containers.txt
 (cd "$C" && sha256sum provision_start.sh provision_source.sh) >scripts.sha256
@@ -134,9 +132,8 @@ Wants=network-online.target
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-LogsDirectory=anc-vm
-ExecStart=/opt/azure/containers/aks-node-controller provision-wait --timeout 1500
-StandardOutput=truncate:/var/log/anc-vm/provision-wait.out
+# Its stdout is the extension's status (systemd opens StandardOutput= files before it creates directories).
+ExecStart=/bin/sh -c 'mkdir -p /var/log/anc-vm && exec /opt/azure/containers/aks-node-controller provision-wait --timeout 1500 >/var/log/anc-vm/provision-wait.out'
 
 [Install]
 WantedBy=cloud-init.target
@@ -394,6 +391,8 @@ export interface BootReport {
   dir: string;
   launcherExit: number;
   launcherResult: string;
+  /** `no` when the unit was skipped by its condition (already provisioned). */
+  launcherCondition: string;
   cloudInitSeconds: number;
   /** Seconds from the kernel's start to the launcher's end. */
   launcherDoneSeconds: number;
@@ -445,6 +444,7 @@ export function readReport(dir: string): BootReport {
     dir,
     launcherExit: Number(unit.ExecMainStatus ?? NaN),
     launcherResult: `${unit.ActiveState ?? '?'}/${unit.Result ?? '?'}`,
+    launcherCondition: unit.ConditionResult ?? '',
     cloudInitSeconds: Number(cloudFinal.ActiveEnterTimestampMonotonic ?? NaN) / 1e6,
     launcherDoneSeconds: Number(unit.ExecMainExitTimestampMonotonic ?? NaN) / 1e6,
     launcher: file('launcher.txt'),
