@@ -41,10 +41,10 @@ test.before(async () => {
   const packages = buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { bin: fix, deltaFrom: [image.baked] });
   stand = await startStandIns(work, packages, { hotfixes: { '202604.01': HOTFIX_VERSION } });
   customData = nodeCustomData(image.baked, stand.api, work);
-  // The two nodes are independent: booted side by side (a TCG boot leaves a core partly idle).
-  const started = Date.now();
-  [scriptsCut, stagingCut] = await Promise.all([cutThenBoot('cut-scripts', 'scripts-mixed'), cutThenBoot('cut-staging', 'hotfix-staging')]);
-  logTiming('power cuts, both nodes (cut + boot each, side by side)', `${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // One VM at a time: two side by side starve each other under TCG on 2 cores, and check-hotfix's 10 s
+  // bound (guest wall time) was seen to run out that way.
+  scriptsCut = await cutThenBoot('cut-scripts', 'scripts-mixed');
+  stagingCut = await cutThenBoot('cut-staging', 'hotfix-staging');
 });
 
 test.after(async () => {
