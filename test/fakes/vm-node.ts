@@ -156,24 +156,44 @@ WantedBy=basic.target
 
 const PAUSE_START = `#!/bin/bash
 n="$(sed -n 's/.*anc_vm\\.pause=\\([a-z-]*\\).*/\\1/p' /proc/cmdline)"
-exec /usr/local/sbin/anc-vm-pause ${CONTAINERS} "sh /usr/local/lib/anc-vm/pause-when-$n.sh"
+read -r mode exe </usr/local/lib/anc-vm/pause-$n.mode
+exec /usr/local/sbin/anc-vm-pause "$mode" ${CONTAINERS} "$exe" "sh /usr/local/lib/anc-vm/pause-when-$n.sh"
 `;
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The pause conditions (anc_vm.pause=NAME): evaluated at each open of /opt/azure/containers by the agent. */
-export function pauseConditions(fixedStart: string, fixedHelper: string): Record<string, string> {
+/** A pause point: which events (`open` of the directory, or `exec` of a file in it), by which agent, in which state. */
+export interface PausePoint {
+  mode: 'open' | 'exec';
+  /** The end of the executable path of the process whose event may be held. */
+  exe: string;
+  /** sh script: exit 0 = hold this event (ANC_VM_PAUSE_PATH names the file). */
+  condition: string;
+}
+
+/** The pause points (anc_vm.pause=NAME). */
+export function pauseConditions(fixedStart: string, fixedHelper: string): Record<string, PausePoint> {
   const is = (file: string, text: string) => `[ "$(sha256sum <${CONTAINERS}/${file} | cut -c1-64)" = ${sha(text)} ]`;
   return {
-    // One script replaced and the other not: the middle of applying the script payload.
-    'scripts-mixed': `#!/bin/sh\nif ${is('provision_start.sh', fixedStart)}; then a=1; else a=0; fi\nif ${is('provision_source.sh', fixedHelper)}; then b=1; else b=0; fi\n[ "$a" != "$b" ]\n`,
-    // The candidate is on disk under its pending name, not yet promoted: the middle of staging the hotfix.
-    'hotfix-staging': `#!/bin/sh\n[ -e ${CONTAINERS}/aks-node-controller-hotfix.pending ] && [ ! -e ${CONTAINERS}/aks-node-controller-hotfix ]\n`,
+    // The hotfix's provision opens the directory to sync it after replacing one script of two: one
+    // replaced and the other not is the middle of applying the script payload.
+    'scripts-mixed': {
+      mode: 'open',
+      exe: '/aks-node-controller-hotfix',
+      condition: `#!/bin/sh\nif ${is('provision_start.sh', fixedStart)}; then a=1; else a=0; fi\nif ${is('provision_source.sh', fixedHelper)}; then b=1; else b=0; fi\n[ "$a" != "$b" ]\n`,
+    },
+    // download-hotfix (the baked agent) starts the candidate under its pending name for the health
+    // gate: the middle of staging the hotfix, before it is promoted.
+    'hotfix-staging': {
+      mode: 'exec',
+      exe: '/aks-node-controller',
+      condition: `#!/bin/sh\ncase "$ANC_VM_PAUSE_PATH" in */aks-node-controller-hotfix.pending) [ ! -e ${CONTAINERS}/aks-node-controller-hotfix ] ;; *) exit 1 ;; esac\n`,
+    },
   };
 }
 
 /** The image's own files beyond install.sh: provisioning scripts, the repository source and key, the test units. */
-export function writeImageOverlay(dir: string, o: { keyring: string; pauseBinary: string; conditions: Record<string, string> }): void {
+export function writeImageOverlay(dir: string, o: { keyring: string; pauseBinary: string; conditions: Record<string, PausePoint> }): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   // The image's provisioning scripts (cse_start.sh stand-in) with the bug the script hotfix fixes.
@@ -205,7 +225,10 @@ export function writeImageOverlay(dir: string, o: { keyring: string; pauseBinary
   put(dir, '/usr/local/lib/anc-vm/pause-start', PAUSE_START, 0o755);
   put(dir, '/etc/systemd/system/anc-vm-pause.service', PAUSE_UNIT);
   enable(dir, 'anc-vm-pause.service', 'basic.target');
-  for (const [name, text] of Object.entries(o.conditions)) put(dir, `/usr/local/lib/anc-vm/pause-when-${name}.sh`, text, 0o755);
+  for (const [name, p] of Object.entries(o.conditions)) {
+    put(dir, `/usr/local/lib/anc-vm/pause-when-${name}.sh`, p.condition, 0o755);
+    put(dir, `/usr/local/lib/anc-vm/pause-${name}.mode`, `${p.mode} ${p.exe}\n`);
+  }
 }
 
 export interface BuiltImage extends VmImage {
@@ -219,7 +242,7 @@ export interface BuiltImage extends VmImage {
 }
 
 /** Builds (or reuses) the VM image: the baked agent, the overlay, vhd/vm/build-image.sh. */
-export async function prepareVmImage(conditions: Record<string, string>, log: (line: string) => void = () => {}): Promise<BuiltImage> {
+export async function prepareVmImage(conditions: Record<string, PausePoint>, log: (line: string) => void = () => {}): Promise<BuiltImage> {
   const started = Date.now();
   const baked = buildAgent(BAKED_VERSION, join(VM_DIR, 'agents', 'baked'));
   const key = imageRepoKey();
