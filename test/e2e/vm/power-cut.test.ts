@@ -88,6 +88,7 @@ test('power cut while the script payload is applied (one script replaced): the n
     r.log.some((l) => /restor/i.test(String(l.msg)) && /interrupted/.test(JSON.stringify(l))),
     r.log.map((l) => l.msg).join('\n'),
   );
+  assert.match(r.status, /restored +\d+ baked scripts of hotfix .* \(an earlier apply was interrupted\)/, 'status says what the boot repaired');
   const applies = taskMessages(r, 'ScriptHotfix');
   assert.match(applies.at(-1)!, new RegExp(`^apply label=${SCRIPT_LABEL} platform=ubuntu replaced=2`));
 });
