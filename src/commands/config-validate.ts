@@ -2,7 +2,7 @@
 // each with its JSON path, what was found and what was expected. Exit 0 valid, 1 invalid/unreadable.
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from '../cli/command.ts';
-import { readConfigFile } from './config-input.ts';
+import { readConfiguration } from './config-input.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 
 interface ValidateOptions {
@@ -32,7 +32,7 @@ export const configValidateCommand = {
   async run({ args, options }, deps) {
     const file = args[0];
     if (!file) throw new AgentError('ANC_USAGE', 'config validate needs the configuration file: config validate <file>');
-    const text = readConfigFile(deps, file);
+    const text = readConfiguration(deps, file);
     const { validateConfigurationText, formatReport } = await import('../config/validate.ts');
     const report = validateConfigurationText(text, { strict: options.strict === true });
     const value = { file, valid: report.valid, strict: report.strict, errors: report.errors, warnings: report.warnings };

@@ -3,7 +3,7 @@
 import { AgentError } from '../platform/errors.ts';
 import type { Deps } from '../platform/deps.ts';
 import type { Command } from '../cli/command.ts';
-import { readConfigFile } from './config-input.ts';
+import { readConfigFile, readConfiguration } from './config-input.ts';
 
 interface CustomDataOptions {
   format?: string;
@@ -16,7 +16,7 @@ function readInput(file: string | undefined, deps: Deps, decode: boolean): strin
   if (!file)
     throw new AgentError('ANC_USAGE', 'custom-data needs a file: custom-data [--format mime|cloud-config|ignition] [--raw] <config-file>');
   const path = file === '-' || file.startsWith('/') ? file : `${deps.cwd}/${file}`;
-  return readConfigFile(deps, path, decode ? 'custom data file' : 'configuration file');
+  return decode ? readConfigFile(deps, path, 'custom data file') : readConfiguration(deps, path);
 }
 
 /** The decoded configuration with its credentials replaced; refused when it cannot be read to find them. */

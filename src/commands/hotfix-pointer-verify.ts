@@ -6,7 +6,7 @@ import type { ConfigMapDoc } from '../pointer/configmap.ts';
 import type { Command } from '../cli/command.ts';
 
 const HELP = { hint: 'Run `aks-node-controller hotfix pointer verify --help` for the flags; docs/pointer-signing.md for the workflow.' };
-import { readConfigFile as readInputFile } from './config-input.ts';
+import { readConfigFile as readInputFile, readConfiguration } from './config-input.ts';
 
 interface VerifyOptions {
   mode?: string;
@@ -86,7 +86,7 @@ export const hotfixPointerVerifyCommand = {
     else throw new AgentError('ANC_USAGE', 'the cluster has no anc-hotfix-version ConfigMap to verify', HELP);
     const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readInputFile(deps, options.keys, 'key set'), options.keys);
     const facts = factsFromFlags(
-      options.nodeConfig === undefined ? undefined : readInputFile(deps, options.nodeConfig, 'node config'),
+      options.nodeConfig === undefined ? undefined : readConfiguration(deps, options.nodeConfig, 'node config'),
       options.node ?? [],
     );
     const report = verifyConfigMap(doc, { mode: signingMode(options.mode).mode, keys, facts, ...floor, now });

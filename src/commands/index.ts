@@ -1,5 +1,6 @@
 // The command table. Adding a subcommand = one file in commands/ plus one line here.
 import type { AnyCommand } from '../cli/command.ts';
+import { applyEmbeddedHotfixCommand } from './apply-embedded-hotfix.ts';
 import { checkHotfixCommand } from './check-hotfix.ts';
 import { completionCommand } from './completion.ts';
 import { configDiffCommand } from './config-diff.ts';
@@ -27,6 +28,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   statusCommand,
   downloadHotfixCommand,
   checkHotfixCommand,
+  applyEmbeddedHotfixCommand,
   hotfixExplainCommand,
   hotfixFallbackCommand,
   hotfixScriptsCommand,

@@ -23,7 +23,7 @@ export const provisionWaitCommand = {
     const timeoutMs = parseTimeout(input.options.timeout);
     const { waitForProvision } = await import('../provision/wait.ts');
     const start = deps.clock.now();
-    deps.log.info('aks-node-controller started', { task: 'ProvisionWait', ...startAttrs(deps) });
+    deps.log.info('aks-node-controller started', startAttrs(deps, 'ProvisionWait'));
     deps.events.emit({ task: 'ProvisionWait', message: 'Starting', level: 'Informational', start, end: start });
     const outcome = await waitForProvision(deps, { timeoutMs });
     const end = deps.clock.now();

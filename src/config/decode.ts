@@ -61,7 +61,7 @@ export function parseInt32(raw: string): number | undefined {
  */
 function stringToken(node: JsonNode): { token: string | undefined; trailing: boolean } {
   if (node.t !== 'string') return { token: undefined, trailing: false };
-  const token = protojsonStringNumber(node.value);
+  const token = protojsonStringNumber(node.value, node.wellFormed);
   return { token, trailing: token !== undefined && token.length < node.value.length };
 }
 
@@ -88,6 +88,8 @@ function decodeNumber(node: JsonNode, type: 'int32' | 'double'): Decoded {
           ? undefined
           : parseInt32(token.token);
   const expected = EXPECTED[type];
+  // The reference's tokenizer rejects such a string whole (N5); D7: this field alone is dropped.
+  if (node.t === 'string' && !node.wellFormed) return { ok: false, expected: `${expected}, in a string without a lone surrogate escape` };
   if (n === undefined) return { ok: false, expected };
   if (!token.trailing) return { ok: true, value: n };
   const text = clip(JSON.stringify((node as JsonString).value));

@@ -4,6 +4,7 @@ import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
 import { GO_MAX_DEPTH, goPlain, goUnmarshal } from '../platform/go/unmarshal.ts';
+import { goText } from '../platform/go/utf8.ts';
 import { COMPONENTS_GO_TYPE, parseGpuComponents } from './env/gpu-components.ts';
 import { pathError } from '../platform/os-error.ts';
 import { containerdVersionFromOutput } from './semver.ts';
@@ -44,7 +45,7 @@ export async function detectContainerdVersion(deps: Deps): Promise<string | unde
 export function loadComponents(deps: Deps, path = deps.paths.componentsJson): unknown {
   let text: string;
   try {
-    text = deps.fs.readText(path, 'manifest');
+    text = goText(deps.fs.readFile(path, 'manifest')); // N7: Go's invalid-byte rule, as encoding/json reads it
   } catch (error) {
     throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: read ${path}: ${pathError('open', path, error)}`, {
       cause: error,

@@ -71,7 +71,7 @@ const OUTCOME_FOR_REASON: Record<HotfixReason, DownloadOutcome> = {
 export async function downloadHotfix(deps: Deps, options: DownloadOptions): Promise<number> {
   const start = deps.clock.now();
   const seen: Seen = { target: '', trace: { path: 'none', fetchedBytes: 0, stages: {} } };
-  deps.log.info('aks-node-controller hotfix download started', startAttrs(deps));
+  deps.log.info('aks-node-controller hotfix download started', startAttrs(deps, 'DownloadHotfix'));
   removeLeftoverTemps(deps, dirname(deps.paths.hotfixBinary), TEMP_PREFIX.hotfixBinary, start);
   removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.fetchScratch, start);
   // A run killed inside the health gate leaves the whole candidate under the pending name, and perhaps the guard.

@@ -9,6 +9,7 @@ import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { ensurePort, isIpLiteral, splitHostPort, type HostPort } from './address.ts';
 import { resolveCredentials, type ApiCredentials } from './credentials.ts';
+import { goText } from '../platform/go/utf8.ts';
 
 export const HOTFIX_CONFIGMAP_PATH = '/api/v1/namespaces/kube-system/configmaps/anc-hotfix-version';
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -159,7 +160,8 @@ function readResponse(
   response.on('error', truncated);
   response.on('end', () => {
     if (!response.complete) truncated();
-    else finish(undefined, Buffer.concat(chunks).toString('utf8'));
+    // N7: client-go decodes the body with encoding/json's rules: one U+FFFD per invalid byte.
+    else finish(undefined, goText(Buffer.concat(chunks)));
   });
   response.on('close', () => {
     if (!response.complete) truncated();

@@ -4,6 +4,7 @@
 // The first source that yields a server wins. Tokens and private keys stay Secrets (D14). The kubeconfig
 // reader (the YAML library, ~1.7 ms to load) loads only when a kubeconfig is read: a node config answers on a boot.
 import { loadConfiguration } from '../config/load.ts';
+import { readConfigurationFile } from '../config/read.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { goTrimSpace } from '../platform/go/strings.ts';
@@ -58,7 +59,7 @@ export function nodeConfigCredentials(deps: CredentialDeps): ApiCredentials {
   const path = deps.paths.nodeConfig;
   let text: string;
   try {
-    text = deps.fs.readText(path, 'config');
+    text = readConfigurationFile(deps.fs, path);
   } catch (error) {
     throw kubeError(`reading node config ${deps.paths.strip(path)}: ${ioReason(error)}`);
   }

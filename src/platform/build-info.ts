@@ -23,7 +23,13 @@ export function binaryKind(execPath: string, hotfixBinary: string): 'baked' | 'h
   return execPath === hotfixBinary ? 'hotfix' : 'baked';
 }
 
-/** Attributes of every command's start log line: which build runs, and from where (status reads them). */
-export function startAttrs(deps: { version: string; execPath: string; paths: { hotfixBinary: string } }): Record<string, string> {
-  return { version: deps.version, binary: binaryKind(deps.execPath, deps.paths.hotfixBinary) };
+/**
+ * Attributes of every command's start log line: its event task, which build runs and from where. `status`
+ * reads them to say which build wrote each event (events themselves carry only the reference's bytes).
+ */
+export function startAttrs(
+  deps: { version: string; execPath: string; paths: { hotfixBinary: string } },
+  task: string,
+): Record<string, string> {
+  return { task, version: deps.version, binary: binaryKind(deps.execPath, deps.paths.hotfixBinary) };
 }

@@ -36,7 +36,7 @@ export interface Deps {
   /** Columns of the terminal stdout is, or undefined when stdout is not a terminal (text then is not cut). */
   terminalColumns(): number | undefined;
   /** All of stdin as text (a `-` file argument). */
-  readStdin(): string;
+  readStdin(): Buffer;
   /** Runs `body` with SIGTERM/SIGINT/SIGHUP turned into an abort of its signal (provision forwards them). */
   withTerminationSignals: typeof forwardingTerminationSignals;
 }
@@ -100,12 +100,12 @@ export function createRealDeps(options: RealDepsOptions = { readOnly: false }): 
     http: createHttpClient(),
     clock,
     log,
-    events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log, BUILD_VERSION),
+    events: options.readOnly ? { emit() {} } : createEventSink(paths.eventsDir, clock, log),
     stdout,
     stderr,
     hostname: () => process.getBuiltinModule('node:os').hostname(),
     terminalColumns: () => (isCharacterDevice(1) ? process.stdout.columns : undefined),
-    readStdin: () => fs.readFileSync(0, 'utf8'),
+    readStdin: () => fs.readFileSync(0),
     withTerminationSignals: forwardingTerminationSignals,
   };
 }

@@ -26,19 +26,15 @@ export interface EventSink {
 /** The reference's constant `Version` (spec 3): telemetry downstream of the VM agent keys on the schema. */
 export const EVENT_SCHEMA_VERSION = '1.23';
 
-/** The agent's own version rides at the end of the Message, as one more ` | key=value` part. */
-export const AGENT_VERSION_KEY = 'ancVersion';
-
 /**
- * The reference's event, byte for byte, except one trailing Message part ` | ancVersion=<v>` naming the
- * build (baked or hotfix) that wrote it; readers of the reference's format (the message, the
- * `durationMs=` value) are unaffected by a part after the timing.
+ * The reference's event, byte for byte: the Message ends at `durationMs=<n>` (D16; readers anchored at
+ * its end key on that). Which build wrote an event, `status` takes from the agent log's start lines.
  */
-export function renderEvent(event: AgentEvent, version: string): string {
+export function renderEvent(event: AgentEvent): string {
   const start = formatEventTime(event.start);
   const end = formatEventTime(event.end);
   const durationMs = Math.trunc(event.end.getTime() - event.start.getTime());
-  const timing = `startTime=${start} endTime=${end} durationMs=${durationMs} | ${AGENT_VERSION_KEY}=${version}`;
+  const timing = `startTime=${start} endTime=${end} durationMs=${durationMs}`;
   return goJson({
     Timestamp: start,
     OperationId: end,
@@ -51,14 +47,14 @@ export function renderEvent(event: AgentEvent, version: string): string {
   });
 }
 
-export function createEventSink(eventsDir: string, clock: Clock, log: Logger, version: string): EventSink {
+export function createEventSink(eventsDir: string, clock: Clock, log: Logger): EventSink {
   return {
     emit(event) {
       try {
         fs.mkdirSync(eventsDir, { recursive: true, mode: 0o755 });
         // Whole or nothing (temp, fsync, rename): the guest agent never picks up a 0-byte or cut-off
         // event, even on a full disk. The temp name does not end in .json, so it is never read as one.
-        atomicWrite(path.join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event, version), {
+        atomicWrite(path.join(eventsDir, `${clock.unixNanos()}.json`), renderEvent(event), {
           mode: 0o644,
           tempPrefix: TEMP_PREFIX.event,
         });

@@ -5,6 +5,7 @@
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
+import { readConfigurationFile, withoutBom } from '../config/read.ts';
 import { goJsonKind, goLookupField, parseGoJson } from '../platform/json.ts';
 import { emptyPointer, mergePointer, parsePointer, serializePointer, type HotfixPointer } from './document.ts';
 import type { Verdict } from './gate.ts';
@@ -53,7 +54,7 @@ export async function runCheckHotfix(deps: CheckDeps, run: CheckHotfixRun): Prom
   const start = deps.clock.now();
   let report: CheckHotfixReport = { outcome: 'failed', error: 'check-hotfix did not finish' };
   try {
-    deps.log.info('aks-node-controller check-hotfix started', startAttrs(deps));
+    deps.log.info('aks-node-controller check-hotfix started', startAttrs(deps, TASK));
     removeLeftoverTemps(deps, deps.paths.containersDir, TEMP_PREFIX.pointer, start);
     if (run.args.length > 0) deps.log.warn('ignoring unexpected check-hotfix arguments', { args: clip(run.args.join(' ')) });
     report = await withinTotalBound(deps, run.fetchConfigMap, run.totalBoundMs ?? CHECK_TOTAL_BOUND_MS);
@@ -208,16 +209,16 @@ function readColdStartField(deps: Pick<Deps, 'fs' | 'paths'>, field: string): un
   let text: string;
   try {
     if (!deps.fs.stat(path)) return undefined;
-    text = deps.fs.readText(path, 'config');
+    text = readConfigurationFile(deps.fs, path, where);
   } catch (error) {
     throw new AgentError('ANC_HOTFIX', `reading node config ${where}: ${shortIoError(error)}`);
   }
   let doc: unknown;
   try {
-    doc = parseGoJson(text);
+    doc = parseGoJson(withoutBom(text));
   } catch {
     // Never quote the parser's message: it may echo a piece of the file, which holds the bootstrap token.
-    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: ${jsonSyntaxProblem(text) ?? 'not valid JSON'}`);
+    throw new AgentError('ANC_HOTFIX', `parsing node config ${where}: ${jsonSyntaxProblem(withoutBom(text)) ?? 'not valid JSON'}`);
   }
   if (doc === null) return undefined;
   if (typeof doc !== 'object' || Array.isArray(doc))

@@ -5,6 +5,7 @@
 // Serial floor on a node = max(the state file, the serial of the node's own custom-data pointer when that
 // one verifies). A fresh node has no state file, so its floor is only what its custom data carried.
 import { loadConfiguration } from '../config/load.ts';
+import { readConfigurationFile, withoutBom } from '../config/read.ts';
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import { decidePointer, signingMode, type GateInput, type SigningMode, type Verdict } from './gate.ts';
@@ -46,13 +47,13 @@ interface NodeConfigView {
 function readNodeConfig(deps: GateDeps): NodeConfigView {
   let text: string;
   try {
-    text = deps.fs.readText(deps.paths.nodeConfig, 'config');
+    text = readConfigurationFile(deps.fs, deps.paths.nodeConfig);
   } catch {
     return { facts: {} };
   }
   const facts = nodeFacts(loadConfiguration(text).config);
   try {
-    const doc = JSON.parse(text) as Record<string, unknown> | null;
+    const doc = JSON.parse(withoutBom(text)) as Record<string, unknown> | null;
     const envelope = doc && typeof doc === 'object' ? doc[NODE_CONFIG_ENVELOPE_KEY] : undefined;
     return envelope === undefined || envelope === null ? { facts } : { facts, envelope };
   } catch {

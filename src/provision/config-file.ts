@@ -4,6 +4,7 @@
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
 import { pathError } from '../platform/path-error.ts';
+import { configText } from '../config/read.ts';
 
 /**
  * 4 MiB. A real node configuration is tens of kilobytes; everything it carries ends up in the scripts'
@@ -40,7 +41,7 @@ export function readConfigText(deps: Pick<Deps, 'fs'>, path: string): string {
   return decodeConfigText(path, data);
 }
 
-/** Rejects empty and binary content (NUL bytes, invalid UTF-8) with the byte offset. */
+/** Rejects empty and binary content (NUL bytes, invalid UTF-8: config/read.ts) naming the file. */
 export function decodeConfigText(path: string, data: Uint8Array): string {
   if (data.length > MAX_CONFIG_BYTES) {
     throw new AgentError(
@@ -48,15 +49,9 @@ export function decodeConfigText(path: string, data: Uint8Array): string {
       `provision config ${path} is too large: ${data.length} bytes (limit ${MAX_CONFIG_BYTES} bytes)`,
     );
   }
-  const nul = data.indexOf(0);
-  if (nul >= 0) throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not a text file (NUL byte at offset ${nul})`);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(data);
-  } catch {
-    throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is not valid UTF-8 text`);
-  }
-  if (text.trim() === '') throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is empty`);
+  // The same bytes-to-text step as every other command (BOMs kept for the loader to judge).
+  const text = configText(data, `provision config ${path}`);
+  if (text.replace(/^\uFEFF/, '').trim() === '') throw new AgentError('ANC_CONFIG_INVALID', `provision config ${path} is empty`);
   return text;
 }
 

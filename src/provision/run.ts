@@ -144,7 +144,7 @@ function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } 
 
 export async function provision(req: ProvisionRequest, deps: Deps): Promise<ProvisionOutcome> {
   const start = deps.clock.now();
-  deps.log.info('aks-node-controller started', { task: 'Provision', ...startAttrs(deps), dryRun: req.dryRun });
+  deps.log.info('aks-node-controller started', { ...startAttrs(deps, 'Provision'), dryRun: req.dryRun });
   // D9: a dry run (the hotfix health gate's self-test, for one) writes nothing, events included.
   const emit: Deps['events']['emit'] = (event) => (req.dryRun ? undefined : deps.events.emit(event));
   if (!req.dryRun) {

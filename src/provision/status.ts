@@ -10,6 +10,7 @@ import { goEqualFold } from '../platform/go/strings.ts';
 import { goJson, parseGoJson } from '../platform/json.ts';
 import { TEMP_PREFIX } from '../platform/temp-files.ts';
 import { pathError } from '../platform/path-error.ts';
+import { goText } from '../platform/go/utf8.ts';
 
 /** The reference's result record; every value is a string (`ExitCode` "240", "-1", "3", ...). */
 export interface ProvisionResult {
@@ -42,7 +43,7 @@ export function writeCompleteFileOnError(deps: StatusDeps, result: ProvisionResu
 /** Whether the file holds a provision result a waiter can evaluate (any failure to read counts as no). */
 function holdsValidResult({ fs }: StatusDeps, file: string): boolean {
   try {
-    const decoded = decodeProvisionJson(fs.readText(file, 'status'));
+    const decoded = decodeProvisionJson(goText(fs.readFile(file, 'status')));
     return 'result' in decoded && decoded.result.ExitCode !== '';
   } catch {
     return false;

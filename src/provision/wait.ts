@@ -6,6 +6,7 @@ import type { Deps } from '../platform/deps.ts';
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { pathError } from '../platform/path-error.ts';
 import { evaluateProvisionJson } from './status.ts';
+import { goText } from '../platform/go/utf8.ts';
 
 export interface WaitOutcome {
   /** provision.json exactly as read ('' when it could not be read or was never reached). */
@@ -74,7 +75,7 @@ export function readAndEvaluate(deps: WaitDeps): WaitOutcome {
   const file = deps.paths.provisionJson;
   let output: string;
   try {
-    output = deps.fs.readText(file, 'status');
+    output = goText(deps.fs.readFile(file, 'status')); // N7: the reference decodes it with encoding/json
   } catch (error) {
     return {
       output: '',

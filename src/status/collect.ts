@@ -6,10 +6,12 @@ import { errorMessage } from '../platform/errors.ts';
 import type { InputKind } from '../platform/input.ts';
 import { goLookupField, parseGoJson } from '../platform/json.ts';
 import { decodeProvisionJson } from '../provision/status.ts';
+import { readConfigurationFile } from '../config/read.ts';
 import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
 import { agoText, type BootCheck, bootChecks } from './checks.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
+import { eventWriter, startLines } from './writers.ts';
 
 export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'not-started';
 
@@ -21,7 +23,7 @@ export interface StatusReport {
   root: string;
   provision: { exitCode: NamedExitCode | null; error: string; output: string; execDuration: string; complete: boolean } | null;
   failingStep: { task: string; message: string; exitCode: NamedExitCode | null } | null;
-  /** Which agent binary ran provision, from its start log line (or its events). */
+  /** Which agent binary ran provision, from its start log line (or the Provision row's writer, status/writers.ts). */
   binary: { kind: 'baked' | 'hotfix' | 'unknown'; version: string } | null;
   hotfix: {
     pointer: 'present' | 'absent' | 'unreadable';
@@ -139,8 +141,14 @@ async function hotfixDecision(
 }
 
 async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
-  const text = readOptional(deps, deps.paths.nodeConfig, 'config', notes);
-  if (text === undefined) return [];
+  let text: string;
+  try {
+    if (!deps.fs.exists(deps.paths.nodeConfig)) return [];
+    text = readConfigurationFile(deps.fs, deps.paths.nodeConfig, deps.paths.strip(deps.paths.nodeConfig));
+  } catch (error) {
+    notes.push(`cannot read ${deps.paths.strip(deps.paths.nodeConfig)}: ${errorMessage(error)}`);
+    return [];
+  }
   const { loadConfiguration } = await import('../config/load.ts');
   return loadConfiguration(text).issues.map((i) => `${i.severity}: ${i.path}: ${i.message}`);
 }
@@ -171,8 +179,9 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const complete = deps.fs.exists(deps.paths.provisionComplete);
   const provision = parseProvisionJson(readOptional(deps, deps.paths.provisionJson, 'status', notes), complete, notes);
   const events = readEvents(deps, notes);
-  const timeline = buildTimeline(events);
   const log = readLog(deps, notes);
+  const starts = startLines(log);
+  const timeline = buildTimeline(events, (task, file) => eventWriter(starts, task, file));
 
   const started = last(log, (l) => l.msg === 'aks-node-controller started' && l.task === 'Provision');
   const provisionEvent = last(timeline, (r) => r.task === 'Provision');
@@ -182,7 +191,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
         version: String(started.version ?? 'unknown'),
       }
     : provisionEvent?.version
-      ? { kind: 'unknown', version: provisionEvent.version }
+      ? { kind: provisionEvent.binary ?? 'unknown', version: provisionEvent.version }
       : null;
   const bakedStart = last(
     log,

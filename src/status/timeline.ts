@@ -23,8 +23,9 @@ export interface TimelineRow {
   message: string;
   /** An event of aks-node-controller itself (else of the provisioning scripts). */
   agent: boolean;
-  /** The agent version the event carries (agent events only). */
+  /** Which build wrote the step (agent events only, from the agent log's start lines: status/writers.ts). */
   version?: string;
+  binary?: 'baked' | 'hotfix' | 'unknown';
 }
 
 const AGENT_PREFIX = 'AKS.AKSNodeController.';
@@ -38,15 +39,6 @@ function durationOf(start: RawEvent, end: RawEvent): number | null {
   return Number.isFinite(ms) ? Math.max(0, ms) : null;
 }
 
-/**
- * The agent's version: the Message's trailing ` | ancVersion=<v>` part (platform/events.ts); builds
- * before it wrote it in `Version`, where the reference writes its constant "1.23".
- */
-function agentVersionOf(event: RawEvent): string | undefined {
-  const inMessage = / \| ancVersion=(\S+)$/.exec(event.Message ?? '')?.[1];
-  return inMessage ?? (event.Version && event.Version !== '1.23' ? event.Version : undefined);
-}
-
 const messageOf = (event: RawEvent) => (event.Message ?? '').split(' | startTime=')[0]!.replace(/^startTime=.*$/, '');
 
 /** Orders by file name (the write order), numerically. */
@@ -55,7 +47,11 @@ export function sortEvents(events: RawEvent[]): RawEvent[] {
   return [...events].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-export function buildTimeline(events: RawEvent[]): TimelineRow[] {
+/** `writerOf`: which build wrote an agent event (never read from the event's text, D16). */
+export function buildTimeline(
+  events: RawEvent[],
+  writerOf: (task: string, file: string) => { version: string; binary: TimelineRow['binary'] } | undefined = () => undefined,
+): TimelineRow[] {
   const rows: TimelineRow[] = [];
   const open = new Map<string, { row: TimelineRow; start: RawEvent }>();
   for (const event of sortEvents(events)) {
@@ -69,7 +65,7 @@ export function buildTimeline(events: RawEvent[]): TimelineRow[] {
       start: event.Timestamp ?? '',
       message,
       agent,
-      ...(agent && agentVersionOf(event) ? { version: agentVersionOf(event) } : {}),
+      ...(agent ? writerOf(task, event.file) : undefined),
     };
     if (agent && message === 'Starting') {
       const row: TimelineRow = { ...base, durationMs: null, outcome: 'running' };

@@ -93,7 +93,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     events: { emit: (e) => void emitted.push(e) },
     stdout: { write: (t) => void out.push(String(t)) },
     stderr: { write: (t) => void err.push(String(t)) },
-    readStdin: () => options.stdin ?? '',
+    readStdin: () => Buffer.from(options.stdin ?? ''),
     hostname: () => options.hostname ?? 'aks-test-node',
     terminalColumns: () => undefined,
     withTerminationSignals: forwardingTerminationSignals,

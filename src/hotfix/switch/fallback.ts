@@ -6,6 +6,7 @@
 // and carried in the event.
 import type { Deps } from '../../platform/deps.ts';
 import { definedEnv } from '../../platform/deps.ts';
+import { startAttrs } from '../../platform/build-info.ts';
 import { errorMessage } from '../../platform/errors.ts';
 import { readPointerFile } from '../../pointer/file.ts';
 import { resolveVersion } from '../../pointer/resolve.ts';
@@ -16,6 +17,7 @@ import { restoreForFallback } from '../scripts/restore.ts';
 
 export async function fallbackToBaked(deps: Deps, reason: string): Promise<number> {
   const start = deps.clock.now();
+  deps.log.info('aks-node-controller hotfix fallback started', startAttrs(deps, 'HotfixFallback'));
   const problems: string[] = [];
   // First the baked scripts: the baked provision must never run over a hotfix's scripts (issue 21).
   const scripts = restoreForFallback(deps);

@@ -5,7 +5,9 @@
 // ends a token at any byte outside [-+._a-zA-Z0-9] and ignores whatever follows. So "600 seconds",
 // "1,2", "8:00" and "7 x" are 600, 1, 8 and 7, while "1 ", "2x", "1e3x" and "" are errors. The
 // tokenizer accepts an exponent without digits ("1e" in "1e x"): the integer reading ignores it (1),
-// the floating-point one (strconv.ParseFloat) rejects it. Pure.
+// the floating-point one (strconv.ParseFloat) rejects it. A string holding a lone UTF-16 surrogate escape
+// anywhere ("600\ud800") never gets that far: protojson's string tokenizer rejects it whole (issue 32, N5).
+// Pure.
 import { goTrimSpace } from './strings.ts';
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
@@ -37,9 +39,12 @@ function numberTokenLength(s: string): number | undefined {
   return n < s.length && continuesToken(at(n)) ? undefined : n;
 }
 
-/** The number token a protojson numeric STRING stands for (its raw text), or undefined when it is an error. */
-export function protojsonStringNumber(text: string): string | undefined {
-  if (goTrimSpace(text) !== text || text === '') return undefined;
+/**
+ * The number token a protojson numeric STRING stands for (its raw text), or undefined when it is an error.
+ * `wellFormed`: the scanner's verdict that the string held no lone surrogate escape (json-scan.ts).
+ */
+export function protojsonStringNumber(text: string, wellFormed: boolean): string | undefined {
+  if (!wellFormed || goTrimSpace(text) !== text || text === '') return undefined;
   const length = numberTokenLength(text);
   return length === undefined ? undefined : text.slice(0, length);
 }

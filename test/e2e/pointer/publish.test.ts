@@ -173,7 +173,30 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
       clusterConfig: { location: 'eastus' },
     }),
   );
+  // N6 (issue 32): the node configuration through the same bytes-to-text step as provision: one BOM is
+  // skipped (the same facts), two are a syntax error (no facts: the scoped pointer does not apply).
+  const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+  const nodeConfigOneBom = join(WORK, 'node-config-bom.json');
+  const nodeConfigTwoBoms = join(WORK, 'node-config-boms.json');
+  writeFileSync(nodeConfigOneBom, Buffer.concat([bom, readFileSync(nodeConfig)]));
+  writeFileSync(nodeConfigTwoBoms, Buffer.concat([bom, bom, readFileSync(nodeConfig)]));
   const cases: Array<[string, string[], number, string]> = [
+    [
+      'node config with one BOM',
+      [
+        write('scope5', signedText({ scope: { region: ['eastus'], cluster: ['aks-1.hcp.eastus.azmk8s.io'] } })),
+        '--node-config',
+        nodeConfigOneBom,
+      ],
+      0,
+      'scope: region=eastus cluster=aks-1.hcp.eastus.azmk8s.io\n',
+    ],
+    [
+      'node config with two BOMs',
+      [write('scope6', signedText({ scope: { region: ['eastus'] } })), '--node-config', nodeConfigTwoBoms],
+      1,
+      'rejected: outcome=outOfScope',
+    ],
     ['ok', [write('ok', signedText({ serial: 4 }))], 0, 'accepted: outcome=accepted'],
     ['unsigned', [write('unsigned', { 'hotfixes.json': '{"hotfixes":{}}' }), '--mode', 'enforce'], 1, 'rejected: outcome=unsigned'],
     ['unsigned allowed', [write('unsigned2', { 'hotfixes.json': '{"hotfixes":{}}' })], 0, 'accepted: outcome=accepted (unsigned)'],

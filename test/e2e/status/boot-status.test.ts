@@ -1,6 +1,6 @@
 // `status` after a failed sandboxed boot: the real launcher, the baked or a staged hotfix binary, stand-in
 // provisioning scripts exiting 50 (ERR_OUTBOUND_CONN_FAIL).
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -68,6 +68,29 @@ test('failed boot run by a staged hotfix binary: status says hotfix, and the poi
     assert.is(s.hotfix.pointer, 'present');
     assert.is(s.hotfix.staged, true);
     assert.ok(s.hotfix.decision && typeof s.hotfix.decision.reason === 'string');
+    // Which build wrote each step, from the agent log's start lines (the events carry the reference's bytes only).
+    type Row = { task: string; agent: boolean; binary?: string; version?: string };
+    const rows = (s.timeline as Row[]).filter((t) => t.agent).map((t) => [t.task, t.binary]);
+    assert.ok(rows.length >= 2, JSON.stringify(s.timeline));
+    assert.equal(
+      rows.find(([task]) => task === 'DownloadHotfix'),
+      ['DownloadHotfix', 'baked'],
+      JSON.stringify(s.timeline),
+    );
+    assert.equal(
+      rows.find(([task]) => task === 'Provision'),
+      ['Provision', 'hotfix'],
+      JSON.stringify(s.timeline),
+    );
+    assert.ok(
+      (s.timeline as Row[]).filter((t) => t.agent).every((t) => typeof t.version === 'string' && t.version !== ''),
+      JSON.stringify(s.timeline),
+    );
+    const events = `${boot.root}/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events`;
+    for (const name of readdirSync(events)) {
+      const event = JSON.parse(readFileSync(`${events}/${name}`, 'utf8'));
+      if (event.TaskName.startsWith('AKS.AKSNodeController.')) assert.match(event.Message, / durationMs=\d+$/, name);
+    }
   } finally {
     boot.cleanup();
   }

@@ -94,6 +94,33 @@ test('protojson numeric strings at every int32 and double field (any depth, map 
   }
 });
 
+test('N5: a numeric string with a lone surrogate escape after the number is dropped and reported, at every int32 and double field', () => {
+  // protojson's tokenizer rejects such a string whole (the reference fails the document); D7: the field
+  // alone is dropped, with the issue at its path. Never the leading number.
+  const cases = ['"600\\ud800"', '"600\\udc00"', '"1.5\\udbff"', '"7 \\ud800"', '"600 seconds\\udfff"', '"8\\ud800x"'];
+  for (const site of NUMERIC) {
+    const path = `$.${site.segments.join('.')}`;
+    for (const raw of cases) {
+      const label = `${site.segments.join('.')} = ${raw}`;
+      const r = loadConfiguration(configWith(site.segments, raw));
+      assert.is(valueAt(r.config, site.segments), undefined, label);
+      assert.equal(
+        r.issues.map((i) => [i.path, i.kind, i.severity]),
+        [[path, 'bad-value', 'error']],
+        label,
+      );
+      assert.match(r.issues[0]!.message, 'lone surrogate', label);
+    }
+    // A well-formed pair after the number is text the reference ignores: the number, with a warning.
+    const pair = loadConfiguration(configWith(site.segments, '"600\\ud83d\\ude00"'));
+    assert.is(valueAt(pair.config, site.segments), 600, site.segments.join('.'));
+    assert.equal(
+      pair.issues.map((i) => i.severity),
+      ['warning'],
+    );
+  }
+});
+
 test('a lone surrogate escape in a map KEY drops that entry alone and reports it, in every map', () => {
   const sample = (f: FieldInfo) => (f.mapValueMessage ? '{}' : f.mapValue === 'bool' ? 'true' : '"v"');
   for (const site of MAPS) {

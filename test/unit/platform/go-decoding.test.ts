@@ -6,12 +6,14 @@ import * as assert from 'uvu/assert';
 import { protojsonFloat, protojsonInt, protojsonStringNumber } from '../../../src/platform/go/protojson.ts';
 import { type GoType, goPlain, goUnmarshal } from '../../../src/platform/go/unmarshal.ts';
 
+// The scanner's verdict on a string: no lone UTF-16 surrogate (json-scan.ts).
+const wellFormed = (s: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
 const asInt = (s: string) => {
-  const token = protojsonStringNumber(s);
+  const token = protojsonStringNumber(s, wellFormed(s));
   return token === undefined ? undefined : protojsonInt(token, 32);
 };
 const asFloat = (s: string) => {
-  const token = protojsonStringNumber(s);
+  const token = protojsonStringNumber(s, wellFormed(s));
   return token === undefined ? undefined : protojsonFloat(token);
 };
 
@@ -48,6 +50,9 @@ test('protojson: a numeric string is one number token read from its start (int32
     ['', undefined, undefined],
     ['"5"', undefined, undefined], // a string token, not a number
     ['1e400', undefined, undefined],
+    ['600\ud800', undefined, undefined], // N5: a lone surrogate anywhere: the tokenizer rejects the string whole
+    ['600 \udc00', undefined, undefined],
+    ['600\ud83d\ude00', 600, 600], // a pair is text after the number
   ];
   for (const [input, int, float] of table) {
     assert.is(asInt(input), int, `int32 ${JSON.stringify(input)}`);

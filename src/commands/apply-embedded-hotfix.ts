@@ -1,0 +1,35 @@
+// apply-embedded-hotfix: what the reference's launcher runs with a selected hotfix binary before `provision`
+// (issue 32, §3). It applies this binary's embedded script payload through the SAME step `provision` runs
+// first (hotfix/scripts/step.ts -> apply.ts): idempotent, all or nothing, backups and the record, so a later
+// `provision` finds it already applied. Exit 0 when applied or when there is nothing to apply; a refused
+// payload is an ANC_SCRIPT_HOTFIX error (exit 1) saying why, and nothing stays half-applied.
+import type { Command } from '../cli/command.ts';
+import { type OutputFormat, render } from '../cli/output.ts';
+import { startAttrs } from '../platform/build-info.ts';
+
+type Report = { scripts: 'baked' | 'hotfix'; label?: string; replaced: string[]; alreadyApplied?: boolean; skipped?: string };
+
+function describe(r: Report): string {
+  if (r.skipped) return `nothing to apply: ${r.skipped}`;
+  if (r.scripts === 'baked') return "nothing to apply: this binary carries no script payload (the image's own scripts are in place)";
+  if (r.alreadyApplied) return `script hotfix ${r.label} already applied (${r.replaced.length} file(s) replaced earlier); nothing changed`;
+  return `script hotfix ${r.label} applied: ${r.replaced.length} file(s) replaced${r.replaced.length > 0 ? `: ${r.replaced.join(', ')}` : ''}`;
+}
+
+export const applyEmbeddedHotfixCommand = {
+  name: 'apply-embedded-hotfix',
+  description: "Apply this binary's embedded script payload, as provision does first (idempotent, all or nothing)",
+  options: [],
+  output: true,
+  details:
+    "Run by a launcher with the selected hotfix binary before provision. The rules and records are provision's own: backups of the originals, one record, a later provision sees the payload as already applied.",
+  examples: [['apply-embedded-hotfix', 'apply the script payload this binary carries (exit 0 when there is nothing to apply)']],
+  exitCodes: [[1, 'the payload was refused on this node (nothing was changed; the reason is printed)']],
+  async run({ options }, deps) {
+    deps.log.info('aks-node-controller apply-embedded-hotfix started', startAttrs(deps, 'ApplyEmbeddedHotfix'));
+    const { scriptStep } = await import('../hotfix/scripts/step.ts');
+    const report: Report = scriptStep.apply(deps);
+    const value = { applied: report.scripts === 'hotfix', ...report, summary: describe(report) };
+    return { exitCode: 0, stdout: await render(options.output, value, () => `${value.summary}\n`) };
+  },
+} satisfies Command<{ output?: OutputFormat }>;
