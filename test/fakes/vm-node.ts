@@ -399,7 +399,10 @@ export async function bootNode(node: VmNode, o: BootOptions): Promise<BootRun> {
       return { vm, boot: o.boot, seconds: (Date.now() - vm.startedAt) / 1000 };
     }
     await vm.waitForLine(new RegExp(`ANC-VM report-done boot=${o.boot}\\b`), timeout);
-    const exited = await Promise.race([vm.exited, new Promise<undefined>((ok) => setTimeout(() => ok(undefined), 120_000))]);
+    // The guest powers itself off after the report; a guest that does not is cut after 2 minutes.
+    let timer: NodeJS.Timeout | undefined;
+    const exited = await Promise.race([vm.exited, new Promise<undefined>((ok) => (timer = setTimeout(() => ok(undefined), 120_000)))]);
+    clearTimeout(timer);
     if (!exited) await vm.powerCut();
     return { vm, boot: o.boot, seconds: (Date.now() - vm.startedAt) / 1000, report: readReport(join(node.share, `boot-${o.boot}`)) };
   } catch (error) {
