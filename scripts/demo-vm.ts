@@ -49,11 +49,12 @@ async function main(): Promise<void> {
     const run = await bootNode(node, { image, stand, boot: 1, probe: true });
     const r = run.report!;
     say(`\nthe launcher (journalctl -u aks-node-controller, inside the guest):`);
-    for (const l of r.launcher
+    // Each launcher message is in the unit's journal twice (its stdout, and `logger`): shown once.
+    const lines = r.launcher
       .trim()
       .split('\n')
-      .filter((x) => !x.startsWith('{')))
-      say(`  ${l}`);
+      .filter((x) => !x.startsWith('{'));
+    for (const [i, l] of lines.entries()) if (l !== lines[i - 1]) say(`  ${l}`);
     say(`\naks-node-controller status (inside the guest):`);
     for (const l of r.status.trimEnd().split('\n')) say(`  ${l}`);
     say(`\nprovision-wait (the extension stand-in) printed: ${r.provisionWait.trim().slice(0, 100)}...`);
