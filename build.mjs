@@ -13,6 +13,11 @@
 // manifest.json + payloads/ or cloud-config/<platform>.yaml; it is checked with the node's own rules and
 // refused with every problem; the label defaults to the stamped version. Without --scripts the build is
 // byte-identical to one of the same tree that never heard of script payloads.
+// --image-manifest FILE (repeatable, one per image; needs --scripts) checks the payload against the
+// images it targets and pins each entry to the bytes it replaces; --unchecked-platform P leaves a listed
+// platform without a manifest on purpose (docs/hotfix.md "pinned payloads").
+// A release build (--all) without --pointer-keys warns that it trusts no signing key; --no-pointer-keys
+// says the omission is on purpose.
 // The target runtimes come from the lockfile-pinned @oven/bun-* packages (--compile-executable-path), so
 // the build needs nothing but `npm ci` and is byte-reproducible. Never strip the result: a stripped
 // bun executable silently turns back into plain bun.
@@ -34,6 +39,10 @@ const TARGETS = [
   { suffix: 'darwin-amd64', os: 'darwin', arch: 'x64', bunTarget: 'bun-darwin-x64', pkg: '@oven/bun-darwin-x64', optional: true },
 ];
 
+/** The release build's warning when it bakes no pointer key (npm run package repeats it). */
+export const NO_KEYS_WARNING =
+  'warning: no --pointer-keys: these executables trust no pointer signing key, so every signed hotfix pointer is refused and nodes in enforce mode stage no hotfix; pass --pointer-keys FILE, or --no-pointer-keys if that is on purpose';
+
 function fail(message) {
   process.stderr.write(`build: ${message}\n`);
   process.exit(1);
@@ -47,6 +56,9 @@ function parseArgs(argv) {
     pointerKeys: process.env.ANC_POINTER_KEYS || undefined,
     scripts: undefined,
     scriptsLabel: undefined,
+    imageManifests: [],
+    unchecked: [],
+    noPointerKeys: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -60,7 +72,15 @@ function parseArgs(argv) {
     else if (arg.startsWith('--scripts=')) args.scripts = resolve(arg.slice('--scripts='.length));
     else if (arg === '--scripts-label') args.scriptsLabel = argv[++i] ?? fail('--scripts-label needs a label');
     else if (arg.startsWith('--scripts-label=')) args.scriptsLabel = arg.slice('--scripts-label='.length);
-    else fail(`unknown argument ${arg} (use --all, --outdir DIR, --pointer-keys FILE, --scripts DIR, --scripts-label L, --quiet)`);
+    else if (arg === '--image-manifest') args.imageManifests.push(resolve(argv[++i] ?? fail('--image-manifest needs a file')));
+    else if (arg.startsWith('--image-manifest=')) args.imageManifests.push(resolve(arg.slice('--image-manifest='.length)));
+    else if (arg === '--unchecked-platform') args.unchecked.push(argv[++i] ?? fail('--unchecked-platform needs a platform'));
+    else if (arg.startsWith('--unchecked-platform=')) args.unchecked.push(arg.slice('--unchecked-platform='.length));
+    else if (arg === '--no-pointer-keys') args.noPointerKeys = true;
+    else
+      fail(
+        `unknown argument ${arg} (use --all, --outdir DIR, --pointer-keys FILE, --no-pointer-keys, --scripts DIR, --scripts-label L, --image-manifest FILE, --unchecked-platform P, --quiet)`,
+      );
   }
   return args;
 }
@@ -130,7 +150,7 @@ export function runtimeFor(target) {
  * Reads and checks a script payload directory with the agent's own code (scripts/script-payload-input.ts,
  * bundled on the fly), so the build refuses exactly what a node would refuse.
  */
-export async function loadScripts(dir, label, scratchDir) {
+export async function loadScripts(dir, label, scratchDir, check) {
   const loader = join(scratchDir, 'scripts-input.mjs');
   await build({
     entryPoints: [join(here, 'scripts', 'script-payload-input.ts')],
@@ -144,7 +164,7 @@ export async function loadScripts(dir, label, scratchDir) {
   });
   const { loadScriptPayload } = await import(pathToFileURL(loader).href);
   try {
-    return loadScriptPayload(dir, label);
+    return loadScriptPayload(dir, label, check);
   } catch (error) {
     fail(`--scripts ${dir}: ${error.message}`);
   }
@@ -219,13 +239,19 @@ export function compile(compiler, bundleFile, target, runtime, outfile) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.scriptsLabel && !args.scripts) fail('--scripts-label needs --scripts DIR');
+  if (args.imageManifests.length > 0 && !args.scripts) fail('--image-manifest needs --scripts DIR (it checks a script payload)');
+  if (args.unchecked.length > 0 && args.imageManifests.length === 0) fail('--unchecked-platform needs --image-manifest FILE');
+  if (args.noPointerKeys && args.pointerKeys) fail('--no-pointer-keys and --pointer-keys contradict each other');
   const version = stampVersion();
   const pointerKeys = readPointerKeys(args.pointerKeys, fail);
   const host = hostTarget();
   const compilerRuntime = runtimeFor(host);
   if (compilerRuntime.missing) fail(compilerRuntime.missing);
   mkdirSync(join(args.outdir, '.build'), { recursive: true });
-  const scripts = args.scripts ? await loadScripts(args.scripts, args.scriptsLabel ?? version, join(args.outdir, '.build')) : undefined;
+  const check = args.imageManifests.length > 0 ? { manifests: args.imageManifests, unchecked: args.unchecked } : undefined;
+  const scripts = args.scripts
+    ? await loadScripts(args.scripts, args.scriptsLabel ?? version, join(args.outdir, '.build'), check)
+    : undefined;
   const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, gitCommit(), pointerKeys.text, scripts);
   const wanted = args.all ? TARGETS : [host];
   const built = [];
@@ -239,6 +265,7 @@ async function main() {
     compile(compilerRuntime.path, bundleFile, target, runtime.path, outfile);
     built.push(`${outfile} (${target.bunTarget}, ${statSync(outfile).size} bytes)`);
   }
+  if (args.all && pointerKeys.ids.length === 0 && !args.noPointerKeys) process.stderr.write(`${NO_KEYS_WARNING}\n`);
   if (!args.quiet) {
     process.stdout.write(`aks-node-controller ${version}\nbundle ${statSync(bundleFile).size} bytes; by input:\n${sizeReport(metafile)}\n`);
     process.stdout.write(built.map((b) => `built ${b}`).join('\n') + '\n');
@@ -251,6 +278,8 @@ async function main() {
       process.stdout.write(
         `script payload embedded: label ${payload.label}, ${payload.entries.length} entries (${platforms}), from ${form}, sha256:${digest}\n`,
       );
+      for (const line of scripts.images ?? []) process.stdout.write(`  checked against ${line}\n`);
+      if (payload.uncheckedPlatforms?.length) process.stdout.write(`  unchecked on purpose: ${payload.uncheckedPlatforms.join(', ')}\n`);
     }
   }
 }

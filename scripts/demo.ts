@@ -1,35 +1,145 @@
 // `npm run demo`: a whole sandboxed first boot of a node, printed as a timeline (see test/fakes/boot.ts).
 // The image's baked provision_start.sh has a bug (it exits ERR_KUBELET_START_FAIL); the hotfix package
 // carries an agent whose embedded script payload (build.mjs --scripts) holds the fixed script, applied
-// by the hotfix's provision before the scripts start (docs/hotfix.md "script payload").
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// by the hotfix's provision before the scripts start (docs/hotfix.md "script payload"). The payload is
+// checked against the image's manifest (build.mjs --image-manifest), so every entry applies: none missing.
+//
+// A release engineer's rehearsal (docs/hotfix.md "Rehearse a publish"): the same boot from one's own
+// packages, repository directory or pointer file instead of the demo's own build:
+//
+//   npm run demo -- [--packages DIR | --repo DIR] [--pointer FILE] [--baked-bin FILE | --baked-version V] [--keep]
+//
+// Without --keep everything the demo wrote under the temporary directory is removed at the end.
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { runAnc } from '../test/e2e/harness.ts';
-import { sandboxedFirstBoot, type BootStep } from '../test/fakes/boot.ts';
-import { BUG, SCRIPT_LABEL, writePayloadDir } from '../test/fakes/script-fix.ts';
+import { BAKED_VERSION, sandboxedFirstBoot, type BootOptions, type BootStep } from '../test/fakes/boot.ts';
+import { buildAgent } from '../test/fakes/repos.ts';
+import { BUG, imageManifestFor, pinnedFixEntries, SCRIPT_LABEL, writePayloadDir } from '../test/fakes/script-fix.ts';
 
 const seconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`).padStart(6);
 const line = (s: BootStep, indent = '') =>
   `${seconds(s.atMs)}  ${indent}${s.name.padEnd(48 - indent.length)} ${seconds(s.durationMs)}  ${s.outcome}`;
 
+const USAGE = `Usage: npm run demo -- [flags]
+
+A sandboxed first boot of a node on loopback: the real launcher and agent, an apiserver stand-in serving
+the hotfix pointer, a signed apt repository serving the hotfix packages.
+
+  --packages DIR       serve the .deb packages in DIR (your aks-node-controller{,-delta} build)
+  --repo DIR           serve the aks-node-controller*.deb found under repository directory DIR
+                       (re-signed with a throwaway key the sandboxed node trusts)
+  --pointer FILE       the pointer the cluster serves: a pointer JSON ({"hotfixes": ...}) or a ConfigMap
+                       from \`hotfix pointer render\`/\`sign\` (YAML or JSON). Default: the packages' version
+                       for its base
+  --baked-bin FILE     the image's agent (default: built at --baked-version, ${BAKED_VERSION})
+  --baked-version V    the version the image's agent is built at
+  --keep               keep the sandbox files and the servers up (kubectl against the stand-in) until Ctrl-C
+`;
+
+interface DemoFlags {
+  packages?: string;
+  repo?: string;
+  pointer?: string;
+  bakedBin?: string;
+  bakedVersion?: string;
+  keep: boolean;
+}
+
+function parseFlags(argv: string[]): DemoFlags {
+  const flags: DemoFlags = { keep: false };
+  const valued: Record<string, keyof DemoFlags> = {
+    '--packages': 'packages',
+    '--repo': 'repo',
+    '--pointer': 'pointer',
+    '--baked-bin': 'bakedBin',
+    '--baked-version': 'bakedVersion',
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [name, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (name === '--help' || name === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    if (name === '--keep') flags.keep = true;
+    else if (valued[name]) {
+      const value = inline ?? argv[++i];
+      if (!value) throw new Error(`${name} needs a value (see --help)`);
+      (flags as unknown as Record<string, string>)[valued[name]!] = resolve(value);
+    } else throw new Error(`unknown argument ${name} (see --help)`);
+  }
+  if (flags.packages && flags.repo) throw new Error('give --packages or --repo, not both');
+  return flags;
+}
+
+/** The .deb files of a directory (`deep`: the whole tree, as a repository's pool). */
+function debsIn(dir: string, deep: boolean): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && deep) found.push(...debsIn(path, deep));
+    else if (entry.isFile() && /^aks-node-controller(-delta)?_.*\.deb$/.test(entry.name)) found.push(path);
+  }
+  return found.sort();
+}
+
+/** The ConfigMap data a pointer file stands for: a pointer JSON, or a rendered/signed ConfigMap's data. */
+function configMapData(file: string): Record<string, string> {
+  const text = readFileSync(file, 'utf8');
+  const doc = parseYaml(text) as Record<string, unknown> | null;
+  if (doc && typeof doc === 'object' && 'hotfixes' in doc) return { 'hotfixes.json': text };
+  const data = doc && typeof doc === 'object' ? (doc.data as Record<string, string> | undefined) : undefined;
+  if (doc?.kind !== 'ConfigMap' || !data) throw new Error(`${file}: neither a pointer ({"hotfixes": ...}) nor a ConfigMap with data`);
+  return data;
+}
+
+/** The pointer for the packages' own version: {"hotfixes": {BASE: VERSION}}. */
+function pointerFor(debs: string[]): Record<string, unknown> {
+  const version = debs.map((d) => /^aks-node-controller_([^_]+)_/.exec(d.split('/').pop()!)?.[1]).find(Boolean);
+  if (!version) throw new Error('no aks-node-controller_<version>_<arch>.deb among the packages: give --pointer');
+  return { hotfixes: { [version.split('.').slice(0, 2).join('.')]: version } };
+}
+
 async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2));
   const agentSteps = new Set(['CheckHotfix', 'DownloadHotfix', 'ScriptHotfix', 'Provision']);
+  const source = flags.packages ?? flags.repo;
+  const debs = source ? debsIn(source, flags.repo !== undefined) : undefined;
+  if (debs && debs.length === 0) throw new Error(`${source}: no aks-node-controller*.deb ${flags.repo ? 'under it' : 'in it'}`);
   process.stdout.write(
     'aks-node-controller: a sandboxed first boot (offline, loopback only)\n' +
-      `the image's provision_start.sh has a bug: it exits ${BUG.exitCode} ${BUG.name} ("${BUG.note}")\n` +
-      `the hotfix package carries the fixed script (script payload ${SCRIPT_LABEL}, embedded in the agent)\n\n` +
+      (debs
+        ? `serving your packages: ${debs.map((d) => d.split('/').pop()).join(', ')}\n\n`
+        : `the image's provision_start.sh has a bug: it exits ${BUG.exitCode} ${BUG.name} ("${BUG.note}")\n` +
+          `the hotfix package carries the fixed script (script payload ${SCRIPT_LABEL}, embedded in the agent)\n\n`) +
       '    at  step                                              took  outcome\n',
   );
-  const payloadDir = mkdtempSync(join(tmpdir(), 'anc-demo-payload-'));
-  const result = await sandboxedFirstBoot({
-    standIn: { exitCode: BUG.exitCode, note: BUG.note },
-    hotfixBuildArgs: ['--scripts', writePayloadDir(payloadDir), '--scripts-label', SCRIPT_LABEL],
+  const scratch = mkdtempSync(join(tmpdir(), 'anc-demo-'));
+  const bakedBin = flags.bakedBin ?? buildAgent(flags.bakedVersion ?? BAKED_VERSION, join(scratch, 'baked'));
+  // The demo's own hotfix: the image build's last step is its manifest, published beside it; the hotfix
+  // build is checked against it, and the image keeps it so `status` shows what changed since.
+  const ownFix = (): BootOptions => {
+    const manifest = imageManifestFor(bakedBin, join(scratch, 'image'), { exitCode: BUG.exitCode, note: BUG.note });
+    const payload = writePayloadDir(join(scratch, 'payload'), pinnedFixEntries());
+    return {
+      standIn: { exitCode: BUG.exitCode, note: BUG.note },
+      hotfixBuildArgs: ['--scripts', payload, '--scripts-label', SCRIPT_LABEL, '--image-manifest', manifest],
+      prepareRoot: (root) => copyFileSync(manifest, join(root, 'opt/azure/containers/aks-node-controller-image-manifest.json')),
+    };
+  };
+  const options: BootOptions = {
     hotfixIndex: true,
+    keepServers: flags.keep,
+    bakedBin,
+    ...(debs ? { debs, pointer: pointerFor(debs) } : ownFix()),
+    ...(flags.pointer ? { configMapData: configMapData(flags.pointer) } : {}),
     onStep: (s) => {
       if (!agentSteps.has(s.name)) process.stdout.write(line(s) + '\n');
     },
-  }).finally(() => rmSync(payloadDir, { recursive: true, force: true }));
+  };
+  const result = await sandboxedFirstBoot(options).finally(() => rmSync(scratch, { recursive: true, force: true }));
   process.stdout.write("\ninside the launcher (from the agent's guest-agent events):\n");
   for (const s of result.steps.filter((x) => agentSteps.has(x.name)).sort((a, b) => a.atMs - b.atMs)) {
     process.stdout.write(line(s, '  ') + '\n');
@@ -53,13 +163,49 @@ async function main(): Promise<void> {
   const status = await runAnc(['status'], { root: result.root, bin: join(result.root, 'opt/azure/containers/aks-node-controller') });
   const block = /\nscripts:\n(?: {2}.*\n| {13}.*\n)+/.exec(status.stdout)?.[0] ?? '';
   process.stdout.write(`\naks-node-controller status: ${status.stdout.split('\n')[0]}${block.replaceAll(result.root, '<root>')}`);
-  process.stdout.write(`\nsandbox root (kept): ${result.root}\n  log:    ${result.logFile}\n  events: ${result.eventsDir}\n`);
   const launcherLog = `${result.root}/var/log/azure/launcher-output.log`;
   writeFileSync(launcherLog, result.launcher.stdout + result.launcher.stderr);
-  process.stdout.write(`  launcher output (apt's included): ${launcherLog}\n`);
   const logLines = readFileSync(result.logFile, 'utf8').trim().split('\n').length;
-  process.stdout.write(`  ${logLines} log lines, ${result.events.length} events\n`);
   process.exitCode = result.launcher.exitCode === 0 && result.provisionWait.exitCode === 0 ? 0 : 1;
+  if (!flags.keep) {
+    const bytes = treeBytes(result.root);
+    result.cleanup();
+    process.stdout.write(
+      `\n${logLines} log lines, ${result.events.length} events; the sandbox (${(bytes / 1e6).toFixed(0)} MB under ${tmpdir()}) is removed: --keep keeps it and the servers\n`,
+    );
+    return;
+  }
+  process.stdout.write(
+    `\nsandbox root (kept): ${result.root}\n  log:    ${result.logFile}\n  events: ${result.eventsDir}\n` +
+      `  launcher output (apt's included): ${launcherLog}\n  ${logLines} log lines, ${result.events.length} events\n`,
+  );
+  const servers = result.servers!;
+  process.stdout.write(
+    [
+      '',
+      `apiserver stand-in: ${servers.apiserver}; package repository: ${servers.repository}`,
+      `try: kubectl --kubeconfig ${servers.kubeconfig} -n kube-system get configmap anc-hotfix-version -o yaml`,
+      `try: AKS_NODE_ROOT=${result.root} ${result.root}/opt/azure/containers/aks-node-controller status`,
+      `Ctrl-C stops the servers; the files stay (rm -rf ${result.root} when done).`,
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((done) => {
+    const stop = () => void servers.close().then(done);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/** Bytes under a directory (what a run would leave in /tmp). */
+function treeBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += treeBytes(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
 }
 
 main().catch((error: unknown) => {

@@ -23,6 +23,8 @@ import {
   type ScriptPayload,
   type ScriptPlatform,
 } from '../src/hotfix/scripts/format.ts';
+import { type GivenImage, imageSummary, pinPayload } from '../src/image/pins.ts';
+import { parseManifest } from '../src/image/manifest.ts';
 
 export interface BuiltPayload {
   payload: ScriptPayload;
@@ -30,6 +32,14 @@ export interface BuiltPayload {
   text: string;
   digest: string;
   form: 'manifest' | 'cloud-config';
+  /** With image manifests: one line per image, what the payload does there. */
+  images?: string[];
+}
+
+/** The images a payload is checked against (build.mjs --image-manifest, --unchecked-platform). */
+export interface ImageCheck {
+  manifests: string[];
+  unchecked: string[];
 }
 
 export class PayloadError extends Error {
@@ -145,7 +155,22 @@ function fromCloudConfig(dir: string, problems: string[]): ScriptEntry[] {
   return entries;
 }
 
-export function loadScriptPayload(dir: string, label: string): BuiltPayload {
+function readImages(check: ImageCheck, problems: string[]): GivenImage[] {
+  const images: GivenImage[] = [];
+  for (const file of check.manifests) {
+    try {
+      images.push({ source: file, manifest: parseManifest(readFileSync(file, 'utf8'), file) });
+    } catch (error) {
+      problems.push(`--image-manifest ${file}: ${errorMessage(error)}`);
+    }
+  }
+  for (const p of check.unchecked)
+    if (!SCRIPT_PLATFORMS.includes(p as ScriptPlatform))
+      problems.push(`--unchecked-platform ${JSON.stringify(p)} is not one of ${SCRIPT_PLATFORMS.join(', ')}`);
+  return images;
+}
+
+export function loadScriptPayload(dir: string, label: string, check?: ImageCheck): BuiltPayload {
   const problems: string[] = [];
   if (!/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/.test(label))
     problems.push(`label ${JSON.stringify(label)} must be 1-64 of A-Z a-z 0-9 . _ + -`);
@@ -158,10 +183,20 @@ export function loadScriptPayload(dir: string, label: string): BuiltPayload {
   }
   const entries = hasManifest ? fromManifest(dir, problems) : fromCloudConfig(dir, problems);
   if (problems.length === 0) problems.push(...duplicateProblems(entries));
-  const payload: ScriptPayload = { schemaVersion: 1, label, entries };
+  let payload: ScriptPayload = { schemaVersion: 1, label, entries };
+  let images: string[] | undefined;
+  if (check && problems.length === 0) {
+    const given = readImages(check, problems);
+    if (problems.length === 0) {
+      const pinned = pinPayload(payload, given, check.unchecked as ScriptPlatform[]);
+      problems.push(...pinned.problems);
+      payload = pinned.payload;
+      images = imageSummary(payload, given);
+    }
+  }
   // The node's own check of the embedded form, so build and node can never disagree.
   if (problems.length === 0) problems.push(...embeddedPayloadProblems(payload, sha256));
   if (problems.length > 0) throw new PayloadError(problems);
   const text = JSON.stringify(payload);
-  return { payload, text, digest: sha256(text), form: hasManifest ? 'manifest' : 'cloud-config' };
+  return { payload, text, digest: sha256(text), form: hasManifest ? 'manifest' : 'cloud-config', ...(images ? { images } : {}) };
 }

@@ -32,6 +32,7 @@ export const E2E_NEEDS = [
     'building and linting the delta packages',
   ],
   ['hotfix/packaging', ['dpkg-deb', 'rpmbuild', 'rpm', 'rpm2cpio', 'cpio', 'lintian', 'xz'], 'building and linting .deb and .rpm packages'],
+  ['image/release', ['dpkg-deb', 'apt-ftparchive', 'gpg'], 'npm run release: .deb packages and a gpg-signed hotfix index'],
   ['vhd/custom-data', ['linux', 'cloud-init'], 'cloud-init applies the custom data'],
   ['vhd/image', ['linux', 'systemd-analyze'], 'the image: systemd checks the unit, the launcher runs the agent'],
   ['vhd/launcher', ['linux', 'shellcheck'], 'the node launcher (bash on Linux)'],
@@ -62,6 +63,13 @@ export const E2E_NEEDS = [
   ],
   ['check-hotfix/kubectl', ['kubectl'], 'kubectl against the apiserver stand-in'],
   ['pointer/rehearsal', ['kubectl'], 'the publish checklist with kubectl against the apiserver stand-in'],
+  ['fleet/report-unit', ['linux', 'systemd-analyze'], 'systemd checks the report unit in the image'],
+  ['fleet/report.test', ['kubectl'], 'kubectl get nodes -L and a node label refused by NodeRestriction, against the apiserver stand-in'],
+  [
+    'fleet/rehearsal',
+    ['linux', 'kubectl', 'apt-get', 'dpkg', 'dpkg-deb', 'apt-ftparchive', 'gpg', 'xdelta3'],
+    'npm run fleet: sandboxed nodes through the launcher, a signed apt repository, kubectl apply',
+  ],
 ];
 
 /** Every tool named above (what ANC_HIDE_DEBIAN_TOOLS hides), plus qemu for the arm64 test. */

@@ -4,6 +4,7 @@
 #   <root>/opt/azure/containers/aks-node-controller-launcher.sh  0755  the launcher (D15)
 #   <root>/etc/systemd/system/aks-node-controller.service        0644  the unit
 #   <root>/etc/systemd/system/basic.target.wants/aks-node-controller.service -> the unit (= enabled)
+#   <root>/etc/systemd/system/aks-node-controller-report.service 0644  the report on the Node object (+ multi-user.target.wants)
 #   <root>/usr/local/bin/aks-node-controller -> /opt/azure/containers/aks-node-controller (on PATH)
 #   <root>/usr/local/share/man/man8/aks-node-controller.8.gz, bash and zsh completion (from the binary)
 #
@@ -12,6 +13,10 @@
 # Refuses a binary that is not a Linux executable for the image's architecture (--arch, default: this
 # machine's), and one that does not answer `version` with a YYYYMM.DD.PATCH version (run when it can run
 # here: same architecture, or qemu-user registered for it).
+# The image build's LAST step, after every provisioning script is in place (docs/node.md "Image manifest"):
+#   aks-node-controller image manifest --root <root> -o json > image-manifest.json   (published beside the image)
+#   install -m 0644 image-manifest.json <root>/opt/azure/containers/aks-node-controller-image-manifest.json
+# Hotfix builds check their script payload against it (build.mjs --image-manifest); `status` diffs against it.
 # Never strip the binary: a stripped bun executable silently turns back into plain bun. Running it inside
 # a chroot of the image needs /proc mounted there (bun aborts without it).
 set -euo pipefail
@@ -37,6 +42,12 @@ Installs <root>/opt/azure/containers/aks-node-controller (0755), the launcher (0
 every path it installed. Refuses a binary that is not a Linux executable for the architecture, or that
 does not answer `version` (checked when it can run here; when it cannot, the man page and completion come
 from this checkout's dist/aks-node-controller, else they are left out with a note).
+
+The image build's last step, once every provisioning script is in place, records what the image holds
+(docs/node.md "Image manifest"); publish it beside the image and keep a copy on it:
+
+  aks-node-controller image manifest --root <image-root> -o json > image-manifest.json
+  install -m 0644 image-manifest.json <image-root>/opt/azure/containers/aks-node-controller-image-manifest.json
 
 Exit codes: 0 installed, 1 refused or failed, 2 usage.
 HELP
@@ -110,11 +121,17 @@ install -m 0755 "${HERE}/aks-node-controller-launcher.sh" "${CONTAINERS}/aks-nod
 install -m 0644 "${HERE}/${UNIT_NAME}" "${UNIT_DIR}/${UNIT_NAME}"
 # What `systemctl enable` does for WantedBy=basic.target: an absolute link as seen from inside the image.
 ln -sfn "/etc/systemd/system/${UNIT_NAME}" "${UNIT_DIR}/basic.target.wants/${UNIT_NAME}"
+# The report on the Node object, after provisioning and kubelet (fleet/send.ts); enabled for multi-user.target.
+REPORT_UNIT="aks-node-controller-report.service"
+install -d -m 0755 "${UNIT_DIR}/multi-user.target.wants"
+install -m 0644 "${HERE}/${REPORT_UNIT}" "${UNIT_DIR}/${REPORT_UNIT}"
+ln -sfn "/etc/systemd/system/${REPORT_UNIT}" "${UNIT_DIR}/multi-user.target.wants/${REPORT_UNIT}"
 
 INSTALLED=(
     "/opt/azure/containers/aks-node-controller"
     "/opt/azure/containers/aks-node-controller-launcher.sh"
     "/etc/systemd/system/${UNIT_NAME} (enabled: basic.target.wants)"
+    "/etc/systemd/system/${REPORT_UNIT} (enabled: multi-user.target.wants)"
 )
 
 # On PATH: the runbook's `aks-node-controller status` works as written. The link points at the baked agent
@@ -149,3 +166,4 @@ fi
 
 echo "installed aks-node-controller into ${ROOT}:"
 printf '  %s\n' "${INSTALLED[@]}"
+echo "last step of the image build, once its scripts are in place: aks-node-controller image manifest --root ${ROOT} -o json (docs/node.md)"

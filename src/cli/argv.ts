@@ -5,11 +5,16 @@ import type { AnyCommand } from './command.ts';
 
 /** The reference accepts Go-style single-dash long flags (`-provision-config=x`); cac wants two dashes. */
 export function normaliseFlag(arg: string): string {
+  // `-ojson`: kubectl's short flag joined to its value (no command has a long flag starting with o but --output).
+  if (OUTPUT_JOINED.test(arg)) return arg;
   return /^-[a-zA-Z][\w-]+(=.*)?$/.test(arg) && !/^-[a-zA-Z]$/.test(arg.split('=')[0]!) ? '-' + arg : arg;
 }
 
+/** `-ojson`, `-oyaml`, `-otext`: the joined form kubectl (pflag) users type; never `-output`. */
+const OUTPUT_JOINED = /^-o(?!utput(?:=|$))[a-z]+$/;
+
 /**
- * Takes `-o F`, `-o=F`, `--output F` and `--output=F` out of a command's arguments (the last one wins).
+ * Takes `-o F`, `-o=F`, `-oF`, `--output F` and `--output=F` (and Go's `-output F`, normalised before) out of a command's arguments (the last one wins).
  * A flag without its value leaves `format` as '' so the caller reports it.
  */
 export function takeOutputFlag(args: readonly string[]): { format: string | undefined; args: string[] } {
@@ -23,6 +28,7 @@ export function takeOutputFlag(args: readonly string[]): { format: string | unde
     }
     const inline = /^(?:-o|--output)=(.*)$/.exec(arg);
     if (inline) format = inline[1]!;
+    else if (OUTPUT_JOINED.test(arg)) format = arg.slice(2);
     else if (arg === '-o' || arg === '--output') format = args[++i] ?? '';
     else rest.push(arg);
   }

@@ -44,6 +44,8 @@ export interface Command<O = Record<string, unknown>> {
   hidden?: boolean;
   /** Takes `-o text|json|yaml` (the CLI adds the flag and hands the choice over as `options.output`). */
   output?: boolean;
+  /** The format without `-o` (default text); a manifest's is yaml, and its -o text is a summary for people. */
+  defaultOutput?: 'text' | 'json' | 'yaml';
   /**
    * Reads only: no node log file, no events (works as non-root and on a laptop). A function decides from
    * the raw arguments (`provision --dry-run`).

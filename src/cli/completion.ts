@@ -114,6 +114,13 @@ ${cases.join('\n')}
     *) _files ;;
   esac
 }
-_aks_node_controller "$@"
+# Autoloaded from $fpath: complete now. Sourced (source <(aks-node-controller completion zsh)): register.
+if [[ $funcstack[1] == _aks_node_controller || $zsh_eval_context[-1] == loadautofunc ]]; then
+  _aks_node_controller "$@"
+elif (( $+functions[compdef] )); then
+  compdef _aks_node_controller aks-node-controller
+else
+  print -u2 'aks-node-controller completion: run "autoload -Uz compinit && compinit" first, then source this again'
+fi
 `;
 }

@@ -8,7 +8,11 @@ const HELP_OPTION: OptionSpec = { flag: '-h, --help', description: 'Show this he
 
 /** Every flag a command accepts, as shown to people (its own, then -o, then -h). */
 export function commandFlags(command: AnyCommand): OptionSpec[] {
-  return [...command.options, ...(command.output ? [OUTPUT_OPTION] : []), HELP_OPTION];
+  const output =
+    command.defaultOutput === 'yaml'
+      ? { ...OUTPUT_OPTION, description: 'Output format: yaml (default, the manifest), json, or text (a summary for people)' }
+      : OUTPUT_OPTION;
+  return [...command.options, ...(command.output ? [output] : []), HELP_OPTION];
 }
 
 /** Exit codes of a command: 0 and 1 always, then its own. */

@@ -43,7 +43,7 @@ export function parseInput(command: AnyCommand, rest: string[]): { args: string[
   }
   const { '--': _rest, ...options } = parsed.options;
   const typed = coerceBooleans(command, rawOptionValues(command, ['', ...withoutOutput], options));
-  if (command.output) typed.output = outputFormat(format);
+  if (command.output) typed.output = format === undefined && command.defaultOutput ? command.defaultOutput : outputFormat(format);
   return { args, options: typed };
 }
 

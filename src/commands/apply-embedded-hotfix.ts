@@ -7,10 +7,19 @@ import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 import { startAttrs } from '../platform/build-info.ts';
 
-type Report = { scripts: 'baked' | 'hotfix'; label?: string; replaced: string[]; alreadyApplied?: boolean; skipped?: string };
+type Report = {
+  scripts: 'baked' | 'hotfix';
+  label?: string;
+  replaced: string[];
+  alreadyApplied?: boolean;
+  skipped?: string;
+  noop?: string;
+};
 
 function describe(r: Report): string {
   if (r.skipped) return `nothing to apply: ${r.skipped}`;
+  // A payload for this platform that changes nothing here is not a fix (issue 29): said, never "applied".
+  if (r.noop) return `NO-OP: this binary's script payload changes nothing on this image (${r.noop}); the image's own scripts run`;
   if (r.scripts === 'baked') return "nothing to apply: this binary carries no script payload (the image's own scripts are in place)";
   if (r.alreadyApplied) return `script hotfix ${r.label} already applied (${r.replaced.length} file(s) replaced earlier); nothing changed`;
   return `script hotfix ${r.label} applied: ${r.replaced.length} file(s) replaced${r.replaced.length > 0 ? `: ${r.replaced.join(', ')}` : ''}`;

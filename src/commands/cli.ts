@@ -2,7 +2,7 @@
 // did-you-mean from command-tree.ts), parses its flags with cac, runs it, and turns results and
 // AgentErrors into output and one exit code. Help is generated from the table (help.ts).
 import type { Deps } from '../platform/deps.ts';
-import { AgentError, clip, clipEchoes, errorMessage, isAgentError } from '../platform/errors.ts';
+import { AgentError, clip, clipEchoes, ERROR_CODES, errorMessage, isAgentError } from '../platform/errors.ts';
 import { normaliseFlag } from '../cli/argv.ts';
 import type { AnyCommand } from '../cli/command.ts';
 import { didYouMean, groupOf, matchCommandWords, PROGRAM } from '../cli/command-tree.ts';
@@ -60,7 +60,7 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
     if (result.stderr) deps.stderr.write(result.stderr);
     return result.exitCode;
   } catch (error) {
-    return reportError(error, deps);
+    return reportError(error, deps, command.readOnly === true);
   }
 }
 
@@ -76,7 +76,8 @@ function showHelp(words: string[], deps: Deps, commands: readonly AnyCommand[]):
 }
 
 function unknownCommand(deps: Deps, commands: readonly AnyCommand[], group: string, word: string): number {
-  const candidates = groupOf(group, commands).children.map((c) => c.word);
+  // `help` is a command too (`hlep` -> help), though it is not in the table.
+  const candidates = [...groupOf(group, commands).children.map((c) => c.word), ...(group ? [] : ['help'])];
   const near = didYouMean(word, candidates);
   const typed = clip(group ? `${group} ${word}` : word);
   const suggestion = near ? `did you mean ${group ? `${group} ${near}` : near}?` : `valid commands: ${candidates.join(', ')}`;
@@ -97,13 +98,18 @@ function print(deps: Deps, text: string): number {
 }
 
 /** Prints a thrown error once: the message and what to do. Unknown throws are bugs, said as such. */
-export function reportError(error: unknown, deps: Deps): number {
+export function reportError(error: unknown, deps: Deps, readOnly = false): number {
   const agentError = isAgentError(error)
     ? error
     : new AgentError('ANC_INTERNAL', `unexpected error: ${errorMessage(error)}`, { cause: error });
+  // A read-only command runs as any user: "readable by root" is the node path's hint, not this one's.
+  const hint =
+    readOnly && agentError.code === 'ANC_CONFIG_UNREADABLE' && agentError.hint === ERROR_CODES.ANC_CONFIG_UNREADABLE.hint
+      ? 'Check that the file exists, is a regular file and is readable by the user running this command.'
+      : agentError.hint;
   const message = clipEchoes(agentError.message);
   deps.log.error('aks-node-controller failed', { error: message, code: agentError.code });
   const usage = agentError.code === 'ANC_USAGE' && message.startsWith('flag provided');
-  deps.stderr.write(`${usage ? 'Incorrect Usage: ' : `${PROGRAM}: `}${message}\nhint: ${agentError.hint}\n`);
+  deps.stderr.write(`${usage ? 'Incorrect Usage: ' : `${PROGRAM}: `}${message}\nhint: ${hint}\n`);
   return agentError.exitCode;
 }

@@ -10,6 +10,7 @@ export const completionCommand = {
   description: 'Print the bash or zsh completion script',
   options: [],
   readOnly: true,
+  details: 'zsh without installing: `source <(aks-node-controller completion zsh)` in ~/.zshrc, after compinit.',
   examples: [
     ['completion bash > /etc/bash_completion.d/aks-node-controller', 'install for bash'],
     ['completion zsh > "${fpath[1]}/_aks-node-controller"', 'install for zsh'],

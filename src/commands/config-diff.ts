@@ -22,6 +22,10 @@ const SUMMARY: Record<ConfigDiff['decision'], string> = {
 
 type Report = ConfigDiff & { changes: ChangedValue[] };
 
+/** One side as text: JSON text, `-` when absent, `<redacted>` for a credential. */
+const changeText = (change: ChangedValue, side: 'before' | 'after') =>
+  change.redacted ? '<redacted>' : side in change ? JSON.stringify(change[side]) : '-';
+
 function text(report: Report): string {
   const lines = [`decision: ${SUMMARY[report.decision]}`];
   const list = (title: string, fields: string[]) => {
@@ -29,7 +33,7 @@ function text(report: Report): string {
     lines.push(`${title} (${fields.length}):`);
     for (const field of fields) {
       const change = report.changes.find((c) => c.path === field);
-      lines.push(change ? `  ${field}: ${change.before} -> ${change.after}` : `  ${field}`);
+      lines.push(change ? `  ${field}: ${changeText(change, 'before')} -> ${changeText(change, 'after')}` : `  ${field}`);
     }
   };
   list('rollout fields (customer intent)', report.rolloutFields);

@@ -1,7 +1,6 @@
 // `hotfix pointer render`: hotfix and rollout entries in, the anc-hotfix-version ConfigMap out (YAML or
 // JSON, ready for `kubectl apply -f -` once signed). Writes nothing, needs no node.
 import type { OutputFormat } from '../cli/output.ts';
-import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
 import type { Command } from '../cli/command.ts';
 
@@ -11,6 +10,11 @@ interface RenderOptions {
   serial?: string;
   expires?: string;
   scope?: string[];
+  schedule?: string[];
+  halt?: boolean;
+  withdraw?: boolean;
+  from?: string;
+  at?: string;
   kubeconfig?: string;
   output?: OutputFormat;
 }
@@ -25,6 +29,20 @@ export const hotfixPointerRenderCommand = {
       description: 'Wave for a base, e.g. 202604.01=10:wave-a (repeatable; absent = 100%)',
       repeatable: true,
     },
+    {
+      flag: '--schedule <base=percent@time,...>',
+      description: 'Wave schedule for a base, e.g. 202604.01=1@2026-12-01T00:00Z,10@2026-12-02T00:00Z,100@2026-12-04T00:00Z (repeatable)',
+      repeatable: true,
+    },
+    {
+      flag: '--halt',
+      description:
+        'Render the live pointer (--kubeconfig or --from) as a halting one: serial + 1, schedules frozen at their current percent',
+      boolean: true,
+    },
+    { flag: '--withdraw', description: 'With --halt: every wave at 0% instead of frozen', boolean: true },
+    { flag: '--from <file>', description: 'With --halt: the live ConfigMap as a file (kubectl get -o yaml)' },
+    { flag: '--at <time>', description: 'With --halt: freeze at the percent in force at this RFC 3339 time (default: now)' },
     { flag: '--serial <n>', description: 'Serial, higher than every pointer published before (anti-rollback)' },
     {
       flag: '--kubeconfig <file>',
@@ -37,8 +55,9 @@ export const hotfixPointerRenderCommand = {
       repeatable: true,
     },
   ],
-  // -o text|json|yaml (the CLI's one output flag); a manifest's text form is YAML.
+  // A manifest: YAML unless -o json; -o text says what it asks for, in words.
   output: true,
+  defaultOutput: 'yaml',
   readOnly: true,
   examples: [
     [
@@ -49,6 +68,11 @@ export const hotfixPointerRenderCommand = {
       'hotfix pointer render --hotfix 202604.01=202604.01.1 --rollout 202604.01=10:wave-a --serial 8 --expires 2026-12-31T00:00:00Z',
       'the same hotfix to a 10% wave',
     ],
+    [
+      'hotfix pointer render --hotfix 202604.01=202604.01.1 --schedule 202604.01=1@2026-12-01T00:00Z,10@2026-12-02T00:00Z,100@2026-12-04T00:00Z --serial 9 --expires 2026-12-31T00:00:00Z',
+      'waves that widen on their own, on a signed schedule',
+    ],
+    ['hotfix pointer render --halt --withdraw --kubeconfig ~/.kube/config > halt.yaml', 'a halt to sign now and keep for a bad day'],
   ],
   exitCodes: [
     [0, 'the ConfigMap was printed (with --kubeconfig and no --serial, the proposed serial is said on stderr)'],
@@ -56,46 +80,35 @@ export const hotfixPointerRenderCommand = {
   ],
   async run({ options }, deps) {
     const format = options.output === 'json' ? 'json' : 'yaml';
-    const { pointerFieldsFromFlags } = await import('../pointer/render.ts');
+    if (options.halt) {
+      const fromText =
+        options.from === undefined ? undefined : (await import('./config-input.ts')).readConfigFile(deps, options.from, 'ConfigMap');
+      return (await import('../pointer/halt.ts')).renderHalt({ ...options, ...(fromText === undefined ? {} : { fromText }) }, deps, format);
+    }
+    if (options.withdraw || options.from !== undefined || options.at !== undefined)
+      throw new AgentError('ANC_USAGE', '--withdraw, --from and --at go with --halt', {
+        hint: 'hotfix pointer render --halt [--withdraw] (--kubeconfig FILE | --from FILE)',
+      });
+    const summary = options.output === 'text';
+    const { pointerFieldsFromFlags, pointerSummary } = await import('../pointer/render.ts');
     const { renderSignedPointer } = await import('../pointer/payload.ts');
     const { configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
+    const { serialFor } = await import('../pointer/live-pointer.ts');
     const { serial, note } = await serialFor(options, deps);
     const fields = pointerFieldsFromFlags(
       {
         hotfix: options.hotfix ?? [],
         rollout: options.rollout ?? [],
+        schedule: options.schedule ?? [],
         serial,
         expires: options.expires,
         scope: options.scope ?? [],
       },
       deps.clock.now(),
     );
-    const stdout = await formatConfigMap(configMapFor(renderSignedPointer(fields)), format);
-    return { exitCode: 0, stdout, ...(note ? { stderr: `${note}\n` } : {}) };
+    const stdout = summary ? pointerSummary(fields) : await formatConfigMap(configMapFor(renderSignedPointer(fields)), format);
+    const warning = (await import('../pointer/expiry.ts')).expiryWarning(fields.expires, deps.clock.now());
+    const stderr = [note, warning && `warning: ${warning}`].filter(Boolean).join('\n');
+    return { exitCode: 0, stdout, ...(stderr ? { stderr: `${stderr}\n` } : {}) };
   },
 } satisfies Command<RenderOptions>;
-
-/** --serial as given, or with --kubeconfig the one after the live pointer's (said on stderr). */
-async function serialFor(options: RenderOptions, deps: Deps): Promise<{ serial: string | undefined; note?: string }> {
-  if (options.kubeconfig === undefined) return { serial: options.serial };
-  const { readLivePointer } = await import('../pointer/live-pointer.ts');
-  const live = await readLivePointer(deps, options.kubeconfig);
-  const current = live?.serial ?? 0;
-  const where =
-    live === undefined
-      ? 'the cluster has no anc-hotfix-version ConfigMap yet'
-      : live.serial === undefined
-        ? "the cluster's pointer carries no serial"
-        : `the cluster's pointer has serial ${current}`;
-  if (options.serial === undefined) return { serial: String(current + 1), note: `serial ${current + 1}: ${where}` };
-  if (/^\d+$/.test(options.serial) && Number(options.serial) <= current) {
-    throw new AgentError(
-      'ANC_USAGE',
-      `--serial ${options.serial} is not higher than ${current}: ${where}; nodes that took it refuse this one`,
-      {
-        hint: `Use --serial ${current + 1} (or leave --serial out and the next one is proposed).`,
-      },
-    );
-  }
-  return { serial: options.serial };
-}

@@ -44,6 +44,18 @@ export const hotfixPointerSignCommand = {
     const { parseConfigMapText, signConfigMap, formatConfigMap } = await import('../pointer/configmap.ts');
     const doc = await parseConfigMapText(readInputFile(deps, file, 'ConfigMap'), file);
     const signed = signConfigMap(doc, readInputFile(deps, options.key, 'private key'), String(options.keyId));
-    return { exitCode: 0, stdout: await formatConfigMap(signed, format) };
+    const { expiryWarning } = await import('../pointer/expiry.ts');
+    const warning = expiryWarning(pointerExpires(doc.data), deps.clock.now());
+    return { exitCode: 0, stdout: await formatConfigMap(signed, format), ...(warning ? { stderr: `warning: ${warning}\n` } : {}) };
   },
 } satisfies Command<SignOptions>;
+
+/** The `expires` of the pointer a ConfigMap carries (its unsigned JSON copy), if it says one. */
+function pointerExpires(data: Record<string, string>): string | undefined {
+  try {
+    const expires = (JSON.parse(data['hotfixes.json'] ?? '{}') as { expires?: unknown }).expires;
+    return typeof expires === 'string' ? expires : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -28,7 +28,8 @@ export const hotfixPointerVerifyCommand = {
     { flag: '--min-serial <n>', description: "The node's serial floor: the highest serial it accepted (default 0, a fresh node)" },
     {
       flag: '--kubeconfig <file>',
-      description: "The cluster's live ConfigMap: verified itself, or with FILE the floor FILE must clear (serial and payload)",
+      description:
+        "The cluster's live ConfigMap: verified itself, or with FILE the floor FILE must clear (serial and payload); without FILE, $KUBECONFIG is the default",
     },
     { flag: '--node-config <file>', description: 'Match the scope against this node configuration' },
     {
@@ -67,14 +68,17 @@ export const hotfixPointerVerifyCommand = {
       throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);
     const now = options.at === undefined ? deps.clock.now() : parseRfc3339(options.at);
     if (!now) throw new AgentError('ANC_USAGE', `--at must be an RFC 3339 time (got "${options.at}")`, HELP);
-    if (args.length > 1 || (args.length === 0 && options.kubeconfig === undefined))
+    // Like kubectl: without a file and without --kubeconfig, $KUBECONFIG names the cluster (its first file).
+    const fromEnv = args.length === 0 && options.kubeconfig === undefined ? deps.env.KUBECONFIG?.split(':').find(Boolean) : undefined;
+    const kubeconfig = options.kubeconfig ?? fromEnv;
+    if (args.length > 1 || (args.length === 0 && kubeconfig === undefined))
       throw new AgentError(
         'ANC_USAGE',
-        "hotfix pointer verify needs a ConfigMap file, --kubeconfig FILE to read the cluster's, or both to check a file before publishing it over the cluster's",
+        "hotfix pointer verify needs a ConfigMap file, --kubeconfig FILE (or $KUBECONFIG) to read the cluster's, or both to check a file before publishing it over the cluster's",
         HELP,
       );
     const { readLivePointer } = await import('../pointer/live-pointer.ts');
-    const live = options.kubeconfig === undefined ? undefined : await readLivePointer(deps, options.kubeconfig);
+    const live = kubeconfig === undefined ? undefined : await readLivePointer(deps, kubeconfig);
     let doc: ConfigMapDoc;
     let floor: { minSerial: number; floorPayloadSha256?: string } = { minSerial };
     if (args.length === 1) {
@@ -89,7 +93,9 @@ export const hotfixPointerVerifyCommand = {
       options.nodeConfig === undefined ? undefined : readConfiguration(deps, options.nodeConfig, 'node config'),
       options.node ?? [],
     );
-    const report = verifyConfigMap(doc, { mode: signingMode(options.mode).mode, keys, facts, ...floor, now });
+    const checked = verifyConfigMap(doc, { mode: signingMode(options.mode).mode, keys, facts, ...floor, now });
+    const { keySetNotes } = await import('../pointer/expiry.ts');
+    const report = { ...checked, ...keySetNotes(checked, keys, options.keys ?? deps.execPath, options.keys !== undefined, now) };
     const stdout =
       format === 'json'
         ? `${JSON.stringify(report, null, 2)}\n`

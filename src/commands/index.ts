@@ -14,10 +14,14 @@ import { hotfixFallbackCommand } from './hotfix-fallback.ts';
 import { hotfixPointerRenderCommand } from './hotfix-pointer-render.ts';
 import { hotfixPointerSignCommand } from './hotfix-pointer-sign.ts';
 import { hotfixPointerVerifyCommand } from './hotfix-pointer-verify.ts';
+import { hotfixRolloutStatusCommand } from './hotfix-rollout-status.ts';
+import { hotfixRolloutWatchCommand } from './hotfix-rollout-watch.ts';
 import { hotfixScriptsCommand } from './hotfix-scripts.ts';
+import { imageManifestCommand } from './image-manifest.ts';
 import { manpageCommand } from './manpage.ts';
 import { provisionCommand } from './provision.ts';
 import { provisionWaitCommand } from './provision-wait.ts';
+import { reportStatusCommand } from './report-status.ts';
 import { statusCommand } from './status.ts';
 import { versionCommand } from './version.ts';
 
@@ -26,6 +30,7 @@ export const COMMANDS: readonly AnyCommand[] = [
   provisionWaitCommand,
   versionCommand,
   statusCommand,
+  reportStatusCommand,
   downloadHotfixCommand,
   checkHotfixCommand,
   applyEmbeddedHotfixCommand,
@@ -35,6 +40,9 @@ export const COMMANDS: readonly AnyCommand[] = [
   hotfixPointerRenderCommand,
   hotfixPointerSignCommand,
   hotfixPointerVerifyCommand,
+  imageManifestCommand,
+  hotfixRolloutStatusCommand,
+  hotfixRolloutWatchCommand,
   configValidateCommand,
   configSchemaCommand,
   configHashCommand,

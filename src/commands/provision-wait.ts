@@ -46,10 +46,15 @@ export const provisionWaitCommand = {
       end,
     });
     deps.log.error('aks-node-controller failed', { error: outcome.error });
+    // The event keeps the reference's `provision failed: exitCode=…` text; a person gets it once, the code named.
+    const code = /^provision failed: exitCode=(-?\d+)/.exec(outcome.error)?.[1];
+    const named = code === undefined ? undefined : (await import('../status/exit-codes.ts')).nameExitCode(code);
     deps.log.say(
       outcome.error.startsWith('context deadline exceeded') && timeoutMs !== undefined
         ? `provision-wait: provision.complete did not appear within ${timeoutMs / 1000} s; provisioning has not finished: run \`aks-node-controller status\``
-        : `provision-wait: provisioning failed: ${clip(outcome.error)}; run \`aks-node-controller status\``,
+        : named
+          ? `provision-wait: provisioning failed with exit code ${named.code} ${named.name} (${named.meaning}); run \`aks-node-controller status\``
+          : `provision-wait: provisioning failed: ${clip(outcome.error.replace(/^provision failed: /, ''))}; run \`aks-node-controller status\``,
     );
     return { exitCode: 1, stdout };
   },

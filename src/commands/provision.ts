@@ -75,7 +75,8 @@ export const provisionCommand = {
 
 /** One line for a person at a terminal; a rejected configuration already printed its error and hint. */
 async function sayOutcome(result: { exitCode: number; stderr?: string }, seconds: number, deps: Deps): Promise<void> {
-  const took = `${seconds.toFixed(1)} s`;
+  // Never `0.0 s`: under a second in milliseconds, under ten with a decimal, else whole seconds.
+  const took = seconds < 1 ? `${Math.round(seconds * 1000)} ms` : seconds < 10 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`;
   if (result.exitCode === 0) return deps.log.say(`provision: provisioning succeeded in ${took}`);
   if (result.stderr) return;
   const { nameExitCode } = await import('../status/exit-codes.ts');

@@ -7,7 +7,7 @@ import { type OutputFormat, render } from '../cli/output.ts';
 
 export const versionCommand = {
   name: 'version',
-  description: 'Print the version (with -o json: commit, build time, target, runtime, baked or hotfix, pointer key ids, script payload)',
+  description: 'Print the version (with -o json: commit, commit time, target, runtime, baked or hotfix, pointer key ids, script payload)',
   options: [],
   output: true,
   readOnly: true,
@@ -17,16 +17,23 @@ export const versionCommand = {
   ],
   async run({ options }, deps) {
     if (options.output === 'text') return { exitCode: 0, stdout: `${deps.version}\n` };
-    const [{ bakedKeys }, scripts] = await Promise.all([import('../pointer/keys.ts'), import('../hotfix/scripts/embedded.ts')]);
+    const [{ bakedKeys }, scripts, { signingMode }] = await Promise.all([
+      import('../pointer/keys.ts'),
+      import('../hotfix/scripts/embedded.ts'),
+      import('../pointer/gate.ts'),
+    ]);
     const info = {
       version: deps.version,
       commit: BUILD_COMMIT,
-      buildTime: BUILD_TIME,
+      // The commit's time, not the time of the build: a reproducible build of a commit has the same bytes.
+      commitTime: BUILD_TIME,
       target: buildTarget(),
       runtime: runtimeVersion(),
       binary: binaryKind(deps.execPath, deps.paths.hotfixBinary),
       path: deps.execPath,
       pointerKeyIds: bakedKeys().map((k) => k.keyid),
+      // The mode this binary enforces here (ANC_HOTFIX_POINTER_SIGNING, else its default): `hotfix explain` asks a candidate.
+      pointerSigning: signingMode(deps.env.ANC_HOTFIX_POINTER_SIGNING).mode,
       scriptPayload: scripts.describeEmbedded(),
     };
     return { exitCode: 0, stdout: await render(options.output, info) };

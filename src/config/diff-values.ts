@@ -5,11 +5,15 @@ import { canonicalConfiguration } from './canonical.ts';
 import { MESSAGES } from './types.ts';
 import type { Configuration, FieldInfo, MessageName } from './types.ts';
 
+/**
+ * A changed path with its two values as they are (JSON output carries them once encoded): a side absent
+ * in that configuration has no key; a credential's values are `<redacted>`, with `redacted: true`.
+ */
 export interface ChangedValue {
   path: string;
-  /** JSON text of the value, `-` when absent, `<redacted>` for credentials. */
-  before: string;
-  after: string;
+  before?: unknown;
+  after?: unknown;
+  redacted?: true;
 }
 
 type Obj = Record<string, unknown>;
@@ -49,14 +53,14 @@ function valueAt(root: unknown, path: string): unknown {
   return node;
 }
 
-const show = (value: unknown) => (value === undefined ? '-' : JSON.stringify(value));
+const present = (key: 'before' | 'after', value: unknown) => (value === undefined ? {} : { [key]: value });
 
 export function changedValues(before: Configuration, after: Configuration, paths: readonly string[]): ChangedValue[] {
   const a = canonicalConfiguration(before);
   const b = canonicalConfiguration(after);
   return paths.map((path) =>
     isSecretPath(path)
-      ? { path, before: '<redacted>', after: '<redacted>' }
-      : { path, before: show(valueAt(a, path)), after: show(valueAt(b, path)) },
+      ? { path, before: '<redacted>', after: '<redacted>', redacted: true as const }
+      : { path, ...present('before', valueAt(a, path)), ...present('after', valueAt(b, path)) },
   );
 }

@@ -73,7 +73,16 @@ export function checkRules(config: Configuration, rules: readonly Rule[] = RULES
 export function validateConfigurationText(text: string, options: { strict?: boolean } = {}): ValidationReport {
   const strict = options.strict === true;
   const loaded = loadConfiguration(text);
-  const all: ValidationIssue[] = [...loaded.issues, ...checkRules(loaded.config)];
+  // A document that does not parse has no missing fields to speak of: the syntax error is the one problem
+  // (its message says where), and the version check names the absent version instead of an empty one.
+  const unparsed = loaded.issues.some((i) => i.path === '$' && i.message.startsWith('invalid JSON'));
+  const issues = loaded.issues.map((i) =>
+    i.path === '$.version' && i.message === 'unsupported version: '
+      ? { ...i, message: `version is missing${unparsed ? ' (the document did not parse)' : ''}: expected "v1" (or "v0")` }
+      : i,
+  );
+  const rules = unparsed ? [] : checkRules(loaded.config);
+  const all: ValidationIssue[] = [...issues, ...rules];
   const errors = all.filter((i) => i.severity === 'error' || strict).map((i) => ({ ...i, severity: 'error' as const }));
   const warnings = strict ? [] : all.filter((i) => i.severity === 'warning');
   return { valid: errors.length === 0, strict, errors, warnings };

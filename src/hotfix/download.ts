@@ -94,11 +94,23 @@ export async function downloadHotfix(deps: Deps, options: DownloadOptions): Prom
 /** How often a running download says how far it got (log lines, not a bar: the journal keeps them). */
 export const PROGRESS_INTERVAL_MS = 10_000;
 
+/** The heartbeat's phase: the path once decided, and before and during it what is being fetched now (InRelease). */
+export function heartbeatPhase(trace: Trace): string {
+  const now = trace.fetching ? `fetching ${trace.fetching}` : undefined;
+  if (trace.path === 'none') return now ? `repository: ${now}` : 'preparing';
+  return `via ${trace.path}${now ? `: ${now}` : ''}`;
+}
+
 function reportProgress(deps: Deps, trace: Trace, start: Date): ReturnType<typeof setInterval> {
   const timer = setInterval(() => {
     const seconds = Math.round((deps.clock.now().getTime() - start.getTime()) / 1000);
-    deps.log.info('hotfix download in progress', { path: trace.path, fetchedBytes: trace.fetchedBytes, seconds });
-    const how = trace.path === 'none' ? 'starting' : `via ${trace.path}`;
+    deps.log.info('hotfix download in progress', {
+      path: trace.path,
+      fetchedBytes: trace.fetchedBytes,
+      seconds,
+      ...(trace.fetching ? { fetching: trace.fetching } : {}),
+    });
+    const how = heartbeatPhase(trace);
     deps.log.say(`download-hotfix: still working (${how}): ${trace.fetchedBytes} bytes fetched so far, ${seconds} s`);
   }, PROGRESS_INTERVAL_MS);
   timer.unref?.();

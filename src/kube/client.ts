@@ -23,6 +23,13 @@ export interface GetOptions {
   boundMs?: number;
 }
 
+export interface WriteOptions extends GetOptions {
+  method: 'PATCH' | 'PUT' | 'POST';
+  body: string;
+  /** e.g. application/merge-patch+json (RFC 7386) for a PATCH. */
+  contentType: string;
+}
+
 function kubeError(message: string, cause?: unknown): AgentError {
   return new AgentError('ANC_KUBE', message, cause === undefined ? {} : { cause });
 }
@@ -55,7 +62,17 @@ export async function fetchHotfixConfigMap(
 }
 
 /** GET https://<server><path>; resolves with the body of a 2xx answer, rejects with an AgentError. */
-export async function apiGet(creds: ApiCredentials, path: string, options: GetOptions = {}): Promise<string> {
+export function apiGet(creds: ApiCredentials, path: string, options: GetOptions = {}): Promise<string> {
+  return apiRequest(creds, path, options);
+}
+
+/** PATCH/PUT/POST with a body, under the same single deadline; resolves with the 2xx answer's body. */
+export function apiWrite(creds: ApiCredentials, path: string, options: WriteOptions): Promise<string> {
+  return apiRequest(creds, path, options);
+}
+
+async function apiRequest(creds: ApiCredentials, path: string, options: GetOptions & Partial<WriteOptions>): Promise<string> {
+  const method = options.method ?? 'GET';
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const maxBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const url = `https://${creds.server}${path}`;
@@ -63,6 +80,10 @@ export async function apiGet(creds: ApiCredentials, path: string, options: GetOp
   if (creds.ca && !hasPemCertificate(creds.ca)) throw kubeError('failed to parse cluster CA PEM');
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.userAgent) headers['User-Agent'] = options.userAgent;
+  if (options.body !== undefined) {
+    headers['Content-Type'] = options.contentType ?? 'application/json';
+    headers['Content-Length'] = String(Buffer.byteLength(options.body));
+  }
   if (creds.token) headers.Authorization = `Bearer ${creds.token.reveal()}`;
   const mtls = creds.clientCert !== undefined && creds.clientKey !== undefined;
   const https = await import('node:https');
@@ -79,7 +100,7 @@ export async function apiGet(creds: ApiCredentials, path: string, options: GetOp
     };
     const seconds = Math.round((options.boundMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 100) / 10;
     const timer = setTimeout(
-      () => finish(kubeError(`GET ${url}: no complete answer within ${seconds} s`)),
+      () => finish(kubeError(`${method} ${url}: no complete answer within ${seconds} s`)),
       Math.max(0, deadline - Date.now()),
     );
     try {
@@ -88,7 +109,7 @@ export async function apiGet(creds: ApiCredentials, path: string, options: GetOp
           host: target.host,
           port: target.port,
           path,
-          method: 'GET',
+          method,
           headers,
           agent: false,
           minVersion: 'TLSv1.2',
@@ -97,14 +118,14 @@ export async function apiGet(creds: ApiCredentials, path: string, options: GetOp
           ...(creds.ca ? { ca: creds.ca } : {}),
           ...(mtls ? { cert: creds.clientCert, key: creds.clientKey!.reveal() } : {}),
         },
-        (response) => readResponse(response, url, maxBytes, finish),
+        (response) => readResponse(response, url, maxBytes, finish, method !== 'GET'),
       );
     } catch (error) {
       finish(kubeError(mtls ? `loading client key pair: ${describe(error)}` : `building apiserver client: ${describe(error)}`, error));
       return;
     }
-    request.on('error', (error) => finish(kubeError(`GET ${url}: ${describe(error)}`, error)));
-    request.end();
+    request.on('error', (error) => finish(kubeError(`${method} ${url}: ${describe(error)}`, error)));
+    request.end(options.body);
   });
 }
 
@@ -135,11 +156,34 @@ function readResponse(
   url: string,
   maxBytes: number,
   finish: (error: AgentError | undefined, body?: string) => void,
+  /** Writes add the Status message (the reference's GET message is a contract and stays as it is). */
+  withReason = false,
 ): void {
   const status = response.statusCode ?? 0;
-  if (status < 200 || status > 299) {
+  if (status < 200 || (status > 299 && !withReason)) {
     response.resume();
     finish(kubeError(`apiserver returned status ${status} for ${url}`));
+    return;
+  }
+  if (status < 200 || status > 299) {
+    // The Status body's message says why (403: which rule refused); read a little of it, bounded.
+    const parts: Buffer[] = [];
+    let size = 0;
+    response.on('data', (chunk: Buffer) => {
+      if (size < 4096) parts.push(chunk);
+      size += chunk.length;
+    });
+    const done = () => {
+      let why = '';
+      try {
+        const message = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { message?: unknown }).message;
+        if (typeof message === 'string' && message !== '') why = `: ${message.slice(0, 300)}`;
+      } catch {}
+      finish(kubeError(`apiserver returned status ${status} for ${url}${why}`));
+    };
+    response.on('end', done);
+    response.on('error', done);
+    response.on('close', done);
     return;
   }
   const tooLarge = () => kubeError(`apiserver response for ${url} exceeds ${maxBytes} bytes`);

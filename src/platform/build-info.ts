@@ -1,5 +1,9 @@
 // What build.mjs stamped into the bundle besides the version: the git commit and the commit's time (the
 // build time of a reproducible build: the same commit gives the same bytes). `unknown` from source.
+import { processIdentity } from './boot.ts';
+import type { FileSystem } from './fs.ts';
+import type { NodePaths } from './paths.ts';
+
 declare const __ANC_COMMIT__: string | undefined;
 declare const __ANC_BUILD_TIME__: string | undefined;
 
@@ -25,11 +29,22 @@ export function binaryKind(execPath: string, hotfixBinary: string): 'baked' | 'h
 
 /**
  * Attributes of every command's start log line: its event task, which build runs and from where. `status`
- * reads them to say which build wrote each event (events themselves carry only the reference's bytes).
+ * reads them to say which build wrote each event (events themselves carry only the reference's bytes), and
+ * the boot id, pid and pid start time to tell whether the run still lives (platform/boot.ts).
  */
 export function startAttrs(
-  deps: { version: string; execPath: string; paths: { hotfixBinary: string } },
+  deps: {
+    version: string;
+    execPath: string;
+    fs: Pick<FileSystem, 'readText'>;
+    paths: Pick<NodePaths, 'hotfixBinary' | 'bootId' | 'procDir'>;
+  },
   task: string,
 ): Record<string, string> {
-  return { task, version: deps.version, binary: binaryKind(deps.execPath, deps.paths.hotfixBinary) };
+  return {
+    task,
+    version: deps.version,
+    binary: binaryKind(deps.execPath, deps.paths.hotfixBinary),
+    ...processIdentity(deps, process.pid),
+  };
 }

@@ -33,6 +33,10 @@ export const NODE_PATHS = {
   // script hotfixes (hotfix/scripts): the record of what an embedded payload replaced, the originals'
   // backups, the last restore; the files a payload may never replace (docs/hotfix.md "script payload")
   scriptHotfixState: '/opt/azure/containers/aks-node-controller-script-hotfix',
+  // the image's own manifest, kept on the image by its build (image/: `status` diffs the node against it)
+  imageManifest: '/opt/azure/containers/aks-node-controller-image-manifest.json',
+  // the processes that run (status tells a live run from a dead one with bootId below, platform/boot.ts)
+  procDir: '/proc',
   // the VM identity that seeds staged hotfix waves
   productUuid: '/sys/class/dmi/id/product_uuid',
   launcher: '/opt/azure/containers/aks-node-controller-launcher.sh',
@@ -57,6 +61,10 @@ export const NODE_PATHS = {
   clusterCa: '/etc/kubernetes/certs/ca.crt',
   bootstrapKubeconfig: '/var/lib/kubelet/bootstrap-kubeconfig',
   kubeconfig: '/var/lib/kubelet/kubeconfig',
+  // the node's report on its Node object (fleet/): kubelet's flags (--hostname-override names the node)
+  // and this boot's id (the kubelet reports the same one as status.nodeInfo.bootID)
+  kubeletDefaults: '/etc/default/kubelet',
+  bootId: '/proc/sys/kernel/random/boot_id',
   // the highest signed-pointer serial this node accepted (anti-rollback, docs/pointer-signing.md)
   hotfixPointerSerial: '/opt/azure/containers/aks-node-controller-hotfix-serial.json',
   // paths rendered into the provisioning command and its variables (config-contract 3.2.1, 4.1)

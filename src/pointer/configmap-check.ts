@@ -7,7 +7,7 @@ import { errorMessage } from '../platform/errors.ts';
 import { parseConfigMapPointer } from './configmap-body.ts';
 import { emptyPointer, parsePointer, type HotfixPointer } from './document.ts';
 import { parseConfigMapText } from './configmap.ts';
-import { decidePointer } from './gate.ts';
+import { decidePointer, type SigningMode } from './gate.ts';
 import { ENVELOPE_KEY, nodeSigning } from './node-gate.ts';
 
 export interface ConfigMapGate {
@@ -31,9 +31,11 @@ export async function pointerFromConfigMap(
   deps: Pick<Deps, 'log' | 'env' | 'clock'>,
   text: string,
   file: string,
+  /** `hotfix explain --mode`: the fleet's mode instead of this machine's. */
+  mode?: SigningMode,
 ): Promise<{ pointer: HotfixPointer; gate: ConfigMapGate }> {
   const doc = await parseConfigMapText(text, file);
-  const signing = nodeSigning(deps);
+  const signing = { ...nodeSigning(deps), ...(mode ? { mode } : {}) };
   const envelope = doc.data[ENVELOPE_KEY];
   const verdict = decidePointer(envelope === undefined ? {} : { envelope }, {
     mode: signing.mode,

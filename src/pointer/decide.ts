@@ -6,7 +6,7 @@
 // - the node's own refusals (eligibility.ts): its quarantine record, then the base's staged wave.
 import type { Deps } from '../platform/deps.ts';
 import type { HotfixPointer } from './document.ts';
-import { type Eligibility, nodeEligibility } from './eligibility.ts';
+import { type Eligibility, nodeEligibility, type WaveContext } from './eligibility.ts';
 import { readPointerFile } from './file.ts';
 import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.ts';
 
@@ -27,11 +27,11 @@ export interface NodeDecision {
   refusal?: NonNullable<Eligibility['refusal']>;
 }
 
-type DecideDeps = Pick<Deps, 'fs' | 'paths'>;
+type DecideDeps = Pick<Deps, 'fs' | 'paths'> & Partial<Pick<Deps, 'clock'>>;
 
-export function decideForNode(deps: DecideDeps, pointer: HotfixPointer, current: string): NodeDecision {
+export function decideForNode(deps: DecideDeps, pointer: HotfixPointer, current: string, context: WaveContext = {}): NodeDecision {
   const resolve = decideHotfix(pointer, current);
-  const eligibility = nodeEligibility(deps, pointer, resolve);
+  const eligibility = nodeEligibility(deps, pointer, resolve, context);
   if (!resolve.upgrade) {
     return { resolve, eligibility, take: false, reason: resolve.reason, ...detailOf(resolve.detail) };
   }

@@ -6,6 +6,7 @@ import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { AgentError } from '../platform/errors.ts';
 import { goTrimSpace } from '../platform/go/strings.ts';
 import { goJson, goJsonKind, goLookupField, parseGoJson } from '../platform/json.ts';
+import { parseSchedule, type ScheduleStep } from './schedule.ts';
 
 export interface HotfixPointer {
   /** Legacy single pointer (SEED). */
@@ -22,6 +23,8 @@ export interface HotfixPointer {
 export interface RolloutEntry {
   percent: number;
   salt: string;
+  /** The wave's steps in time (schedule.ts): when present, the percent in force now replaces `percent`. */
+  schedule?: ScheduleStep[];
 }
 
 export function emptyPointer(): HotfixPointer {
@@ -92,7 +95,10 @@ function parseRollout(value: unknown, fail: (detail: string) => never): Record<s
     if (typeof percent !== 'number' || !(percent >= 0 && percent <= 100))
       fail(`${where}.percent: expected a number from 0 to 100, got ${JSON.stringify(percent ?? null)}`);
     if (typeof salt !== 'string') fail(`cannot unmarshal ${goJsonKind(salt)} into field ${where}.salt of type string`);
-    Object.defineProperty(out, base, { value: { percent, salt }, enumerable: true, writable: true, configurable: true });
+    const raw = goLookupField(entry as Record<string, unknown>, 'schedule');
+    const schedule = raw === undefined || raw === null ? undefined : parseSchedule(raw, (detail) => fail(`${where}.${detail}`));
+    const value = { percent, salt, ...(schedule ? { schedule } : {}) };
+    Object.defineProperty(out, base, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -134,7 +140,11 @@ export function serializePointer(p: HotfixPointer): string {
   // Left out when empty: a pointer without waves stays byte-identical to the reference's.
   const waves = Object.keys(p.rollout ?? {}).sort(compareCodePoints);
   if (waves.length > 0) {
-    const wave = (k: string) => `${goJson(k)}:{"percent":${p.rollout![k]!.percent},"salt":${goJson(p.rollout![k]!.salt)}}`;
+    const steps = (k: string) => {
+      const schedule = p.rollout![k]!.schedule;
+      return schedule ? `,"schedule":[${schedule.map((s) => `{"at":${goJson(s.at)},"percent":${s.percent}}`).join(',')}]` : '';
+    };
+    const wave = (k: string) => `${goJson(k)}:{"percent":${p.rollout![k]!.percent},"salt":${goJson(p.rollout![k]!.salt)}${steps(k)}}`;
     parts.push(`"rollout":{${waves.map(wave).join(',')}}`);
   }
   return `{${parts.join(',')}}`;

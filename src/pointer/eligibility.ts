@@ -21,10 +21,21 @@ export interface Eligibility {
   refusal?: { outcome: 'quarantined' | 'notInWave'; detail: string };
 }
 
-export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: HotfixPointer, decision: HotfixDecision): Eligibility {
+/** Who and when the wave is decided for: another identity (`hotfix explain --uuid`), the node's clock. */
+export interface WaveContext {
+  uuid?: string;
+  now?: Date;
+}
+
+export function nodeEligibility(
+  deps: Pick<Deps, 'fs' | 'paths'> & Partial<Pick<Deps, 'clock'>>,
+  pointer: HotfixPointer,
+  decision: HotfixDecision,
+  context: WaveContext = {},
+): Eligibility {
   const entry = decision.base === null ? undefined : ownEntry(pointer.rollout, decision.base);
-  const identity = readProductUuid(deps.fs, deps.paths.productUuid);
-  const wave = decideWave(entry, identity.uuid);
+  const identity = context.uuid !== undefined ? { uuid: context.uuid } : readProductUuid(deps.fs, deps.paths.productUuid);
+  const wave = decideWave(entry, identity.uuid, context.now ?? deps.clock?.now() ?? new Date());
   const out: Eligibility = { wave, ...(identity.problem === undefined ? {} : { identityProblem: identity.problem }) };
   const version = expectedBinaryVersion(decision.resolved);
   try {
@@ -44,7 +55,7 @@ export function nodeEligibility(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfi
     const seed = wave.seed === null ? `no usable identity (${identity.problem})` : `seed ${wave.seed.toFixed(6)}`;
     out.refusal = {
       outcome: 'notInWave',
-      detail: `node is outside the ${wave.percent}% wave for base ${decision.base}: ${seed}, cutoff ${wave.cutoff}`,
+      detail: `node is outside the ${wave.percent}% wave for base ${decision.base}: ${seed}, cutoff ${wave.cutoff}${wave.joinsAt === undefined ? '' : wave.joinsAt === null ? '; the schedule never reaches it' : `; it joins at ${wave.joinsAt}`}`,
     };
   }
   return out;

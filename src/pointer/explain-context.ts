@@ -3,7 +3,10 @@
 // agent log (a refused pointer stages nothing, so the decision alone would just say `no-request`).
 import type { Deps } from '../platform/deps.ts';
 import { definedEnv } from '../platform/deps.ts';
+import { AgentError, ECHO_LIMIT } from '../platform/errors.ts';
+import { parseRfc3339 } from './time.ts';
 import { STAMPED_VERSION } from './version.ts';
+import { normaliseProductUuid } from './wave.ts';
 
 export interface DecidedFor {
   version: string;
@@ -67,4 +70,42 @@ export function lastCheckHotfix(deps: Pick<Deps, 'fs' | 'paths'>): LastCheck | n
     } catch {}
   }
   return null;
+}
+
+/** The pointer file's text when it can be read; otherwise explainHotfix reports it as a node would. */
+export function peekPointer(deps: Pick<Deps, 'fs'>, path: string): string | undefined {
+  try {
+    return deps.fs.readText(path, 'pointer');
+  } catch {
+    return undefined;
+  }
+}
+
+/** `hotfix explain`'s flags that must be right before anything is read: image versions and the mode. */
+export function checkExplainFlags(versions: readonly string[], mode: string | undefined): void {
+  for (const v of versions) {
+    if (v.length > ECHO_LIMIT)
+      throw new AgentError('ANC_USAGE', `--current-version is ${v.length} characters long; an image version is YYYYMM.DD.PATCH`);
+    if (!STAMPED_VERSION.test(v))
+      throw new AgentError(
+        'ANC_USAGE',
+        `--current-version ${JSON.stringify(v)} is not an image version YYYYMM.DD.PATCH (e.g. 202604.01.0)`,
+      );
+  }
+  if (mode !== undefined && !['unsigned-allowed', 'enforce'].includes(mode))
+    throw new AgentError('ANC_USAGE', `--mode must be unsigned-allowed or enforce (got ${JSON.stringify(mode)})`);
+}
+
+/** `hotfix explain --uuid/--at`, checked: who and when a scheduled wave is decided for. */
+export function waveContext(options: { uuid?: string; at?: string }): { uuid?: string; now?: Date } {
+  const uuid = options.uuid === undefined ? undefined : normaliseProductUuid(String(options.uuid));
+  if (options.uuid !== undefined && uuid === undefined)
+    throw new AgentError('ANC_USAGE', '--uuid is not a usable SMBIOS product UUID (8-4-4-4-12 hex, not all 0 or all f)');
+  const now = options.at === undefined ? undefined : parseRfc3339(String(options.at));
+  if (options.at !== undefined && now === undefined)
+    throw new AgentError(
+      'ANC_USAGE',
+      `--at ${JSON.stringify(String(options.at).slice(0, 64))} is not an RFC 3339 time, e.g. 2026-12-01T00:00:00Z`,
+    );
+  return { ...(uuid ? { uuid } : {}), ...(now ? { now } : {}) };
 }

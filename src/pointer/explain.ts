@@ -1,8 +1,10 @@
 // `hotfix explain`: what download-hotfix would do on this node and which binary the launcher would run,
 // as one JSON object for operators and scripts. Reads files only; never installs, never emits events.
+import { stagedHotfixVerdict } from './staged.ts';
 import type { Deps } from '../platform/deps.ts';
 import type { HotfixPointer } from './document.ts';
 import { decideForNode, type NodeDecision } from './decide.ts';
+import type { WaveContext } from './eligibility.ts';
 import { readPointerFile } from './file.ts';
 import type { HotfixReason } from './resolve.ts';
 
@@ -34,29 +36,37 @@ export interface HotfixExplanation {
   seed: number | null;
   cutoff: number;
   inWave: boolean;
+  /** With a scheduled wave: when this node joins (null: never) and when the next step starts. */
+  joinsAt?: string | null;
+  nextStepAt?: string | null;
   identityProblem?: string;
   /** The quarantine record's entry for `resolved` (null when none), or the error reading the record. */
   quarantine: { version: string; reason: string; recordedAt: string } | null;
   quarantineError?: string;
-  /** What the launcher would start now: the staged hotfix when it is an executable file, else baked. */
+  /** What the launcher would start now: the staged hotfix when it passes the launcher's rules (pointer/staged.ts), else baked. */
   binary: 'hotfix' | 'baked';
   binaryPath: string;
+  /** Why the launcher refuses the staged hotfix binary (absent when none is staged or it is accepted). */
+  stagedRefused?: string;
 }
 
-export function explainHotfix(deps: Pick<Deps, 'fs' | 'paths'>, pointerPath: string, current: string): HotfixExplanation {
-  return explainPointer(deps, readPointerFile(deps.fs, pointerPath), current);
+type ExplainDeps = Pick<Deps, 'fs' | 'paths'> & Partial<Pick<Deps, 'clock'>>;
+
+export function explainHotfix(deps: ExplainDeps, pointerPath: string, current: string, context: WaveContext = {}): HotfixExplanation {
+  return explainPointer(deps, readPointerFile(deps.fs, pointerPath), current, context);
 }
 
 /** The same for a pointer already read (a ConfigMap file gated like check-hotfix gates it). */
-export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: HotfixPointer, current: string): HotfixExplanation {
-  const decision: NodeDecision = decideForNode(deps, pointer, current);
+export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, current: string, context: WaveContext = {}): HotfixExplanation {
+  const decision: NodeDecision = decideForNode(deps, pointer, current, context);
   const { resolve: d, eligibility: e } = decision;
-  const staged = deps.fs.stat(deps.paths.hotfixBinary);
-  const hotfix = staged?.isFile === true && (staged.mode & 0o111) !== 0;
+  // The launcher's own acceptance rules: a refused hotfix is not the binary that runs.
+  const staged = stagedHotfixVerdict(deps);
+  const hotfix = staged.staged && staged.accepted;
   const refused = decision.refusal;
   const summary = decision.take
     ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
-    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
+    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
   return {
     summary,
     current: d.current,
@@ -69,10 +79,12 @@ export function explainPointer(deps: Pick<Deps, 'fs' | 'paths'>, pointer: Hotfix
     seed: e.wave.seed,
     cutoff: e.wave.cutoff,
     inWave: e.wave.inWave,
+    ...(e.wave.joinsAt === undefined ? {} : { joinsAt: e.wave.joinsAt, nextStepAt: e.wave.nextStepAt ?? null }),
     ...(e.identityProblem === undefined ? {} : { identityProblem: e.identityProblem }),
     quarantine: e.quarantine ?? null,
     ...(e.quarantineError === undefined ? {} : { quarantineError: e.quarantineError }),
     binary: hotfix ? 'hotfix' : 'baked',
     binaryPath: hotfix ? deps.paths.hotfixBinary : deps.paths.bakedBinary,
+    ...(staged.staged && !staged.accepted ? { stagedRefused: `staged, but the launcher refuses it: ${staged.reason}` } : {}),
   };
 }

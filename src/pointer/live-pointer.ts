@@ -2,12 +2,12 @@
 // publishing must not go behind. Its signed serial and payload digest are what the nodes that took it
 // recorded; `hotfix pointer verify FILE --kubeconfig` and `render --kubeconfig` start from them.
 import type { Deps } from '../platform/deps.ts';
-import { errorMessage } from '../platform/errors.ts';
+import { AgentError, errorMessage } from '../platform/errors.ts';
 import { parseConfigMapText, POINTER_KEY, type ConfigMapDoc } from './configmap.ts';
 import { parseEnvelope } from './dsse.ts';
 import { payloadSha256 } from './gate.ts';
 import { ENVELOPE_KEY } from './node-gate.ts';
-import { parseSignedPointer } from './payload.ts';
+import { parseSignedPointer, type SignedPointer } from './payload.ts';
 
 export interface LivePointer {
   doc: ConfigMapDoc;
@@ -53,4 +53,47 @@ function renderedSerial(doc: ConfigMapDoc): { serial?: number } {
   } catch {
     return {};
   }
+}
+
+/** The live pointer's payload: the signed bytes of the envelope, else the rendered copy; undefined when neither reads. */
+export function livePayload(doc: ConfigMapDoc): SignedPointer | undefined {
+  const envelope = doc.data[ENVELOPE_KEY];
+  try {
+    if (envelope !== undefined) return parseSignedPointer(parseEnvelope(envelope).payload);
+  } catch {
+    // fall back to the copy
+  }
+  const copy = doc.data[POINTER_KEY];
+  try {
+    return copy === undefined ? undefined : parseSignedPointer(Buffer.from(copy, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** --serial as given, or with --kubeconfig the one after the live pointer's (said on stderr). */
+export async function serialFor(
+  options: { kubeconfig?: string; serial?: string },
+  deps: Deps,
+): Promise<{ serial: string | undefined; note?: string }> {
+  if (options.kubeconfig === undefined) return { serial: options.serial };
+  const live = await readLivePointer(deps, options.kubeconfig);
+  const current = live?.serial ?? 0;
+  const where =
+    live === undefined
+      ? 'the cluster has no anc-hotfix-version ConfigMap yet'
+      : live.serial === undefined
+        ? "the cluster's pointer carries no serial"
+        : `the cluster's pointer has serial ${current}`;
+  if (options.serial === undefined) return { serial: String(current + 1), note: `serial ${current + 1}: ${where}` };
+  if (/^\d+$/.test(options.serial) && Number(options.serial) <= current) {
+    throw new AgentError(
+      'ANC_USAGE',
+      `--serial ${options.serial} is not higher than ${current}: ${where}; nodes that took it refuse this one`,
+      {
+        hint: `Use --serial ${current + 1} (or leave --serial out and the next one is proposed).`,
+      },
+    );
+  }
+  return { serial: options.serial };
 }

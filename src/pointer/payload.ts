@@ -4,6 +4,10 @@
 // unsigned pointer (they ignore the extra keys). Pure: parsing and rendering bytes.
 import { AgentError } from '../platform/errors.ts';
 import { readingAmbiguity } from './payload-shape.ts';
+import { parseSchedule, scheduleJson, type ScheduleStep } from './schedule.ts';
+import { parseRfc3339 } from './time.ts';
+
+export { parseRfc3339 };
 
 export const POINTER_SCHEMA_VERSION = 1;
 
@@ -14,6 +18,8 @@ export type ScopeKey = (typeof SCOPE_KEYS)[number];
 export interface RolloutWave {
   percent: number;
   salt: string;
+  /** Steps of the wave in time (schedule.ts); with one, `percent` is what agents that predate schedules use. */
+  schedule?: ScheduleStep[];
 }
 
 export interface SignedPointer {
@@ -26,24 +32,6 @@ export interface SignedPointer {
   scope: Record<string, string[]>;
   hotfixes: Record<string, string>;
   rollout?: Record<string, RolloutWave>;
-}
-
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
-
-/**
- * An RFC 3339 timestamp with its zone, as a Date; undefined when it is not one. Every field must be in
- * range for its calendar (2027-02-30 and 24:00:00 are refused, as Go's time.Parse refuses them), never
- * rolled over into another date.
- */
-export function parseRfc3339(text: string): Date | undefined {
-  const m = RFC3339.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return undefined;
-  if (m[8] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return undefined;
-  const ms = Date.parse(text.toUpperCase());
-  return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
 function invalid(detail: string): AgentError {
@@ -127,7 +115,13 @@ function parseRollout(value: unknown): Record<string, RolloutWave> {
     const { percent, salt } = wave;
     if (typeof percent !== 'number' || !(percent >= 0 && percent <= 100)) throw invalid(`${where}.percent must be a number from 0 to 100`);
     if (typeof salt !== 'string') throw invalid(`${where}.salt must be a string`);
-    define(out, base, { percent, salt });
+    const schedule =
+      wave.schedule === undefined
+        ? undefined
+        : parseSchedule(wave.schedule, (detail) => {
+            throw invalid(`${where}.${detail}`);
+          });
+    define(out, base, { percent, salt, ...(schedule ? { schedule } : {}) });
   }
   return out;
 }
@@ -156,7 +150,14 @@ export function renderSignedPointer(fields: PointerFields): string {
     hotfixes: sorted(fields.hotfixes),
   };
   if (fields.rollout && Object.keys(fields.rollout).length > 0) {
-    doc.rollout = sorted(Object.fromEntries(Object.entries(fields.rollout).map(([k, w]) => [k, { percent: w.percent, salt: w.salt }])));
+    doc.rollout = sorted(
+      Object.fromEntries(
+        Object.entries(fields.rollout).map(([k, w]) => [
+          k,
+          { percent: w.percent, salt: w.salt, ...(w.schedule ? { schedule: scheduleJson(w.schedule) } : {}) },
+        ]),
+      ),
+    );
   }
   return JSON.stringify(doc);
 }

@@ -2,11 +2,14 @@
 // should hear about before anything is published. Pure.
 import { AgentError } from '../platform/errors.ts';
 import { HOTFIX_BASE, SAFE_HOTFIX_VERSION } from './version.ts';
-import { parseRfc3339, SCOPE_KEYS, type PointerFields, type RolloutWave } from './payload.ts';
+import { parseRfc3339, SCOPE_KEYS, type PointerFields, type RolloutWave, type SignedPointer } from './payload.ts';
+import { parseScheduleFlag, percentAt } from './schedule.ts';
 
 export interface RenderFlags {
   hotfix: readonly string[];
   rollout: readonly string[];
+  /** BASE=PERCENT@TIME,... (schedule.ts); the wave's salt is the hotfix version. */
+  schedule?: readonly string[];
   serial: string | undefined;
   expires: string | undefined;
   scope: readonly string[];
@@ -42,12 +45,28 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
     if (Object.hasOwn(rollout, base)) throw usage(`--rollout: base ${base} is given twice`);
     define(rollout, base, { percent, salt });
   }
-  const serialText = flags.serial ?? '';
+  for (const entry of flags.schedule ?? []) {
+    const parsed = parseScheduleFlag(entry);
+    const where = `--schedule ${JSON.stringify(entry.slice(0, 200))}`;
+    if ('error' in parsed)
+      throw usage(`${where}: ${parsed.error}, e.g. 202604.01=1@2026-12-01T00:00Z,10@2026-12-02T00:00Z,100@2026-12-04T00:00Z`);
+    if (!Object.hasOwn(hotfixes, parsed.base)) throw usage(`${where}: base ${parsed.base} has no --hotfix`);
+    if (Object.hasOwn(rollout, parsed.base)) throw usage(`${where}: base ${parsed.base} already has a --rollout or --schedule`);
+    // percent 0 is what an agent that predates schedules reads: none of the wave until it is upgraded.
+    define(rollout, parsed.base, { percent: 0, salt: hotfixes[parsed.base]!, schedule: parsed.steps });
+  }
+  if (flags.serial === undefined)
+    throw usage(
+      '--serial is missing: give the pointer a serial higher than every one published before (or --kubeconfig to propose the next)',
+    );
+  const serialText = flags.serial;
   const serial = Number(serialText);
   if (!/^\d+$/.test(serialText) || !Number.isSafeInteger(serial) || serial < 1) {
     throw usage(`--serial ${JSON.stringify(serialText)}: expected an integer >= 1, higher than every serial published before`);
   }
-  const expires = flags.expires ?? '';
+  if (flags.expires === undefined)
+    throw usage('--expires is missing: give the time the pointer expires, RFC 3339, e.g. 2026-12-31T00:00:00Z');
+  const expires = flags.expires;
   const expiresAt = parseRfc3339(expires);
   if (!expiresAt)
     throw usage(
@@ -69,4 +88,47 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
 function splitOnce(text: string, separator: string): [string, string | undefined] {
   const at = text.indexOf(separator);
   return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** `-o text`: what the pointer asks of which nodes, for people (the manifest is the YAML default). */
+export function pointerSummary(fields: PointerFields): string {
+  const lines = ['hotfix pointer (ConfigMap kube-system/anc-hotfix-version, unsigned):'];
+  for (const [base, version] of Object.entries(fields.hotfixes)) {
+    const wave = fields.rollout?.[base];
+    lines.push(`  image ${base}: take ${version}${wave ? ` on ${wave.percent}% of nodes (wave ${wave.salt})` : ' on every node'}`);
+  }
+  const scope = Object.entries(fields.scope).map(([key, values]) => `${key} ${values.join(', ')}`);
+  lines.push(
+    `  serial   ${fields.serial}`,
+    `  expires  ${fields.expires}`,
+    `  scope    ${scope.length > 0 ? scope.join('; ') : 'every node'}`,
+  );
+  lines.push('', 'Print the manifest without -o (YAML) or with -o json; sign it with `hotfix pointer sign`.');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `render --halt`: the live pointer made into a halting one. Serial + 1 (or `serial` when given), every
+ * scheduled wave frozen at the percent in force at `at` (a plain percent; old and new agents read it
+ * alike), or every base withdrawn to 0% with `withdraw`. A node that already staged the hotfix keeps it.
+ */
+export function haltFields(
+  live: SignedPointer,
+  options: { serial?: number; at: Date; withdraw: boolean; expires?: string },
+): PointerFields {
+  const rollout: Record<string, RolloutWave> = {};
+  for (const [base, wave] of Object.entries(live.rollout ?? {})) {
+    const percent = options.withdraw ? 0 : wave.schedule ? percentAt(wave.schedule, options.at) : wave.percent;
+    define(rollout, base, { percent, salt: wave.salt });
+  }
+  if (options.withdraw)
+    for (const [base, version] of Object.entries(live.hotfixes))
+      if (!Object.hasOwn(rollout, base)) define(rollout, base, { percent: 0, salt: version });
+  return {
+    serial: options.serial ?? live.serial + 1,
+    expires: options.expires ?? live.expires,
+    scope: live.scope,
+    hotfixes: live.hotfixes,
+    ...(Object.keys(rollout).length > 0 ? { rollout } : {}),
+  };
 }

@@ -7,7 +7,8 @@ import { POINTER_KEY, type ConfigMapDoc } from './configmap.ts';
 import { decidePointer, type GateContext, type Rejection } from './gate.ts';
 import { ENVELOPE_KEY } from './node-gate.ts';
 import { describeScope, nodeFacts, type NodeFacts } from './scope.ts';
-import { SCOPE_KEYS, type ScopeKey } from './payload.ts';
+import { type RolloutWave, SCOPE_KEYS, type ScopeKey } from './payload.ts';
+import { scheduleJson } from './schedule.ts';
 
 export interface VerifyReport {
   accepted: boolean;
@@ -23,8 +24,12 @@ export interface VerifyReport {
   /** False when no node facts were given: the scope was shown, not matched. */
   scopeChecked: boolean;
   hotfixes?: Record<string, string>;
-  rollout?: Record<string, { percent: number; salt: string }>;
+  rollout?: Record<string, { percent: number; salt: string; schedule?: Array<{ at: string; percent: number }> }>;
   warnings: string[];
+  /** Which key set the signature was checked against (this binary's baked keys, or --keys FILE). */
+  keySet?: string;
+  /** A remedy that replaces the outcome's usual one (an empty key set: the binary, not the signature). */
+  hint?: string;
 }
 
 /** Node facts from `--node-config FILE` text and/or `--node KEY=VALUE` flags; undefined when neither. */
@@ -56,7 +61,9 @@ const ORDER = [
   'hotfixes',
   'rollout',
   'mode',
+  'keySet',
   'warnings',
+  'hint',
 ] as const;
 
 /** The verdict first, whatever order the fields were gathered in (JSON and YAML read top-down). */
@@ -113,9 +120,18 @@ function details(p: {
   expires: string;
   scope: Record<string, string[]>;
   hotfixes: Record<string, string>;
-  rollout?: Record<string, { percent: number; salt: string }>;
+  rollout?: Record<string, RolloutWave>;
 }) {
-  return { serial: p.serial, expires: p.expires, scope: p.scope, hotfixes: p.hotfixes, ...(p.rollout ? { rollout: p.rollout } : {}) };
+  // A schedule as signed ({at, percent}), not as parsed.
+  const rollout = p.rollout
+    ? Object.fromEntries(
+        Object.entries(p.rollout).map(([b, w]) => [
+          b,
+          { percent: w.percent, salt: w.salt, ...(w.schedule ? { schedule: scheduleJson(w.schedule) } : {}) },
+        ]),
+      )
+    : undefined;
+  return { serial: p.serial, expires: p.expires, scope: p.scope, hotfixes: p.hotfixes, ...(rollout ? { rollout } : {}) };
 }
 
 const HINTS: Record<VerifyReport['outcome'], string> = {
@@ -135,6 +151,7 @@ export function verifyText(report: VerifyReport): string {
     lines.push(`accepted: outcome=accepted${report.signed ? ` (signed by key ${report.keyid}, serial ${report.serial})` : ' (unsigned)'}`);
   else lines.push(`rejected: outcome=${report.outcome}`, `reason: ${report.reason}`);
   lines.push(`mode: ${report.mode}; serial floor: ${report.minSerial}`);
+  if (report.keySet) lines.push(`keys: ${report.keySet}`);
   if (report.expires) lines.push(`expires: ${report.expires}`);
   if (report.scope) lines.push(`scope: ${describeScope(report.scope)}${report.scopeChecked ? '' : ' (not matched against a node)'}`);
   if (report.hotfixes)
@@ -148,10 +165,12 @@ export function verifyText(report: VerifyReport): string {
   if (report.rollout)
     lines.push(
       `rollout: ${Object.entries(report.rollout)
-        .map(([b, w]) => `${b}=${w.percent}%:${w.salt}`)
+        .map(
+          ([b, w]) => `${b}=${w.schedule ? w.schedule.map((step) => `${step.percent}%@${step.at}`).join(',') : `${w.percent}%`}:${w.salt}`,
+        )
         .join(' ')}`,
     );
   for (const w of report.warnings) lines.push(`warning: ${w}`);
-  if (!report.accepted) lines.push(`hint: ${HINTS[report.outcome]}`);
+  if (!report.accepted || report.hint) lines.push(`hint: ${report.hint ?? HINTS[report.outcome]}`);
   return `${lines.join('\n')}\n`;
 }

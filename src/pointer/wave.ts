@@ -6,6 +6,7 @@ import { sha256Hex } from '../platform/hash.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { FileSystem } from '../platform/fs.ts';
 import type { RolloutEntry } from './document.ts';
+import { joinStep, nextStep, percentAt } from './schedule.ts';
 
 export interface WaveDecision {
   /** The wave's share of nodes, 0..100 (100 when the pointer has no entry for the base). */
@@ -18,6 +19,9 @@ export interface WaveDecision {
   inWave: boolean;
   /** `full` (100%: every node), `inWave`, `notInWave`. */
   reason: 'full' | 'inWave' | 'notInWave';
+  /** With a schedule: when this node joins (null: never, or no usable identity) and the next step's time. */
+  joinsAt?: string | null;
+  nextStepAt?: string | null;
 }
 
 /** Product UUID as compared: trimmed, lowercase, 8-4-4-4-12 hex; unset (all 0 / all f) counts as missing. */
@@ -34,15 +38,20 @@ export function waveSeed(uuid: string, salt: string): number {
   return Number(digest.readBigUInt64BE(0) >> 11n) / 2 ** 53;
 }
 
-/** The wave decision for one base's entry (undefined = no entry = 100%) and a normalised identity. */
-export function decideWave(entry: RolloutEntry | undefined, uuid: string | undefined): WaveDecision {
-  const percent = entry?.percent ?? 100;
+/**
+ * The wave decision for one base's entry (undefined = no entry = 100%) and a normalised identity. With a
+ * schedule, the percent is the one in force at `now` (the node's clock; schedule.ts).
+ */
+export function decideWave(entry: RolloutEntry | undefined, uuid: string | undefined, now: Date = new Date(0)): WaveDecision {
+  const schedule = entry?.schedule;
+  const percent = schedule ? percentAt(schedule, now) : (entry?.percent ?? 100);
   const salt = entry?.salt ?? '';
   const seed = uuid === undefined ? null : waveSeed(uuid, salt);
   const cutoff = percent / 100;
-  if (percent >= 100) return { percent, salt, seed, cutoff, inWave: true, reason: 'full' };
+  const timing = schedule ? { joinsAt: joinStep(schedule, seed)?.at ?? null, nextStepAt: nextStep(schedule, now)?.at ?? null } : {};
+  if (percent >= 100) return { percent, salt, seed, cutoff, inWave: true, reason: 'full', ...timing };
   const inWave = seed !== null && seed < cutoff;
-  return { percent, salt, seed, cutoff, inWave, reason: inWave ? 'inWave' : 'notInWave' };
+  return { percent, salt, seed, cutoff, inWave, reason: inWave ? 'inWave' : 'notInWave', ...timing };
 }
 
 /** Reads the node identity; a missing or unreadable file is not an error (fail-safe: outside partial waves). */

@@ -4,16 +4,25 @@
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { InputKind } from '../platform/input.ts';
-import { goLookupField, parseGoJson } from '../platform/json.ts';
-import { decodeProvisionJson } from '../provision/status.ts';
 import { readConfigurationFile } from '../config/read.ts';
-import { type NamedExitCode, nameExitCode } from './exit-codes.ts';
-import { agoText, type BootCheck, bootChecks } from './checks.ts';
+import type { NamedExitCode } from './exit-codes.ts';
+import { agoText, type BootCheck, bootChecks, notStartedSummary, spanText } from './checks.ts';
+import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
+import { stagedHotfixVerdict } from '../pointer/staged.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
+import { type BootGroup, groupByBoot, lineInstant, type LogLine, utcText } from './boots.ts';
+import { type ProvisionFile, parseProvisionJson } from './provision-json.ts';
 import { eventWriter, startLines } from './writers.ts';
 
-export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'not-started';
+/**
+ * `interrupted`: provisioning started and its process is gone without a result (killed, OOM, power loss,
+ * or an earlier boot); `stalled`: it still runs (or cannot be told) beyond the extension's 15 minutes.
+ */
+export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'stalled' | 'interrupted' | 'not-started';
+
+/** How long the CustomScript extension waits for provisioning (`provision-wait --timeout 900`). */
+export const EXTENSION_BUDGET_MS = 15 * 60_000;
 
 export interface StatusReport {
   state: BootState;
@@ -21,7 +30,7 @@ export interface StatusReport {
   summary: string;
   /** The sandbox root the files were read under ('' on a node). */
   root: string;
-  provision: { exitCode: NamedExitCode | null; error: string; output: string; execDuration: string; complete: boolean } | null;
+  provision: ProvisionFile;
   failingStep: { task: string; message: string; exitCode: NamedExitCode | null } | null;
   /** Which agent binary ran provision, from its start log line (or the Provision row's writer, status/writers.ts). */
   binary: { kind: 'baked' | 'hotfix' | 'unknown'; version: string } | null;
@@ -30,6 +39,10 @@ export interface StatusReport {
     /** The one node decision (pointer/decide.ts) for the baked version, as download-hotfix and `hotfix explain` take it. */
     decision: { current: string; resolved: string; upgrade: boolean; reason: string } | null;
     staged: boolean;
+    /** The launcher's verdict on the staged binary (pointer/staged.ts): null when none is staged. */
+    stagedAccepted: boolean | null;
+    /** Why the launcher refuses the staged binary, when it does. */
+    stagedRefusal: string | null;
     checkHotfix: string | null;
     downloadHotfix: string | null;
   };
@@ -40,13 +53,20 @@ export interface StatusReport {
   /** Which provisioning scripts ran: baked, or a script hotfix's (and the last restore). */
   scripts: ScriptsStatus;
   timeline: TimelineRow[];
+  /** The timeline by boot, the current boot first (one group without boot ids in the log). */
+  boots: BootGroup[];
+  /** The provisioning run the verdict is about: when it started, its process and whether that lives. */
+  run: { startedAt: string | null; pid: number | null; bootId: string | null; liveness: Liveness; elapsedMs: number | null } | null;
+  /** The last report on the Node object (report-status's ReportStatus event), or null when none ran. */
+  report: { outcome: 'ok' | 'error' | 'running'; message: string; start: string } | null;
   configWarnings: string[];
   notes: string[];
   /** Where to read more. */
   files: { agentLog: string; provisionLog: string; events: string; provisionJson: string };
 }
 
-type LogLine = Record<string, unknown> & { msg?: string };
+export type { BootGroup } from './boots.ts';
+export { utcText } from './boots.ts';
 const LOG_TAIL_BYTES = 4 * 1024 * 1024;
 
 function readOptional(deps: Deps, path: string, kind: InputKind, notes: string[]): string | undefined {
@@ -105,21 +125,17 @@ function readLog(deps: Deps, notes: string[]): LogLine[] {
 const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => items.filter(match).pop();
 
 /** Agent tasks that observe or record rather than provision. */
-const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix'];
+const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix', 'ReportStatus'];
 
-/** The baked agent's fallback record of this boot (launcher: hotfix failed before the scripts). */
-function fallbackOf(log: LogLine[]): StatusReport['fallback'] {
-  const line = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('hotfix failed before the provisioning scripts started'));
-  return line ? { hotfix: String(line.hotfix ?? 'unknown'), reason: String(line.reason ?? '') } : null;
+/** A script payload that changed nothing, logged by the provision that `started` opened (apply.ts). */
+function noopOf(log: LogLine[], started: LogLine | undefined): { label: string; verdict: string } | undefined {
+  const line = log.slice(started ? log.lastIndexOf(started) : 0).find((l) => l.msg === 'script hotfix changes nothing on this image');
+  return line ? { label: String(line.label ?? 'unknown'), verdict: String(line.noop ?? '') } : undefined;
 }
 
-/** Why nothing provisioned yet, from the first missing prerequisite. */
-function notStartedSummary(boot: ReturnType<typeof bootChecks>, anything: boolean): string {
-  if (!boot.configArrived) return 'provisioning has not started: the custom data never arrived (no node configuration)';
-  if (!boot.hostnameMatches) return `provisioning has not started: the launcher waits for the hostname (${boot.hostnameDetail})`;
-  return anything
-    ? 'provisioning has not started: the configuration is there but the agent did not run provision (journalctl -u aks-node-controller)'
-    : 'provisioning has not started (no status files, events or log)';
+function reportOf(timeline: TimelineRow[]): StatusReport['report'] {
+  const row = last(timeline, (r) => r.agent && r.task === 'ReportStatus');
+  return row ? { outcome: row.outcome, message: row.message, start: row.start } : null;
 }
 
 async function hotfixDecision(
@@ -153,27 +169,6 @@ async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
   return loadConfiguration(text).issues.map((i) => `${i.severity}: ${i.path}: ${i.message}`);
 }
 
-/** provision.json through the one decoder provision-wait uses, so status reads what the extension will. */
-function parseProvisionJson(text: string | undefined, complete: boolean, notes: string[]): StatusReport['provision'] {
-  if (text === undefined) return null;
-  const decoded = decodeProvisionJson(text);
-  if ('error' in decoded) {
-    notes.push(`provision.json is not JSON provision-wait can read (still being written?): ${decoded.error}`);
-    return { exitCode: null, error: '', output: '', execDuration: '', complete };
-  }
-  const { ExitCode, Error: error, Output: output } = decoded.result;
-  // ExecDuration is the scripts' own field (not in the reference struct): shown when it is a string.
-  const doc = parseGoJson(text) as Record<string, unknown> | null;
-  const execDuration = doc === null ? undefined : goLookupField(doc, 'ExecDuration');
-  return {
-    exitCode: ExitCode === '' ? null : (nameExitCode(ExitCode) ?? null),
-    error,
-    output: output.length > 2000 ? `...${output.slice(-2000)}` : output,
-    execDuration: typeof execDuration === 'string' ? execDuration : '',
-    complete,
-  };
-}
-
 export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const notes: string[] = [];
   const complete = deps.fs.exists(deps.paths.provisionComplete);
@@ -204,32 +199,59 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const exitCode = provision?.exitCode ?? null;
   const failed = provision !== null && exitCode !== null && exitCode.code !== 0 && (complete || exitCode.code === 240);
   const boot = bootChecks(deps);
-  const fallback = fallbackOf(log);
+  const thisBoot = currentBootId(deps);
+  const boots = groupByBoot(timeline, log, thisBoot);
+  // This boot's fallback only: an earlier boot's is shown with that boot.
+  const fallback = boots.find((g) => g.current)?.fallback ?? null;
   // Rows that only observe or report (provision-wait, the fallback record) are never the step that failed or runs.
   const steps = timeline.filter((r) => !(r.agent && OBSERVERS.includes(r.task)));
   const provisionStarted = started !== undefined || provision !== null || boot.scriptsStarted || steps.some((r) => r.task === 'Provision');
+  const settled = failed || (complete && exitCode?.code === 0);
+  const running = last(steps, (r) => r.outcome === 'running');
+  const now = deps.clock.now().getTime();
+  // The run without a result: when it started (its start line, else its running row) and whether it lives.
+  const runAt = lineInstant(started) ?? running?.at ?? null;
+  const alive: Liveness = started ? liveness(deps, started as { bootId?: string; pid?: string; pidStart?: string }) : 'unknown';
+  const elapsedMs = runAt === null ? null : Math.max(0, now - runAt);
+  const unsettled = !settled && (complete || provisionStarted);
   const state: BootState = failed
     ? 'failed'
     : complete && exitCode?.code === 0
       ? 'succeeded'
-      : complete || provisionStarted
-        ? 'in-progress'
-        : 'not-started';
+      : !unsettled
+        ? 'not-started'
+        : complete
+          ? 'in-progress'
+          : alive === 'earlier-boot' || alive === 'gone'
+            ? 'interrupted'
+            : elapsedMs !== null && elapsedMs > EXTENSION_BUDGET_MS
+              ? 'stalled'
+              : 'in-progress';
   if (complete && !provision) notes.push('provision.complete exists but provision.json does not');
   // The scripts' last step says more than the agent's own "exited with error" row.
   const failingRow = failed
     ? (last(steps, (r) => !r.agent && r.outcome === 'error') ?? last(steps, (r) => !r.agent) ?? last(steps, (r) => r.outcome === 'error'))
     : undefined;
-  const running = last(steps, (r) => r.outcome === 'running');
   const onBaked = fallback ? ` on the baked agent: hotfix ${fallback.hotfix} failed before the scripts (quarantined)` : '';
+  const pid = started?.pid === undefined ? null : Number(started.pid);
+  const startedText = runAt === null ? 'an unknown time' : `${utcText(runAt)} (${agoText(runAt, deps.clock.now())})`;
+  const lastStep = last(steps, (r) => !r.agent);
+  const reached = lastStep ? `; the last step it reached: ${lastStep.task}` : '';
   const summary =
     state === 'failed'
       ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}${fallback ? ` (ran${onBaked})` : ''}`
       : state === 'succeeded'
         ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}`
-        : state === 'in-progress'
-          ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.start, deps.clock.now())})` : ''}`
-          : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
+        : state === 'interrupted'
+          ? alive === 'earlier-boot'
+            ? `provisioning started at ${startedText} in an earlier boot and never finished${reached}; this boot has not started it again (journalctl -u aks-node-controller -b)`
+            : `provisioning started at ${startedText} in this boot and never finished: its process (pid ${pid}) is gone without writing a result (killed? journalctl -k | grep -i oom)${reached}`
+          : state === 'stalled'
+            ? `provisioning ${running ? `step ${running.task} ` : ''}started at ${startedText}, running ${spanText(elapsedMs!)}, beyond the ${EXTENSION_BUDGET_MS / 60_000} min the extension waits${alive === 'alive' ? ` (pid ${pid} still runs)` : ' (whether its process still runs cannot be told: no boot id to compare)'}`
+            : state === 'in-progress'
+              ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.at, deps.clock.now())})` : ''}`
+              : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
+  const staged = stagedHotfixVerdict(deps);
   return {
     state,
     summary,
@@ -242,12 +264,25 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
     hotfix: {
       pointer: decision === 'unreadable' ? 'unreadable' : decision ? 'present' : 'absent',
       decision: decision === 'unreadable' ? null : decision,
-      staged: deps.fs.exists(deps.paths.hotfixBinary),
+      staged: staged.staged,
+      stagedAccepted: staged.staged ? staged.accepted : null,
+      stagedRefusal: staged.staged && !staged.accepted ? staged.reason : null,
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
-    scripts: await scriptsStatus(deps, notes),
+    scripts: await scriptsStatus(deps, notes, noopOf(log, started)),
     timeline,
+    boots,
+    run: unsettled
+      ? {
+          startedAt: runAt === null ? null : new Date(runAt).toISOString(),
+          pid,
+          bootId: started?.bootId ? String(started.bootId) : null,
+          liveness: alive,
+          elapsedMs,
+        }
+      : null,
+    report: reportOf(timeline),
     configWarnings: await configWarnings(deps, notes),
     notes,
     files: {

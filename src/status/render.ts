@@ -1,13 +1,78 @@
 // `status` as one screen for people: the verdict first, then the failing step, which binary ran, the
 // hotfix decision, configuration warnings, the timeline and where to look next.
-import type { StatusReport } from './collect.ts';
+import type { CheckState } from './checks.ts';
+import { type BootGroup, type StatusReport, utcText } from './collect.ts';
 import { renderScripts } from './scripts.ts';
 
 const duration = (ms: number | null) => (ms === null ? 'running' : ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : `${ms} ms`);
 
-/** Text for people; with `columns` (a terminal) every line is cut to fit, `-o json` keeps everything. */
-export function renderStatusText(r: StatusReport, columns?: number): string {
-  const out: string[] = [`${r.state === 'failed' ? 'FAILED' : r.state}: ${r.summary}`];
+/** Marks a table row: on a terminal it is cut to the width (unless --wide); every other line wraps. */
+const TABLE = '\u0000';
+
+/** Problems in capitals, the rest in lower case: one word per state that is true of it. */
+const CHECK_WORD: Record<CheckState, string> = {
+  ok: 'ok',
+  missing: 'MISSING',
+  waiting: 'WAITING',
+  'not yet': 'not yet',
+  'not needed': 'not needed',
+};
+
+function stagedLine(h: StatusReport['hotfix']): string {
+  if (!h.staged) return 'none staged';
+  if (h.stagedAccepted === false) return `staged, but the launcher refuses it: ${h.stagedRefusal}; the baked agent runs instead`;
+  return 'staged; the launcher runs it (after its `version` answers within 10 s)';
+}
+
+function bootHeader(g: BootGroup, only: boolean): string {
+  if (only && g.bootId === null) return 'timeline:';
+  const id = g.bootId ? `boot id ${g.bootId.slice(0, 8)}` : 'no boot id';
+  const since = g.firstSeen === null ? '' : `, first logged ${utcText(g.firstSeen)}`;
+  if (g.current) return `timeline, this boot (${id}${since}):`;
+  return g.bootId === null ? 'timeline, before any logged boot:' : `timeline, an earlier boot (${id}${since}):`;
+}
+
+function timelineLines(r: StatusReport): string[] {
+  const groups = r.boots.filter((g) => g.rows.length > 0 || g.fallback || (g.current && r.boots.length > 1));
+  if (groups.length === 0) return [];
+  const width = Math.max(4, ...r.timeline.map((t) => t.task.length));
+  const out: string[] = [];
+  for (const g of groups) {
+    out.push('', bootHeader(g, groups.length === 1));
+    if (!g.current && g.fallback)
+      out.push(`  fallback in that boot: hotfix ${g.fallback.hotfix} ${g.fallback.reason}; the baked agent ran (hotfix quarantined)`);
+    if (g.rows.length === 0) {
+      out.push('  (no events yet)');
+      continue;
+    }
+    out.push(`${TABLE}  ${'step'.padEnd(width)}  ${'start'.padEnd(23)}  ${'duration'.padStart(8)}  outcome`);
+    // A step of an ended run (an earlier boot, a killed process) never finished; only a live one runs.
+    const ended = !g.current || r.state === 'interrupted';
+    for (const t of g.rows) {
+      const unfinished = ended ? 'never finished' : 'running';
+      const outcome = t.outcome === 'ok' ? 'ok' : t.outcome === 'error' ? `ERROR ${t.message}` : unfinished;
+      const took = t.durationMs === null && ended ? '-' : duration(t.durationMs);
+      out.push(`${TABLE}  ${t.task.padEnd(width)}  ${t.start.padEnd(23)}  ${took.padStart(8)}  ${outcome}`);
+    }
+  }
+  return out;
+}
+
+const VERDICT: Record<StatusReport['state'], string> = {
+  failed: 'FAILED',
+  succeeded: 'succeeded',
+  'in-progress': 'in-progress',
+  'not-started': 'not-started',
+  interrupted: 'INTERRUPTED',
+  stalled: 'STALLED',
+};
+
+/**
+ * Text for people. With `columns` (a terminal) table rows are cut to fit unless `wide`; every other line
+ * (the verdict, paths, notes) wraps and is never cut. `-o json` keeps everything.
+ */
+export function renderStatusText(r: StatusReport, columns?: number, wide = false): string {
+  const out: string[] = [`${VERDICT[r.state]}: ${r.summary}`];
   if (r.root) out.push(`(sandbox root ${r.root})`);
   if (r.failingStep) {
     const code = r.failingStep.exitCode;
@@ -16,7 +81,7 @@ export function renderStatusText(r: StatusReport, columns?: number): string {
     if (r.provision?.error) out.push(`  error      ${r.provision.error}`);
   }
   if (r.state !== 'succeeded')
-    out.push('', 'boot checks:', ...r.checks.map((c) => `  ${c.ok ? 'ok     ' : 'MISSING'}  ${c.name}: ${c.detail}`));
+    out.push('', 'boot checks:', ...r.checks.map((c) => `  ${CHECK_WORD[c.state].padEnd(10)}  ${c.name}: ${c.detail}`));
   if (r.fallback)
     out.push('', 'fallback:', `  hotfix ${r.fallback.hotfix} ${r.fallback.reason}; the baked agent ran provisioning (hotfix quarantined)`);
   out.push(
@@ -30,21 +95,15 @@ export function renderStatusText(r: StatusReport, columns?: number): string {
     'hotfix:',
     `  pointer    ${r.hotfix.pointer}`,
     ...(d ? [`  decision   ${d.upgrade ? `upgrade ${d.current} -> ${d.resolved}` : `stay on ${d.current}`} (${d.reason})`] : []),
-    `  staged     ${r.hotfix.staged ? 'yes (the launcher runs the hotfix binary)' : 'no'}`,
+    `  staged     ${stagedLine(r.hotfix)}`,
     ...(r.hotfix.checkHotfix ? [`  check      ${r.hotfix.checkHotfix}`] : []),
     ...(r.hotfix.downloadHotfix ? [`  download   ${r.hotfix.downloadHotfix}`] : []),
   );
   out.push(...renderScripts(r.scripts));
+  if (r.report) out.push('', `report: ${r.report.outcome === 'ok' ? '' : 'FAILED '}${r.report.message} (${r.report.start})`);
   if (r.configWarnings.length > 0)
     out.push('', `configuration warnings (${r.configWarnings.length}):`, ...r.configWarnings.map((w) => `  ${w}`));
-  if (r.timeline.length > 0) {
-    const width = Math.max(4, ...r.timeline.map((t) => t.task.length));
-    out.push('', 'timeline:', `  ${'step'.padEnd(width)}  ${'start'.padEnd(23)}  ${'duration'.padStart(8)}  outcome`);
-    for (const t of r.timeline) {
-      const outcome = t.outcome === 'ok' ? 'ok' : t.outcome === 'error' ? `ERROR ${t.message}` : 'running';
-      out.push(`  ${t.task.padEnd(width)}  ${t.start.padEnd(23)}  ${duration(t.durationMs).padStart(8)}  ${outcome}`);
-    }
-  }
+  out.push(...timelineLines(r));
   if (r.provision?.output && r.state === 'failed')
     out.push(
       '',
@@ -66,8 +125,35 @@ export function renderStatusText(r: StatusReport, columns?: number): string {
     );
   }
   const lines = out.join('\n').split('\n');
-  return `${(columns && columns > 20 ? lines.map((l) => fit(l, columns)) : lines).join('\n')}\n`;
+  const fitted = lines.flatMap((l) =>
+    l.startsWith(TABLE)
+      ? [columns && columns > 20 && !wide ? fit(l.slice(1), columns) : l.slice(1)]
+      : columns && columns > 20
+        ? wrap(l, columns)
+        : [l],
+  );
+  return `${fitted.join('\n')}\n`;
 }
 
-/** A line cut to the terminal's width, with an ellipsis; `-o json` has the whole text. */
+/** A table row cut to the terminal's width, with an ellipsis; `--wide` and `-o json` have the whole text. */
 const fit = (line: string, columns: number) => (line.length <= columns ? line : `${line.slice(0, columns - 1)}…`);
+
+/** A line wrapped at spaces to the width, continued under its own indent plus two; a longer word is split, never cut. */
+export function wrap(line: string, columns: number): string[] {
+  if (line.length <= columns) return [line];
+  const indent = ' '.repeat(Math.min((/^ */.exec(line)?.[0].length ?? 0) + 2, Math.floor(columns / 2)));
+  const out: string[] = [];
+  let rest = line;
+  let prefix = '';
+  while (prefix.length + rest.length > columns) {
+    const room = columns - prefix.length;
+    const lead = /^ */.exec(rest)![0].length;
+    const space = rest.lastIndexOf(' ', room);
+    const cut = space > lead ? space : room;
+    out.push(prefix + rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+    prefix = indent;
+  }
+  if (rest.length > 0) out.push(prefix + rest);
+  return out;
+}

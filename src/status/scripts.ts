@@ -12,11 +12,16 @@ export interface ScriptsStatus {
   /** `applying`: an apply was interrupted (the next provision or fallback restores the originals). */
   state: 'applied' | 'applying' | null;
   lastRestore: { label: string; reason: string; restoredAt: string; restored: string[]; problems: string[] } | null;
+  /** This boot's payload listed the node's platform but changed nothing (only when that happened). */
+  noop?: { label: string; verdict: string };
+  /** What changed since the image was built (only when the image kept its manifest on the node). */
+  image?: { manifest: string; changed: Array<{ path: string; by: string }>; removed: string[]; added: string[] };
 }
 
-export async function scriptsStatus(deps: Deps, notes: string[]): Promise<ScriptsStatus> {
+/** `noop`: this boot's no-op verdict from the agent log (collect.ts finds it). */
+export async function scriptsStatus(deps: Deps, notes: string[], noop?: { label: string; verdict: string }): Promise<ScriptsStatus> {
   const { readRecord, readLastRestore } = await import('../hotfix/scripts/backup.ts');
-  const status: ScriptsStatus = { ran: 'baked', label: null, replaced: [], state: null, lastRestore: null };
+  const status: ScriptsStatus = { ran: 'baked', label: null, replaced: [], state: null, lastRestore: null, ...(noop ? { noop } : {}) };
   try {
     const record = readRecord(deps);
     if (record) {
@@ -39,7 +44,35 @@ export async function scriptsStatus(deps: Deps, notes: string[]): Promise<Script
   } catch (error) {
     notes.push(errorMessage(error));
   }
+  const image = await imageChanges(deps, notes);
+  if (image) status.image = image;
   return status;
+}
+
+/** The node against the manifest its image kept (paths.imageManifest); a problem becomes a note. */
+async function imageChanges(deps: Deps, notes: string[]): Promise<ScriptsStatus['image']> {
+  const file = deps.paths.imageManifest;
+  if (!deps.fs.exists(file)) return undefined;
+  try {
+    const [{ parseManifest }, { collectManifest }, { diffManifests }, { hotfixExplainer }] = await Promise.all([
+      import('../image/manifest.ts'),
+      import('../image/collect.ts'),
+      import('../image/diff.ts'),
+      import('../hotfix/scripts/written.ts'),
+    ]);
+    const image = parseManifest(deps.fs.readText(file, 'config'), deps.paths.strip(file));
+    const now = await collectManifest(deps, deps.paths, { askVersion: false });
+    const d = diffManifests(image, now, hotfixExplainer(deps));
+    return {
+      manifest: deps.paths.strip(file),
+      changed: d.changed.map(({ path, by }) => ({ path, by })),
+      removed: d.removed,
+      added: d.added,
+    };
+  } catch (error) {
+    notes.push(`image manifest: ${errorMessage(error)}`);
+    return undefined;
+  }
 }
 
 /** The `scripts:` block of the text screen. */
@@ -49,6 +82,15 @@ export function renderScripts(s: ScriptsStatus): string[] {
       ? "baked (the image's own provisioning scripts)"
       : `hotfix ${s.label}${s.state === 'applying' ? ' (INTERRUPTED apply: the next provision restores the originals)' : ''}, ${s.replaced.length} replaced`;
   const out = ['', 'scripts:', `  ran        ${ran}`, ...s.replaced.map((r) => `             ${r}`)];
+  if (s.noop) {
+    out.push(`  NO-OP      hotfix ${s.noop.label} changed nothing on this image: it is not a fix here`, `             ${s.noop.verdict}`);
+  }
+  if (s.image) {
+    const changes = s.image.changed.length + s.image.removed.length;
+    out.push(`  image      ${changes === 0 ? 'no script changed' : `${changes} changed`} since the image was built (${s.image.manifest})`);
+    for (const c of s.image.changed) out.push(`             ${c.by === 'edited' ? 'edited by hand' : `replaced by ${c.by}`}: ${c.path}`);
+    for (const r of s.image.removed) out.push(`             removed: ${r}`);
+  }
   const last = s.lastRestore;
   if (last) {
     const problems = last.problems.length > 0 ? `; PROBLEMS: ${last.problems.join('; ')}` : '';

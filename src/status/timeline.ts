@@ -17,6 +17,11 @@ export interface TimelineRow {
   task: string;
   /** `YYYY-MM-DD HH:MM:SS.mmm` as the event says (node-local time). */
   start: string;
+  /**
+   * The start as an instant (unix ms), the same in every reader's time zone: from the event file's name
+   * (unix time), else the node-local text read as UTC (an AKS node's zone); null when neither parses.
+   */
+  at: number | null;
   /** Whole milliseconds, or null while running. */
   durationMs: number | null;
   outcome: 'ok' | 'error' | 'running';
@@ -31,6 +36,26 @@ export interface TimelineRow {
 const AGENT_PREFIX = 'AKS.AKSNodeController.';
 
 const eventTime = (text: string | undefined) => (text ? Date.parse(`${text.replace(' ', 'T')}Z`) : Number.NaN);
+
+/** 2000-01-01: an event file name below it is not a unix time (hand-made fixtures, other writers). */
+const PLAUSIBLE_MS = 946_684_800_000;
+
+/** The unix ms an event file is named after (the agent names them in ns, the scripts in ms). */
+export function fileInstant(file: string): number | null {
+  const digits = /^\d+/.exec(file)?.[0];
+  if (!digits) return null;
+  const scale = digits.length >= 18 ? 1_000_000 : digits.length >= 15 ? 1000 : digits.length >= 12 ? 1 : 0.001;
+  const ms = Number(digits) / scale;
+  return ms >= PLAUSIBLE_MS ? Math.floor(ms) : null;
+}
+
+/** An event's start instant, independent of the reader's zone. */
+export function eventInstant(event: RawEvent): number | null {
+  const named = fileInstant(event.file);
+  if (named !== null) return named;
+  const parsed = eventTime(event.Timestamp);
+  return Number.isFinite(parsed) ? parsed : null;
+}
 
 function durationOf(start: RawEvent, end: RawEvent): number | null {
   const fromMessage = /durationMs=(\d+)/.exec(end.Message ?? '');
@@ -63,6 +88,7 @@ export function buildTimeline(
     const base = {
       task,
       start: event.Timestamp ?? '',
+      at: eventInstant(event),
       message,
       agent,
       ...(agent ? writerOf(task, event.file) : undefined),
@@ -82,10 +108,7 @@ export function buildTimeline(
     rows.push({ ...base, durationMs: durationOf(event, event), outcome: error ? 'error' : 'ok' });
   }
   // In time order (the scripts name their event files in another clock than the agent); ties keep file order.
-  const at = (row: TimelineRow) => {
-    const t = eventTime(row.start);
-    return Number.isFinite(t) ? t : Number.POSITIVE_INFINITY;
-  };
+  const at = (row: TimelineRow) => row.at ?? Number.POSITIVE_INFINITY;
   return rows
     .map((row, i) => ({ row, i }))
     .sort((a, b) => at(a.row) - at(b.row) || a.i - b.i)

@@ -116,3 +116,10 @@ export function makeTestPki(nodeName = 'aks-test-node'): TestPki {
   cache.set(nodeName, pki);
   return pki;
 }
+
+/** A client certificate for node `name` (CN system:node:<name>, O system:nodes) signed by the PKI's CA. */
+export function issueNodeCert(pki: TestPki, name: string): Pem {
+  const file = `node-${name.replace(/[^a-z0-9.-]/g, '_')}`;
+  makeLeaf(pki.dir, file, 'ca', `/O=system:nodes/CN=system:node:${name}`, CLIENT_EXT, '2');
+  return load(pki.dir, file);
+}

@@ -77,7 +77,7 @@ export function openApi(path: string): unknown {
   return undefined;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let body = '';
     req.setEncoding('utf8');
@@ -88,7 +88,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** RFC 7386: null deletes, objects merge, everything else replaces; `$`-directives of strategic merge are dropped. */
-function mergePatch(target: unknown, patch: unknown): unknown {
+export function mergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
   const out: Record<string, unknown> =
     target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};

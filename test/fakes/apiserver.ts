@@ -10,6 +10,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { makeTestPki, type TestPki } from './apiserver-pki.ts';
+import { createNodeStore, type NodeStore, serveNodes } from './apiserver-nodes.ts';
 import { openApi, serveWrite, type StoredMeta, type WriteContext } from './apiserver-writes.ts';
 
 export type ServerCert = 'good' | 'wrong-name' | 'expired';
@@ -20,6 +21,8 @@ export interface Identity {
   canRead: boolean;
   /** May also create, replace and patch them (a publisher). */
   canWrite?: boolean;
+  /** Groups (a client certificate's O): `system:nodes` makes a `system:node:<name>` user that node. */
+  groups?: string[];
 }
 
 export interface RecordedRequest {
@@ -46,6 +49,8 @@ export interface FakeApiServerOptions {
   certUsers?: Record<string, boolean>;
   /** `namespace/name` -> the ConfigMap's `data` (any JSON value, so tests can serve malformed shapes). */
   configMaps?: Record<string, unknown>;
+  /** Node objects to register at start (as kubelet registers them). */
+  nodes?: string[];
   /** Called first for every request; return true when it answered (or deliberately never will). */
   override?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
@@ -58,6 +63,7 @@ export interface FakeApiServer {
   pki: TestPki;
   requests: RecordedRequest[];
   configMaps: Map<string, unknown>;
+  nodes: NodeStore;
   close(): Promise<void>;
 }
 
@@ -96,9 +102,11 @@ function authenticate(
   }
   const socket = req.socket as Partial<TLSSocket>;
   if (socket.authorized && typeof socket.getPeerCertificate === 'function') {
-    const cn = socket.getPeerCertificate().subject?.CN;
+    const subject = socket.getPeerCertificate().subject;
+    const cn = subject?.CN;
     const name = Array.isArray(cn) ? cn[0] : cn;
-    if (name) return { user: name, canRead: options.certUsers[name] ?? false };
+    const groups = subject?.O === undefined ? [] : Array.isArray(subject.O) ? subject.O : [subject.O];
+    if (name) return { user: name, groups, canRead: options.certUsers[name] ?? false };
   }
   return undefined;
 }
@@ -114,6 +122,7 @@ function discovery(path: string, address: string): unknown {
       groupVersion: 'v1',
       resources: [
         { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
+        { name: 'nodes', singularName: 'node', namespaced: false, kind: 'Node', verbs: ['get', 'list', 'patch'], shortNames: ['no'] },
         {
           name: 'configmaps',
           singularName: 'configmap',
@@ -161,7 +170,18 @@ function serveResource(req: IncomingMessage, res: ServerResponse, path: string, 
     }
     return status(res, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   }
-  if (name === undefined) return status(res, 404, 'NotFound', 'the server could not find the requested resource');
+  if (name === undefined) {
+    // `kubectl -n kube-system get configmaps` (the stand-in's own suggestion): the list, as a ConfigMapList.
+    if (!identity.canRead) {
+      const message = `configmaps is forbidden: User "${identity.user}" cannot list resource "configmaps" in API group "" in the namespace "${namespace}"`;
+      return status(res, 403, 'Forbidden', message, { kind: 'configmaps' });
+    }
+    const items = [...configMaps.keys()]
+      .filter((key) => key.startsWith(`${namespace}/`))
+      .sort()
+      .map((key) => writes.object(namespace, key.slice(namespace.length + 1)));
+    return json(res, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '4242' }, items });
+  }
   if (!identity.canRead) {
     const message = `configmaps "${name}" is forbidden: User "${identity.user}" cannot get resource "configmaps" in API group "" in the namespace "${namespace}"`;
     return status(res, 403, 'Forbidden', message, { name, kind: 'configmaps' });
@@ -200,6 +220,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       return { kind: 'ConfigMap', apiVersion: 'v1', metadata, data: configMaps.get(`${namespace}/${name}`) };
     },
   };
+  const nodes = createNodeStore(() => ++version);
+  for (const name of options.nodes ?? []) nodes.register(name);
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let address = '';
@@ -221,6 +243,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     if (identity === undefined || identity === 'invalid') return status(res, 401, 'Unauthorized', 'Unauthorized');
     const doc = discovery(path, address) ?? openApi(path);
     if (doc) return json(res, doc);
+    if (serveNodes(req, res, path, { groups: [], ...identity }, nodes, { status, json })) return;
     serveResource(req, res, path, identity, writes);
   };
   const cert = options.cert === 'wrong-name' ? pki.wrongName : options.cert === 'expired' ? pki.expired : pki.server;
@@ -243,6 +266,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     pki,
     requests,
     configMaps,
+    nodes,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -252,12 +276,19 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
 }
 
 /** A kubeconfig the way kubectl writes it (block style), for the stand-in; secrets inline as *-data. */
-export function kubeconfigFor(api: FakeApiServer, user: { token?: string; clientCert?: boolean }, caData = api.pki.ca.cert): string {
+export function kubeconfigFor(
+  api: FakeApiServer,
+  user: { token?: string; clientCert?: boolean | { cert: string; key: string } },
+  caData = api.pki.ca.cert,
+): string {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   const userLines = [
     ...(user.token ? [`    token: ${user.token}`] : []),
     ...(user.clientCert
-      ? [`    client-certificate-data: ${b64(api.pki.client.cert)}`, `    client-key-data: ${b64(api.pki.client.key)}`]
+      ? [
+          `    client-certificate-data: ${b64(user.clientCert === true ? api.pki.client.cert : user.clientCert.cert)}`,
+          `    client-key-data: ${b64(user.clientCert === true ? api.pki.client.key : user.clientCert.key)}`,
+        ]
       : []),
   ];
   return [

@@ -5,11 +5,14 @@
 // boothook, then the launcher end to end (check-hotfix -> download-hotfix -> hotfix binary -> provision
 // with stand-in scripts) with provision-wait beside it. Returns what happened; the demo prints it, the boot test asserts it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAnc, type RunOutcome } from '../e2e/harness.ts';
-import { DEFAULT_TOKEN, startFakeApiServer } from './apiserver.ts';
+import { DEFAULT_TOKEN, kubeconfigFor, startFakeApiServer } from './apiserver.ts';
+
+/** The token of `demo --keep`'s kubeconfig: it may write ConfigMaps (a publish rehearsed with kubectl). */
+const PUBLISHER_TOKEN = 'publisher.0123456789abcdef';
 import { demoConfiguration } from './demo-config.ts';
 import {
   imagePaths,
@@ -46,6 +49,8 @@ export interface BootResult {
   logFile: string;
   eventsDir: string;
   cleanup(): void;
+  /** With `keepServers`: the running servers, a kubeconfig that may write ConfigMaps, and how to stop them. */
+  servers?: { apiserver: string; kubeconfig: string; repository: string; close(): Promise<void> };
 }
 
 function eventsOf(root: string): Array<Record<string, string>> {
@@ -90,6 +95,12 @@ export interface BootOptions {
   prepareRoot?: (root: string) => void;
   /** Publish the hotfix index beside the repository (docs/hotfix.md), as a release engineer does. */
   hotfixIndex?: boolean;
+  /** Serve these .deb packages (a release engineer's own) instead of building a hotfix. */
+  debs?: string[];
+  /** The ConfigMap's data as given (a pointer file, or a rendered/signed ConfigMap's data), over `pointer`. */
+  configMapData?: Record<string, string>;
+  /** Leave the apiserver stand-in and the repository running (the caller closes them): `demo --keep`. */
+  keepServers?: boolean;
 }
 
 export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<BootResult> {
@@ -106,6 +117,7 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
     return value;
   };
   const closers: Array<() => Promise<void>> = [];
+  let repoUrl = '';
   try {
     const baked = await step(
       `build the image's agent ${BAKED_VERSION}`,
@@ -113,9 +125,19 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
       (p) => p,
     );
     // By default the hotfix is a typical fix of the baked agent, served with its delta package.
+    const given = options.debs;
     const packages = await step(
-      `build hotfix ${HOTFIX_VERSION} + its delta packages`,
+      given ? `take the given packages (${given.length})` : `build hotfix ${HOTFIX_VERSION} + its delta packages`,
       () =>
+        (given
+          ? ({
+              version: '',
+              bin: '',
+              deb: given[0]!,
+              rpm: '',
+              built: given.map((file) => ({ file, format: 'deb', size: statSync(file).size })),
+            } as unknown as HotfixPackages)
+          : undefined) ??
         options.hotfixPackages ??
         buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), {
           bin: buildTypicalFix(HOTFIX_VERSION, join(work, 'fix'), options.hotfixBuildArgs),
@@ -145,26 +167,33 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
       'start the apiserver stand-in (HTTPS, test CA)',
       async () => {
         const server = await startFakeApiServer({
-          configMaps: { 'kube-system/anc-hotfix-version': { 'hotfixes.json': JSON.stringify(pointer) } },
+          configMaps: { 'kube-system/anc-hotfix-version': options.configMapData ?? { 'hotfixes.json': JSON.stringify(pointer) } },
+          tokens: {
+            [DEFAULT_TOKEN]: { user: 'system:bootstrap:abcdef', canRead: true },
+            [PUBLISHER_TOKEN]: { user: 'publisher', canRead: true, canWrite: true },
+          },
         });
         closers.push(() => server.close());
         mkdirSync(join(root, 'etc/kubernetes/certs'), { recursive: true });
         writeFileSync(join(root, 'etc/kubernetes/certs/ca.crt'), server.pki.ca.cert);
         return server;
       },
-      (s) => `${s.url} serves kube-system/anc-hotfix-version ${JSON.stringify(pointer)}`,
+      (s) =>
+        `${s.url} serves kube-system/anc-hotfix-version ${options.configMapData ? `(given: ${Object.keys(options.configMapData).join(', ')})` : JSON.stringify(pointer)}`,
     );
     await step(
       'serve the package repository on loopback',
       async () => {
-        const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb, ...(packages.delta ? [packages.delta.deb] : [])]);
+        const debs = given ?? [packages.deb, ...(packages.delta ? [packages.delta.deb] : [])];
+        const repo = await startAptRepo(join(work, 'apt-repo'), debs);
         closers.push(() => repo.close());
         if (options.hotfixIndex) publishHotfixIndex(repo, 'apt');
         prepareAptRoot(root, repo);
+        repoUrl = repo.url;
         return repo;
       },
       (r) =>
-        `${r.url} (signed apt repo${options.hotfixIndex ? ' + hotfix index' : ''}) holds aks-node-controller{,-delta} ${HOTFIX_VERSION}`,
+        `${r.url} (signed apt repo${options.hotfixIndex ? ' + hotfix index' : ''}) holds ${given ? given.map((d) => d.split('/').pop()).join(', ') : `aks-node-controller{,-delta} ${HOTFIX_VERSION}`}`,
     );
     options.prepareRoot?.(root);
     await step(
@@ -214,9 +243,25 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
           encoding: 'utf8',
         }).stdout.trim()
       : '';
+    let servers: BootResult['servers'];
+    if (options.keepServers) {
+      const kubeconfig = join(root, 'demo-publisher.kubeconfig');
+      writeFileSync(kubeconfig, kubeconfigFor(api, { token: PUBLISHER_TOKEN }), { mode: 0o600 });
+      const running = closers.splice(0);
+      servers = {
+        apiserver: api.url,
+        kubeconfig,
+        repository: repoUrl,
+        close: async () => {
+          for (const close of running) await close();
+          if (!options.workDir) rmSync(work, { recursive: true, force: true });
+        },
+      };
+    }
     return {
       root,
       steps,
+      ...(servers ? { servers } : {}),
       launcher,
       provisionWait,
       events,
@@ -229,6 +274,7 @@ export async function sandboxedFirstBoot(options: BootOptions = {}): Promise<Boo
   } finally {
     for (const close of closers) await close();
     // The builds and the repository are only inputs; the sandbox root is what people look at.
-    if (!options.workDir) rmSync(work, { recursive: true, force: true });
+    // (The servers kept up for `demo --keep` still serve from it: their close removes it.)
+    if (!options.workDir && (!options.keepServers || closers.length > 0)) rmSync(work, { recursive: true, force: true });
   }
 }

@@ -43,10 +43,21 @@ export interface HotfixPackages {
  * executable instead; with a different `version` that makes a broken package (metadata says one version,
  * the binary prints another).
  */
-export function buildHotfixPackages(version: string, outDir: string, options: { bin?: string; deltaFrom?: string[] } = {}): HotfixPackages {
+export function buildHotfixPackages(
+  version: string,
+  outDir: string,
+  options: { bin?: string; deltaFrom?: string[]; formats?: Array<'deb' | 'rpm'> } = {},
+): HotfixPackages {
   mkdirSync(outDir, { recursive: true });
   const bin = options.bin ?? buildAgent(version, join(outDir, `bin-${version}`));
-  const built = buildPackages({ bins: { amd64: bin }, outDir, version, fast: true, deltaFrom: options.deltaFrom });
+  const built = buildPackages({
+    bins: { amd64: bin },
+    outDir,
+    version,
+    fast: true,
+    deltaFrom: options.deltaFrom,
+    formats: options.formats,
+  });
   const file = (format: string, name = 'aks-node-controller') => built.find((b) => b.format === format && b.package === name)?.file;
   const delta = options.deltaFrom
     ? { deb: file('deb', 'aks-node-controller-delta')!, rpm: file('rpm', 'aks-node-controller-delta')! }

@@ -2,9 +2,10 @@
 // ERR_KUBELET_START_FAIL), the payload carries the fixed script plus a changed helper, an entry the
 // image does not have (replace-only: skipped) and a Mariner-only entry. Written in the reference
 // generator's layout (manifest.json + payloads/) and built into the agent with build.mjs --scripts.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { standInProvisionScript } from './node-image.ts';
+import { standInProvisionScript, type StandInOptions, writeStandInProvisionScripts } from './node-image.ts';
 import { buildAgent } from './repos.ts';
 
 export const BUG = {
@@ -76,8 +77,40 @@ export function writePayloadDir(dir: string, entries: PayloadEntry[] = fixEntrie
   return dir;
 }
 
-/** The agent at `version` carrying the fix (build.mjs --scripts). */
-export function buildScriptFix(version: string, outDir: string, entries: PayloadEntry[] = fixEntries()): string {
+/** The agent at `version` carrying the fix (build.mjs --scripts); `extra`: --image-manifest and the like. */
+export function buildScriptFix(version: string, outDir: string, entries: PayloadEntry[] = fixEntries(), extra: string[] = []): string {
   const dir = writePayloadDir(join(outDir, 'payload'), entries);
-  return buildAgent(version, join(outDir, 'bin'), ['--scripts', dir, '--scripts-label', SCRIPT_LABEL]);
+  return buildAgent(version, join(outDir, 'bin'), ['--scripts', dir, '--scripts-label', SCRIPT_LABEL, ...extra]);
+}
+
+/** The fix pinned to its images (issue 29): only entries that exist on the Ubuntu image, for Ubuntu. */
+export function pinnedFixEntries(): PayloadEntry[] {
+  return fixEntries()
+    .slice(0, 2)
+    .map((e) => ({ ...e, platforms: ['ubuntu'] }));
+}
+
+/**
+ * An image as the sandboxed boot builds it (the stand-in scripts, Ubuntu 22.04, the baked agent linked in)
+ * and its manifest from `image manifest --root`, the image build's last step. Returns the manifest file.
+ */
+export function imageManifestFor(
+  bakedBin: string,
+  dir: string,
+  standIn: StandInOptions = { exitCode: BUG.exitCode, note: BUG.note },
+  osRelease = 'NAME="Ubuntu"\nVERSION_ID="22.04"\nID=ubuntu\nID_LIKE=debian\n',
+): string {
+  const root = join(dir, 'image');
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  writeFileSync(join(root, 'etc/os-release'), osRelease);
+  writeStandInProvisionScripts(root, { sleepSeconds: 1, ...standIn });
+  linkSync(bakedBin, join(root, 'opt/azure/containers/aks-node-controller'));
+  const r = spawnSync(bakedBin, ['image', 'manifest', '--root', root, '-o', 'json'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
+  if (r.status !== 0) throw new Error(`image manifest failed (${r.status}): ${r.stderr}`);
+  const file = join(dir, 'image-manifest.json');
+  writeFileSync(file, r.stdout);
+  return file;
 }

@@ -111,11 +111,12 @@ const FLOORS: readonly (readonly string[])[] = [
   ['main.ts'],
   ['commands'],
   ['cli'],
+  ['fleet'],
   ['status'],
   ['provision'],
   ['hotfix'],
   ['pointer'],
-  ['cse', 'customdata', 'kube'],
+  ['cse', 'customdata', 'kube', 'image'],
   ['config', 'formats'],
   ['platform'],
 ];

@@ -26,6 +26,8 @@ export interface BuildPackagesOptions {
   deltaFrom?: string[];
   /** Called as each package is done, with the seconds it took. */
   onPackage?: (built: BuiltPackage, seconds: number) => void;
+  /** Called before each package (or the delta step) is built, with what it is (`aks-node-controller amd64 deb`). */
+  onStart?: (what: string) => void;
 }
 export interface DeltaManifestJson {
   schema: string;

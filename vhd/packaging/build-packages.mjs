@@ -3,7 +3,8 @@
 //
 //   node vhd/packaging/build-packages.mjs [--compression zstd|xz] [--fast] [--arch amd64|arm64|all]
 //        [--bin-dir DIR | --bin FILE] [--out-dir DIR] [--version V] [--formats deb,rpm] [--lintian]
-//        [--delta-from FILE...] [--scripts DIR [--scripts-label L]]
+//        [--delta-from FILE...] [--scripts DIR [--scripts-label L] [--image-manifest FILE]... [--unchecked-platform P]...]
+//        [--no-pointer-keys]
 //
 // Inputs: DIR/aks-node-controller-linux-<arch> (node build.mjs --all), or one --bin FILE for one --arch.
 // The package version is the stamped version (the amd64 binary's `version` output) unless --version says
@@ -15,12 +16,15 @@
 // input (a stripped bun executable silently becomes plain bun). Never run a strip step on these files.
 // --delta-from takes the executables images ship (the baked agents) and adds the aks-node-controller-delta
 // packages beside the full ones (build-delta-packages.mjs). --scripts DIR: every executable must carry
-// exactly the script payload build.mjs --scripts DIR embeds (label: --scripts-label, else the version).
+// exactly the script payload build.mjs --scripts DIR embeds (label: --scripts-label, else the version;
+// pinned with the same --image-manifest and --unchecked-platform flags). Executables that trust no
+// pointer signing key get build.mjs's warning again, unless --no-pointer-keys says it is on purpose.
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { buildDeltaPackages } from './build-delta-packages.mjs';
 import { ARCHES, copyrightText, HOMEPAGE, MAINTAINER, rpmChangelogDate, run } from './package-meta.mjs';
@@ -193,6 +197,7 @@ export function buildPackages(options) {
       const input = { bin, arch, version, outDir, compression, epoch, work, docs };
       const expected = sha256(readFileSync(bin));
       for (const format of formats) {
+        options.onStart?.(`aks-node-controller ${arch} ${format}`);
         const built = format === 'deb' ? buildDeb(input) : buildRpm(input);
         if (built.payloadSha256 !== expected)
           throw new Error(`${built.file}: packaged binary sha256 ${built.payloadSha256} != build output ${expected}`);
@@ -218,9 +223,20 @@ export function buildPackages(options) {
         rawSize: d.manifest.target.size,
         sha256: d.manifest.target.sha256,
       });
-      buildDeltaPackages({ bins, deltaFrom, outDir, version, epoch, formats, work, onPackage: (d) => done(asResult(d)) }).forEach((d) =>
-        results.push(asResult(d)),
-      );
+      options.onStart?.('aks-node-controller-delta (encoding the deltas)');
+      buildDeltaPackages({
+        bins,
+        deltaFrom,
+        outDir,
+        version,
+        epoch,
+        formats,
+        work,
+        onPackage: (d) => {
+          done(asResult(d));
+          options.onStart?.('aks-node-controller-delta (the next one)');
+        },
+      }).forEach((d) => results.push(asResult(d)));
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -265,6 +281,9 @@ function parseArgs(argv) {
     deltaFrom: [],
     scripts: undefined,
     scriptsLabel: undefined,
+    imageManifests: [],
+    unchecked: [],
+    noPointerKeys: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
@@ -284,6 +303,9 @@ function parseArgs(argv) {
     else if (flag === '--formats') a.formats = value().split(',');
     else if (flag === '--scripts') a.scripts = resolve(value());
     else if (flag === '--scripts-label') a.scriptsLabel = value();
+    else if (flag === '--image-manifest') a.imageManifests.push(resolve(value()));
+    else if (flag === '--unchecked-platform') a.unchecked.push(value());
+    else if (flag === '--no-pointer-keys') a.noPointerKeys = true;
     else if (flag === '--delta-from') {
       // One or more executables: everything up to the next flag.
       if (inline !== undefined) a.deltaFrom.push(resolve(inline));
@@ -353,6 +375,9 @@ Flags:
   --delta-from FILE...     the executables images ship: add delta packages from each
   --scripts DIR            check every executable embeds this script payload (build.mjs --scripts)
   --scripts-label L        the payload's label (default: the package version)
+  --image-manifest FILE    the images the payload was checked against (as given to build.mjs; repeatable)
+  --unchecked-platform P   a platform left unchecked on purpose (as given to build.mjs; repeatable)
+  --no-pointer-keys        executables that trust no pointer signing key are intended: no warning
   -h, --help               this text
 
 Environment:
@@ -370,12 +395,15 @@ each entry says why. docs/operators.md "Publish a hotfix" has the whole release 
  * checks, the same normalized text). This machine's own architecture is asked (`version -o json`, digest);
  * the others must contain the label and every entry's sha256.
  */
-export async function checkScriptPayload(bins, dir, label) {
+export async function checkScriptPayload(bins, dir, label, check) {
   const { loadScripts } = await import('../../build.mjs');
   const scratch = mkdtempSync(join(tmpdir(), 'anc-pkg-scripts-'));
   try {
-    const wanted = await loadScripts(dir, label, scratch);
-    const how = `build with: node build.mjs --scripts ${dir} --scripts-label ${label}`;
+    const wanted = await loadScripts(dir, label, scratch, check);
+    const pins = check
+      ? [...check.manifests.map((m) => ` --image-manifest ${m}`), ...check.unchecked.map((p) => ` --unchecked-platform ${p}`)]
+      : [];
+    const how = `build with: node build.mjs --scripts ${dir} --scripts-label ${label}${pins.join('')}`;
     for (const [arch, file] of Object.entries(bins)) {
       if (arch === HOST_ARCH) {
         const root = mkdtempSync(join(tmpdir(), 'anc-pkg-version-'));
@@ -400,6 +428,26 @@ export async function checkScriptPayload(bins, dir, label) {
   }
 }
 
+/** build.mjs's warning again when this machine's executable trusts no pointer signing key. */
+async function warnWithoutPointerKeys(bins) {
+  const file = bins[HOST_ARCH];
+  if (!file) return;
+  const root = mkdtempSync(join(tmpdir(), 'anc-pkg-version-'));
+  let info;
+  try {
+    const out = run(file, ['version', '-o', 'json'], { env: { PATH: process.env.PATH, AKS_NODE_ROOT: root }, cwd: root, stdio: 'pipe' });
+    info = JSON.parse(out.toString());
+  } catch {
+    return; // not an agent that answers (the version checks below say so); nothing to warn about here
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  if (Array.isArray(info?.pointerKeyIds) && info.pointerKeyIds.length === 0) {
+    const { NO_KEYS_WARNING } = await import('../../build.mjs');
+    process.stderr.write(`build-packages: ${file}: ${NO_KEYS_WARNING}\n`);
+  }
+}
+
 async function main() {
   const a = parseArgs(process.argv.slice(2));
   const arches = a.arch === 'all' ? ['amd64', 'arm64'] : [a.arch];
@@ -408,9 +456,12 @@ async function main() {
   const bins = Object.fromEntries(arches.map((arch) => [arch, a.bin ?? join(a.binDir, `aks-node-controller-linux-${arch}`)]));
   for (const file of Object.values(bins)) if (!existsSync(file)) throw new Error(missingInput(file, a));
   if (process.env.ANC_VERSION) checkStampedVersion(bins, process.env.ANC_VERSION);
+  if (!a.noPointerKeys) await warnWithoutPointerKeys(bins);
+  if (a.imageManifests.length > 0 && !a.scripts) throw new Error('--image-manifest needs --scripts DIR');
   if (a.scripts) {
     const label = a.scriptsLabel ?? a.version ?? process.env.ANC_VERSION ?? binaryVersion(Object.values(bins)[0]);
-    const payload = await checkScriptPayload(bins, a.scripts, label);
+    const check = a.imageManifests.length > 0 ? { manifests: a.imageManifests, unchecked: a.unchecked } : undefined;
+    const payload = await checkScriptPayload(bins, a.scripts, label, check);
     process.stdout.write(
       `script payload ${label} (${payload.payload.entries.length} entries, sha256:${payload.digest}) in every executable\n`,
     );
@@ -419,32 +470,105 @@ async function main() {
   process.stdout.write(
     `packaging ${arches.join(', ')} as ${a.formats.join(', ')} (${compressionOf(a)}${a.fast ? '' : ', minutes per package'})\n`,
   );
-  const results = buildPackages({
-    bins,
-    outDir: a.outDir,
-    version: a.version,
-    fast: a.fast,
-    compression: a.compression,
-    formats: a.formats,
-    deltaFrom: a.deltaFrom,
-    onPackage: (r, seconds) => process.stdout.write(`${describe(r)}  (${seconds.toFixed(1)} s)\n`),
-  });
+  // The packages are built in a worker thread (their tools run synchronously), so this thread can say
+  // what is being built, n/N and the elapsed time at least every 10 s: one updating line on a terminal.
+  const total = arches.length * a.formats.length * (a.deltaFrom.length ? 2 : 1);
+  const results = await buildInWorker(
+    {
+      bins,
+      outDir: a.outDir,
+      version: a.version,
+      fast: a.fast,
+      compression: a.compression,
+      formats: a.formats,
+      deltaFrom: a.deltaFrom,
+      lintian: a.lintian,
+    },
+    total,
+    started,
+  );
   if (a.deltaFrom.length && !results.some((r) => r.package === 'aks-node-controller-delta')) {
     process.stderr.write(
       `build-packages: no --delta-from executable is of a built architecture (${arches.join(', ')}): no delta package\n`,
     );
   }
-  if (a.lintian) {
-    for (const r of results.filter((x) => x.format === 'deb')) {
-      const errors = lintianErrors(r.file);
-      if (errors.length) throw new Error(`lintian errors in ${r.file}:\n${errors.join('\n')}`);
-      process.stdout.write(`lintian ${r.file}: no errors\n`);
-    }
-  }
   process.stdout.write(`built ${results.length} packages in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/** How often the progress line is refreshed (ANC_PACKAGE_PROGRESS_MS: tests, a slower terminal). */
+const PROGRESS_MS = Number(process.env.ANC_PACKAGE_PROGRESS_MS) > 0 ? Number(process.env.ANC_PACKAGE_PROGRESS_MS) : 10_000;
+
+const clock = (ms) => {
+  const s = Math.floor(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;
+};
+
+/** buildPackages (and lintian) in a worker; this thread prints each package as it is done and a progress line. */
+function buildInWorker(options, total, started) {
+  const tty = process.stdout.isTTY === true;
+  let now = 'starting';
+  let n = 0;
+  let since = Date.now();
+  let shown = false;
+  const progress = () =>
+    `[${Math.min(n + 1, total)}/${total}] building ${now}: ${clock(Date.now() - since)} (total ${clock(Date.now() - started)})`;
+  const clear = () => {
+    if (tty && shown) process.stdout.write('\r\x1b[K');
+    shown = false;
+  };
+  const tick = () => {
+    if (tty) {
+      process.stdout.write(`\r\x1b[K${progress()}`);
+      shown = true;
+    } else process.stdout.write(`${progress()}\n`);
+  };
+  const timer = setInterval(tick, tty ? Math.min(PROGRESS_MS, 1000) : PROGRESS_MS);
+  return new Promise((resolvePromise, reject) => {
+    const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { ancBuildPackages: options } });
+    worker.on('message', (m) => {
+      if (m.start) {
+        now = m.start;
+        since = Date.now();
+        if (tty) tick();
+      } else if (m.done) {
+        clear();
+        n += 1;
+        process.stdout.write(`${describe(m.done)}  (${m.seconds.toFixed(1)} s)  [${n}/${total}, total ${clock(Date.now() - started)}]\n`);
+      } else if (m.say) {
+        clear();
+        process.stdout.write(`${m.say}\n`);
+      } else if (m.results) resolvePromise(m.results);
+      else if (m.error) reject(new Error(m.error));
+    });
+    worker.on('error', reject);
+    worker.on('exit', () => {
+      clearInterval(timer);
+      clear();
+    });
+  });
+}
+
+if (!isMainThread && workerData?.ancBuildPackages) {
+  const { lintian, ...options } = workerData.ancBuildPackages;
+  try {
+    const results = buildPackages({
+      ...options,
+      onStart: (what) => parentPort.postMessage({ start: what }),
+      onPackage: (r, seconds) => parentPort.postMessage({ done: r, seconds }),
+    });
+    if (lintian) {
+      for (const r of results.filter((x) => x.format === 'deb')) {
+        parentPort.postMessage({ start: `lintian ${r.file}` });
+        const errors = lintianErrors(r.file);
+        if (errors.length) throw new Error(`lintian errors in ${r.file}:\n${errors.join('\n')}`);
+        parentPort.postMessage({ say: `lintian ${r.file}: no errors` });
+      }
+    }
+    parentPort.postMessage({ results });
+  } catch (error) {
+    parentPort.postMessage({ error: error.message });
+  }
+} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((error) => {
     process.stderr.write(`build-packages: ${error.message}\n`);
     process.exitCode = 1;

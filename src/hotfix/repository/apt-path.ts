@@ -39,7 +39,7 @@ function readSource(ctx: FastPathContext): AptSource {
   return entry;
 }
 
-function keyringsFor(ctx: FastPathContext, source: AptSource): Keyring[] {
+export function keyringsFor(ctx: FastPathContext, source: Pick<AptSource, 'signedBy'>): Keyring[] {
   const { deps } = ctx;
   if (source.signedBy?.embedded) return [{ origin: 'the Signed-By field', data: Buffer.from(source.signedBy.embedded) }];
   if (source.signedBy) return readKeyrings(deps, source.signedBy.files);
@@ -108,7 +108,7 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
   return timed(ctx, 'extractMs', () => writeCandidate(deps, ctx.scratch, (out) => debBinary(deps, deb, identity, out, timeLeft(ctx))));
 }
 
-interface Indices {
+export interface Indices {
   ctx: FastPathContext;
   fetcher: Fetcher;
   keyrings: Keyring[];
@@ -130,7 +130,7 @@ async function verifiedRelease({ ctx, fetcher, keyrings }: Indices, dir: URL, re
 }
 
 /** Our stanzas from the first of `stems` (Packages indices the Release at `dir` lists) that has our version. */
-async function findInRelease(indices: Indices, dir: URL, repository: string, stems: string[]): Promise<Found> {
+export async function findInRelease(indices: Indices, dir: URL, repository: string, stems: string[]): Promise<Found> {
   const { ctx, fetcher } = indices;
   const release = await verifiedRelease(indices, dir, repository);
   return timed(ctx, 'indexMs', async () => {

@@ -30,6 +30,8 @@ export interface Trace {
   packageBytes?: number;
   /** Stage name -> milliseconds. */
   stages: Record<string, number>;
+  /** The file being fetched now (`InRelease`, a package), for the heartbeat; cleared when it arrived. */
+  fetching?: string;
 }
 
 export interface Fetcher {
@@ -51,6 +53,7 @@ export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, 
     const maxBytes = expected?.size !== undefined ? Math.min(expected.size, cap) : cap;
     if (expected?.size !== undefined && expected.size > cap)
       throw integrityError(`${url}: signed metadata states ${expected.size} bytes, above the ${cap}-byte limit`);
+    trace.fetching = decodeURIComponent(url.pathname.split('/').filter(Boolean).pop() ?? url.host);
     const result = await deps.http.get(url, {
       maxBytes,
       timeoutMs,
@@ -59,6 +62,7 @@ export function createFetcher(deps: Deps, base: URL, proxy: string | undefined, 
       onBytes: (n) => void (trace.fetchedBytes += n),
       toFile: toFile && { fd: toFile.fd!, write: (chunk) => toFile.write(chunk) },
     });
+    trace.fetching = undefined;
     if (!result.ok) {
       if (result.kind === 'too-large' && expected?.size !== undefined && expected.size <= cap) {
         throw integrityError(`${url}: larger than the signed size ${expected.size}`);

@@ -11,7 +11,7 @@ import { type ScriptRecord, readRecord, type RecordEntry, saveBackup, writeRecor
 import { commitStaged, STAGE_PREFIX, stageBeside } from './destination.ts';
 import type { EmbeddedPayload } from './embedded.ts';
 import { entryBytes, formatMode, parseMode } from './format.ts';
-import { countOf, type PlanItem, planPayload, type ScriptPlan } from './plan.ts';
+import { countOf, noopVerdict, type PlanItem, planPayload, type ScriptPlan } from './plan.ts';
 import { restoreRecorded } from './restore.ts';
 
 type ApplyDeps = Pick<Deps, 'fs' | 'paths' | 'clock' | 'log' | 'events' | 'version'>;
@@ -24,6 +24,8 @@ export interface ApplyReport {
   /** Set when the payload was already applied by an earlier run (a reboot, a re-run). */
   alreadyApplied?: boolean;
   skipped?: string;
+  /** Set when the payload lists this platform but changes nothing here (an Error-level event says so). */
+  noop?: string;
 }
 
 const fail = (message: string, cause?: unknown) => new AgentError('ANC_SCRIPT_HOTFIX', message, { cause, step: 'scriptHotfix' });
@@ -143,6 +145,13 @@ export function applyScriptHotfix(deps: ApplyDeps, embedded: EmbeddedPayload | u
     const replaced = record.entries.map((e) => e.destination);
     event(deps, start, `apply ${counts(plan, 0)} already applied (${replaced.length} replaced earlier)`, true);
     return { scripts: 'hotfix', label: plan.label, replaced, alreadyApplied: true };
+  }
+  const noop = record ? undefined : noopVerdict(plan);
+  if (noop) {
+    // Never reported as a fix: the baked scripts run unchanged, and the event and `status` say why.
+    deps.log.error('script hotfix changes nothing on this image', { label: plan.label, platform: plan.node.platform, noop });
+    event(deps, start, `apply ${counts(plan, 0)}: ${noop}`, false);
+    return { scripts: 'baked', replaced: [], noop };
   }
   if (record) {
     // Someone changed a replaced file since: start over from the originals.

@@ -34,12 +34,30 @@ export function embeddedPayload(text = embeddedPayloadText()): EmbeddedPayload |
   return text === undefined ? undefined : decodePayload(text);
 }
 
-/** What `version -o json` lists: label, platforms, entry count, digest (null without a payload). */
+/**
+ * What `version -o json` lists: label, platforms, entry count, digest (null without a payload), and each
+ * entry's pin: the bytes it replaces (null: built without image manifests, replace-only), the images it
+ * was checked against and the platforms left unchecked.
+ */
 export function describePayload(embedded: EmbeddedPayload | undefined) {
   if (!embedded) return null;
   const { payload, digest } = embedded;
   const platforms = SCRIPT_PLATFORMS.filter((p) => payload.entries.some((e) => e.platforms.includes(p)));
-  return { label: payload.label, platforms, entries: payload.entries.length, digest: `sha256:${digest}` };
+  return {
+    label: payload.label,
+    platforms,
+    entries: payload.entries.length,
+    digest: `sha256:${digest}`,
+    pins: payload.entries.map((e) => ({
+      destination: e.destination,
+      platforms: e.platforms,
+      mode: e.mode,
+      sha256: e.sha256,
+      replaces: e.replaces ?? null,
+    })),
+    checkedAgainst: payload.images ?? [],
+    uncheckedPlatforms: payload.images ? (payload.uncheckedPlatforms ?? []) : platforms,
+  };
 }
 
 /** describePayload of this executable's own payload; a payload that fails its checks says why. */

@@ -4,10 +4,11 @@
 // one normalized form, embedded as a JSON string. Everything here is pure: the build and the node run the
 // same checks, so a payload the node would refuse never gets built.
 import { posix } from 'node:path';
+import { IMAGE_PLATFORMS, type ImagePlatform } from '../../image/platform.ts';
 import { NODE_PATHS } from '../../platform/paths.ts';
 
-export const SCRIPT_PLATFORMS = ['ubuntu', 'mariner', 'acl', 'azlosguard', 'flatcar'] as const;
-export type ScriptPlatform = (typeof SCRIPT_PLATFORMS)[number];
+export const SCRIPT_PLATFORMS = IMAGE_PLATFORMS;
+export type ScriptPlatform = ImagePlatform;
 
 /** One file of the normalized payload. `content` is UTF-8 text when `encoding` is utf8 (keeps deltas small). */
 export interface ScriptEntry {
@@ -19,12 +20,21 @@ export interface ScriptEntry {
   sha256: string;
   encoding: 'utf8' | 'base64';
   content: string;
+  /**
+   * The sha256 values this destination has on the images the build was checked against (build.mjs
+   * --image-manifest): the node refuses the payload when the file holds neither these nor the new bytes.
+   * Absent for a build without manifests (replace-only).
+   */
+  replaces?: string[];
 }
 
 export interface ScriptPayload {
   schemaVersion: 1;
   label: string;
   entries: ScriptEntry[];
+  /** With --image-manifest only: the images checked against, and the platforms left unchecked on purpose. */
+  images?: string[];
+  uncheckedPlatforms?: ScriptPlatform[];
 }
 
 /** Where a payload may write: the provisioning scripts' directory, nothing else (no allow-list needed yet). */
@@ -111,16 +121,22 @@ export function duplicateProblems(entries: Array<{ destination: string; platform
   return problems;
 }
 
-const ENTRY_KEYS = ['source', 'destination', 'mode', 'platforms', 'sha256', 'encoding', 'content'];
+const ENTRY_KEYS = ['source', 'destination', 'mode', 'platforms', 'sha256', 'encoding', 'content', 'replaces'];
+const PAYLOAD_KEYS = ['schemaVersion', 'label', 'entries', 'images', 'uncheckedPlatforms'];
+const SHA256 = /^[0-9a-f]{64}$/;
 
 /** Checks an embedded payload as the node reads it; every problem, each naming its entry. */
 export function embeddedPayloadProblems(value: unknown, sha256: (data: Uint8Array) => string): string[] {
   const doc = value as Partial<ScriptPayload> | null;
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return ['the payload is not a JSON object'];
-  const extra = Object.keys(doc).filter((k) => !['schemaVersion', 'label', 'entries'].includes(k));
+  const extra = Object.keys(doc).filter((k) => !PAYLOAD_KEYS.includes(k));
   const problems: string[] = extra.map((k) => `unknown field ${JSON.stringify(k)}`);
   if (doc.schemaVersion !== 1) problems.push(`schemaVersion ${JSON.stringify(doc.schemaVersion)} is not 1`);
   if (typeof doc.label !== 'string' || doc.label === '') problems.push('label must be a non-empty string');
+  if (doc.images !== undefined && (!Array.isArray(doc.images) || doc.images.some((i) => typeof i !== 'string')))
+    problems.push('images must be a list of image names');
+  if (doc.uncheckedPlatforms !== undefined && doc.uncheckedPlatforms.length > 0 && platformsProblem(doc.uncheckedPlatforms))
+    problems.push(`uncheckedPlatforms: ${platformsProblem(doc.uncheckedPlatforms)}`);
   if (!Array.isArray(doc.entries) || doc.entries.length === 0) return [...problems, 'entries must be a non-empty list'];
   doc.entries.forEach((e, i) => {
     const at = (p: string) => problems.push(`entry ${i} (${String(e?.source)}): ${p}`);
@@ -136,6 +152,8 @@ export function embeddedPayloadProblems(value: unknown, sha256: (data: Uint8Arra
     if (e.encoding !== 'utf8' && e.encoding !== 'base64') at(`encoding ${JSON.stringify(e.encoding)} is not utf8 or base64`);
     else if (typeof e.content !== 'string') at('content must be a string');
     else if (sha256(entryBytes(e)) !== e.sha256) at('content does not match its sha256');
+    if (e.replaces !== undefined && (!Array.isArray(e.replaces) || e.replaces.length === 0 || e.replaces.some((d) => !SHA256.test(d))))
+      at('replaces must be a non-empty list of sha256 digests (64 lowercase hex)');
   });
   if (problems.length === 0) problems.push(...duplicateProblems(doc.entries));
   return problems;

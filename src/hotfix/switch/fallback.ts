@@ -14,6 +14,7 @@ import { VERIFY_TIMEOUT_MS } from '../stage.ts';
 import { expectedBinaryVersion, STAMPED_VERSION } from '../../pointer/version.ts';
 import { recordQuarantine } from '../../pointer/quarantine.ts';
 import { restoreForFallback } from '../scripts/restore.ts';
+import { currentBootId } from '../../platform/boot.ts';
 
 export async function fallbackToBaked(deps: Deps, reason: string): Promise<number> {
   const start = deps.clock.now();
@@ -39,6 +40,8 @@ export async function fallbackToBaked(deps: Deps, reason: string): Promise<numbe
     hotfix: version,
     reason,
     problems,
+    // Which boot fell back: `status` on a later boot shows it with that boot, not as this one's.
+    ...(currentBootId(deps) ? { bootId: currentBootId(deps) } : {}),
   });
   const suffix = problems.length === 0 ? '' : ` (problems: ${problems.join('; ')})`;
   deps.events.emit({ task: 'HotfixFallback', message: message + suffix, level: 'Error', start, end: deps.clock.now() });

@@ -155,7 +155,7 @@ function describeFailure(result: RunResult & { boundMs: number }, program: strin
     .split('\n')
     .filter((l) => !l.startsWith('hint: '))
     .at(-1)
-    ?.slice(0, 300);
+    ?.slice(0, 600);
   return `${what}: ${failure.message}${said ? ` (${said})` : ''}`;
 }
 

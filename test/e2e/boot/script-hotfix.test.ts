@@ -17,6 +17,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -25,7 +26,16 @@ import { BAKED_VERSION, HOTFIX_VERSION, sandboxedFirstBoot, type BootOptions, ty
 import { buildMisbehavingAgent } from '../../fakes/misbehaving-agent.ts';
 import { runLauncher } from '../../fakes/node-image.ts';
 import { buildAgent, buildHotfixPackages, type HotfixPackages } from '../../fakes/repos.ts';
-import { BAKED_START, BUG, buildScriptFix, FIXED_HELPER, FIXED_START, SCRIPT_LABEL } from '../../fakes/script-fix.ts';
+import {
+  BAKED_START,
+  BUG,
+  buildScriptFix,
+  FIXED_HELPER,
+  FIXED_START,
+  imageManifestFor,
+  pinnedFixEntries,
+  SCRIPT_LABEL,
+} from '../../fakes/script-fix.ts';
 import { runAnc } from '../harness.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'anc-script-hotfix-'));
@@ -258,6 +268,57 @@ test('a destination that is a symlink: never followed; the health gate refuses t
     ],
   );
   assert.match(dry.stderr, 'is a symlink (never followed)');
+});
+
+// Issue 29: a payload pinned to another image build's provision_start.sh (build.mjs --image-manifest of
+// an image whose script differs from this node's).
+const pinnedElsewhere = () => {
+  const manifest = imageManifestFor(baked, join(work, 'elsewhere'), { exitCode: 50, note: 'another image build' });
+  return buildScriptFix(HOTFIX_VERSION, join(work, 'fix-elsewhere'), pinnedFixEntries(), ['--image-manifest', manifest]);
+};
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+test('a payload pinned to another image: the health gate refuses it, nothing changes, the baked scripts run', async () => {
+  const bin = pinnedElsewhere();
+  const b = await boot({ hotfixPackages: buildHotfixPackages(HOTFIX_VERSION, join(work, 'pkg-elsewhere'), { bin }) });
+  const download = messages(b, 'DownloadHotfix')[0]!;
+  assert.match(download, /^outcome=healthCheckFailed /);
+  // The entry and both digests: what this node holds, what the payload was built against.
+  assert.match(
+    download,
+    `/opt/azure/containers/provision_start.sh: a hotfix for another image build: the file holds sha256:${sha(BAKED_START)}, not the image's sha256:`,
+  );
+  assert.match(download, /\(what the payload was built against\) nor the new sha256:[0-9a-f]{64}\)$/);
+  assert.ok(b.launcher.stdout.includes('Using VHD-baked binary: '), b.launcher.stdout);
+  assert.equal(provisionedBy(b), [BAKED_VERSION]);
+  assert.equal(messages(b, 'ScriptHotfix'), [], 'no apply was attempted');
+  assertBakedScripts(b);
+  assert.not.ok(existsSync(join(state(b), 'record.json')));
+  assertFailedWithTheBug(b);
+});
+
+test('a staged hotfix pinned to another image: provision refuses it before the scripts; the launcher falls back', async () => {
+  const bin = join(work, 'fix-elsewhere', 'bin', 'aks-node-controller');
+  const b = await boot({
+    prepareRoot: (root) => {
+      // Staged by an earlier boot; this boot's download finds nothing for this OS (the gate is not asked).
+      copyFileSync(bin, join(root, C, 'aks-node-controller-hotfix'));
+      writeFileSync(join(root, 'etc/os-release'), 'NAME="Ubuntu"\nVERSION_ID="22.04"\nID=ubuntu\n');
+      rmSync(join(root, 'etc/apt/sources.list.d'), { recursive: true, force: true });
+    },
+  });
+  assert.ok(b.launcher.stdout.includes('Using hotfix binary: '), b.launcher.stdout);
+  const apply = messages(b, 'ScriptHotfix');
+  assert.is(apply.length, 1, apply.join('\n'));
+  assert.match(
+    apply[0]!,
+    `apply label=${SCRIPT_LABEL} platform=ubuntu replaced=0 unchanged=0 missing=0 refused=1: /opt/azure/containers/provision_start.sh: a hotfix for another image build: the file holds sha256:${sha(BAKED_START)}`,
+  );
+  assert.ok(b.launcher.stdout.includes('before the provisioning scripts started'), b.launcher.stdout);
+  assert.is(messages(b, 'HotfixFallback').length, 1);
+  assert.equal(provisionedBy(b), [HOTFIX_VERSION, BAKED_VERSION]);
+  assertBakedScripts(b);
+  assertFailedWithTheBug(b);
 });
 
 test.run();

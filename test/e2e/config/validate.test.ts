@@ -73,6 +73,15 @@ test('syntax error: exit 1 with a line/column', async () => {
   const r = await run(['config', 'validate', file]);
   assert.is(r.exitCode, 1);
   assert.match(r.stdout, /error: \$: invalid JSON: .*\(line 4, column 1\)/);
+  // The one problem: no "required field is missing" warnings for fields the parser never reached.
+  assert.match(r.stdout, /INVALID \(1 error, 0 warnings\)/);
+  assert.not.match(r.stdout, 'required field');
+  // An empty file: the syntax error and a version that is missing, said as such.
+  const empty = await run(['config', 'validate', sandbox.write('/tmp/empty.json', '')]);
+  assert.is(empty.exitCode, 1);
+  assert.match(empty.stdout, 'error: $: invalid JSON: unexpected end of input (empty document)');
+  assert.match(empty.stdout, 'error: $.version: version is missing (the document did not parse): expected "v1" (or "v0")');
+  assert.not.match(empty.stdout, /unsupported version: \n/);
 });
 
 test('missing file: exit 1, ANC_CONFIG_UNREADABLE naming the file on stderr', async () => {

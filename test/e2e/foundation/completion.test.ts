@@ -32,7 +32,7 @@ const zshDriver = [
   '_describe() { local -a items; items=("${(@P)${@[-1]}}"); for i in $items; do OFFERED+=("${i%%:*}"); done; }',
   '_files() { OFFERED+=("<files>"); }',
   'script=$1; shift; words=("$@"); CURRENT=${#words}; PREFIX=${words[CURRENT]}',
-  'eval "$(sed \'$d\' $script)"',
+  'eval "$(sed \'/^# Autoloaded from/,$d\' $script)"',
   '_aks_node_controller',
   'print -l -- $OFFERED',
 ].join('\n');
@@ -43,8 +43,8 @@ const zshOffers = (...words: string[]) =>
 
 test('bash: subcommands, flags after a flag value, and the value sets', () => {
   assert.equal(bashOffers('config', 'di'), ['diff']);
-  assert.equal(bashOffers('status', '-o', 'json', '--'), ['--output', '--help']);
-  assert.equal(bashOffers('status', '--output', 'yaml', '-'), ['-o', '--output', '-h', '--help']);
+  assert.equal(bashOffers('status', '-o', 'json', '--'), ['--wide', '--output', '--help']);
+  assert.equal(bashOffers('status', '--output', 'yaml', '-'), ['--wide', '-o', '--output', '-h', '--help']);
   assert.equal(bashOffers('status', '-o', ''), ['text', 'json', 'yaml']);
   assert.equal(bashOffers('download-hotfix', '--method', ''), ['auto', 'repository', 'package-manager']);
   assert.equal(bashOffers('download-hotfix', '--timeout', '30', '--m'), ['--method']);
@@ -58,10 +58,23 @@ test('zsh: the script parses; the same answers', () => {
   assert.is(spawnSync('zsh', ['-n', zshScript]).status, 0, 'zsh -n accepts the script');
   assert.equal(zshOffers('config', ''), ['validate', 'schema', 'hash', 'diff', '--help']);
   assert.equal(zshOffers('status', '-o', ''), ['text', 'json', 'yaml']);
-  assert.equal(zshOffers('status', '-o', 'json', '--'), ['-o', '--output', '-h', '--help']);
+  assert.equal(zshOffers('status', '-o', 'json', '--'), ['--wide', '-o', '--output', '-h', '--help']);
   assert.equal(zshOffers('config', 'diff', 'a.json', ''), ['<files>']);
   assert.equal(zshOffers('download-hotfix', '--method', ''), ['auto', 'repository', 'package-manager']);
   assert.equal(zshOffers('completion', ''), ['bash', 'zsh']);
+});
+
+test('zsh: `source <(aks-node-controller completion zsh)` after compinit registers the completion, silently', () => {
+  const dump = join(work, 'zcompdump');
+  const sourced = spawnSync(
+    'zsh',
+    ['-fc', `autoload -Uz compinit; compinit -u -d ${dump}; source <(${BIN} completion zsh); print -r -- \${_comps[aks-node-controller]}`],
+    { encoding: 'utf8', env },
+  );
+  assert.equal([sourced.status, sourced.stdout.trim(), sourced.stderr], [0, '_aks_node_controller', '']);
+  // Without compinit it says what to do first, in one line, instead of failing on _describe.
+  const early = spawnSync('zsh', ['-fc', `source <(${BIN} completion zsh)`], { encoding: 'utf8', env });
+  assert.is(early.stderr.trim(), 'aks-node-controller completion: run "autoload -Uz compinit && compinit" first, then source this again');
 });
 
 test('custom-data --format offers exactly the formats the renderer knows', async () => {

@@ -117,7 +117,29 @@ test('CLI: builds with flags, refuses --lintian without xz, a bad version, and e
   );
   assert.is(ok.status, 0, ok.stderr);
   assert.match(ok.stdout, /^packaging amd64 as deb \(fast\)\n/);
-  assert.match(ok.stdout, /aks-node-controller_202604\.01\.4_amd64\.deb .* payload sha256 [0-9a-f]{64} OK {2}\(\d+\.\d s\)\n/);
+  assert.match(
+    ok.stdout,
+    /aks-node-controller_202604\.01\.4_amd64\.deb .* payload sha256 [0-9a-f]{64} OK {2}\(\d+\.\d s\) {2}\[1\/1, total \d+ s\]\n/,
+  );
+  // What is being built, n/N and the elapsed time, every ANC_PACKAGE_PROGRESS_MS (10 s by default): lines in
+  // a pipe, one updating line on a terminal.
+  const args = [script, '--fast', '--arch', 'amd64', '--bin', small, '--version', '202604.01.4', '--formats', 'deb,rpm'];
+  const piped = spawnSync(process.execPath, [...args, '--out-dir', join(work, 'cli-piped')], {
+    encoding: 'utf8',
+    env: { ...process.env, ANC_PACKAGE_PROGRESS_MS: '20' },
+  });
+  assert.is(piped.status, 0, piped.stderr);
+  assert.match(piped.stdout, /\n\[1\/2\] building aks-node-controller amd64 deb: \d+ s \(total \d+ s\)\n/);
+  assert.match(piped.stdout, /\n\[2\/2\] building aks-node-controller amd64 rpm: \d+ s \(total \d+ s\)\n/);
+  const quoted = [process.execPath, ...args, '--out-dir', join(work, 'cli-tty')].map((a) => `'${a}'`).join(' ');
+  const tty = spawnSync('script', ['-qec', quoted, '/dev/null'], {
+    encoding: 'utf8',
+    env: { ...process.env, ANC_PACKAGE_PROGRESS_MS: '20' },
+  });
+  assert.is(tty.status, 0, tty.stdout);
+  const ESC = String.fromCharCode(27);
+  assert.ok(tty.stdout.includes(`\r${ESC}[K[2/2] building aks-node-controller amd64 rpm: `), JSON.stringify(tty.stdout));
+  assert.not.match(tty.stdout, /\n\[\d\/2\] building/, 'on a terminal the progress line is rewritten, not repeated');
   const help = spawnSync(process.execPath, [script, '--help'], { encoding: 'utf8' });
   assert.is(help.status, 0);
   assert.match(help.stdout, /^Usage: npm run package -- \[flags\]/);

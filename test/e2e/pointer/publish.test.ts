@@ -41,7 +41,8 @@ function again(sb: ReturnType<typeof nodeFor>) {
 
 const BASE = ANC_VERSION.base;
 const TARGET = ANC_VERSION.target;
-const EXPIRES = '2099-06-01T00:00:00Z';
+// Weeks away, as the docs ask (an expiry over 90 days away is warned about).
+const EXPIRES = new Date(Date.now() + 60 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
 
 async function renderSigned(name: string, flags: string[], keys = [CURRENT]): Promise<string> {
   const rendered = await anc(['hotfix', 'pointer', 'render', ...flags, '--expires', EXPIRES]);
@@ -138,6 +139,14 @@ test('publish with kubectl apply, read back with kubectl get and check-hotfix; w
     const fromCluster = await anc(['hotfix', 'pointer', 'verify', '--kubeconfig', join(WORK, 'kubeconfig'), '--min-serial', '2']);
     assert.is(fromCluster.exitCode, 1);
     assert.match(fromCluster.stdout, 'rejected: outcome=rolledBack');
+    // $KUBECONFIG, as kubectl reads it, when neither a file nor --kubeconfig is given.
+    const fromEnv = await runAnc(['hotfix', 'pointer', 'verify', '--min-serial', '2'], {
+      bin: SIGNED_BIN,
+      root: WORK,
+      cwd: WORK,
+      env: { KUBECONFIG: `${join(WORK, 'kubeconfig')}:/nonexistent` },
+    });
+    assert.equal([fromEnv.exitCode, fromEnv.stdout], [fromCluster.exitCode, fromCluster.stdout]);
 
     // Withdraw: no hotfix for the base, a higher serial.
     const withdrawn = await renderSigned('withdrawn', ['--serial', '3']);
@@ -253,8 +262,10 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
   assert.match(yaml.stdout, /^accepted: false\noutcome: rolledBack\n/);
   const json = await anc(['hotfix', 'pointer', 'verify', '-o', 'json', join(WORK, 'rb.json'), '--min-serial', '4']);
   assert.equal(Object.keys(JSON.parse(json.stdout)).slice(0, 3), ['accepted', 'outcome', 'reason']);
+  // Which key set was checked is named (issue 29); the rest of the report is as before.
+  assert.match(JSON.parse(json.stdout).keySet, `the keys baked into `);
   assert.equal(
-    { ...JSON.parse(json.stdout), reason: undefined, warnings: undefined },
+    { ...JSON.parse(json.stdout), reason: undefined, warnings: undefined, keySet: undefined },
     {
       accepted: false,
       outcome: 'rolledBack',
@@ -269,6 +280,7 @@ test('verify names every outcome, exit 0 only when accepted', async () => {
       hotfixes: { [BASE]: TARGET },
       reason: undefined,
       warnings: undefined,
+      keySet: undefined,
     },
   );
 });

@@ -2,7 +2,7 @@
 // started as an operator starts it (`npm run apiserver`), with real kubectl: render proposes the next
 // serial, explain decides per image version on the signed YAML and on JSON, verify --kubeconfig refuses
 // publishing over the live pointer with the same serial and other content, and a lower serial.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,8 @@ const PUBLISHER = join(WORK, 'publisher.kubeconfig');
 const BASE = ANC_VERSION.base;
 const TARGET = ANC_VERSION.target;
 const OTHER_IMAGE = '202605.02.1';
-const EXPIRES = '2099-06-01T00:00:00Z';
+// Weeks away, as the docs ask (an expiry over 90 days away is warned about).
+const EXPIRES = new Date(Date.now() + 60 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
 let server: ChildProcess | undefined;
 
 test.after(() => {
@@ -66,6 +67,18 @@ async function renderAndSign(
 test('the publish checklist against `npm run apiserver` with real kubectl', async () => {
   const banner = await startStandIn();
   assert.match(banner, `publisher kubeconfig (may write): ${PUBLISHER}`);
+  // Every command the stand-in suggests works as printed (kubectl's list of an empty namespace included).
+  const suggested = banner.split('\n').filter((l) => l.startsWith('try: '));
+  assert.ok(suggested.length > 0, banner);
+  for (const line of suggested) {
+    const run = spawnSync('bash', ['-c', line.slice('try: '.length)], {
+      cwd: WORK,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: WORK },
+    });
+    assert.is(run.status, 0, `${line}\n${run.stdout}${run.stderr}`);
+  }
 
   // 2-3. Render against the (empty) cluster: serial 1 is proposed; sign.
   const first = await renderAndSign('first', ['--kubeconfig', PUBLISHER, '--hotfix', `${BASE}=${TARGET}`]);

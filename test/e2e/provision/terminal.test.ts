@@ -68,7 +68,8 @@ test('provision: success and a failing script each say what happened, with the e
   const good = onTerminal(ok.root, ['provision', `--provision-config=${ok.configPath}`]);
   assert.is(good.status, 0, good.seen);
   // The scripts' own output reaches the terminal too (the launcher's pty); the agent's line comes last.
-  assert.match(good.seen, /(^|\n)provision: provisioning succeeded in \d+\.\d s\n$/, good.seen);
+  assert.match(good.seen, /(^|\n)provision: provisioning succeeded in (\d+ ms|\d\.\d s|\d\d+ s)\n$/, good.seen);
+  assert.not.match(good.seen, / 0\.0 s/);
   assert.not.match(good.seen, /"time":/);
   const bad = makeNode(failingScript(50));
   sandboxes.push(bad);
@@ -76,9 +77,18 @@ test('provision: success and a failing script each say what happened, with the e
   assert.is(failed.status, 50);
   assert.match(
     failed.seen,
-    /(^|\n)provision: the provisioning scripts failed after \d+\.\d s with exit code 50 ERR_OUTBOUND_CONN_FAIL \(.+\); run `aks-node-controller status`\n$/,
+    /(^|\n)provision: the provisioning scripts failed after (\d+ ms|\d\.\d s|\d\d+ s) with exit code 50 ERR_OUTBOUND_CONN_FAIL \(.+\); run `aks-node-controller status`\n$/,
     failed.seen,
   );
+  // provision-wait on the same node: the failure said once, the exit code named (no "failed: provision failed:").
+  const waited = onTerminal(bad.root, ['provision-wait', '--timeout', '5']);
+  assert.is(waited.status, 1);
+  assert.match(
+    waited.seen,
+    /^provision-wait: provisioning failed with exit code 50 ERR_OUTBOUND_CONN_FAIL \(.+\); run `aks-node-controller status`\n/,
+    waited.seen,
+  );
+  assert.not.match(waited.seen, /failed: provision failed/);
   // Under systemd: the JSON lines as before, no human line.
   const journal = await runAnc(['provision', `--provision-config=${bad.configPath}`], { root: bad.root });
   assert.is(journal.exitCode, 50);

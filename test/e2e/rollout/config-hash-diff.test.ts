@@ -52,19 +52,21 @@ test('config diff: token rotation is management drift with the ConfigUpdatePendi
     rolloutFields: [],
     payloadFields: ['bootstrappingConfig.tlsBootstrappingToken'],
     condition: { type: 'ConfigUpdatePending', reason: 'ManagementConfigDrift' },
-    changes: [{ path: 'bootstrappingConfig.tlsBootstrappingToken', before: '<redacted>', after: '<redacted>' }],
+    changes: [{ path: 'bootstrappingConfig.tlsBootstrappingToken', before: '<redacted>', after: '<redacted>', redacted: true }],
   });
   assert.not.ok(r.stdout.includes('rotated9876543210') || r.stdout.includes(TOKEN), 'no secret values');
 });
 
 test('config diff: a Kubernetes version bump is a rollout naming the field', async () => {
-  const r = await anc(['config', 'diff', '-o', 'json', file('base.json', BASE), file('bumped.json', BUMPED)]);
+  // `-ojson`: the short flag joined to its value, as kubectl users type it.
+  const r = await anc(['config', 'diff', '-ojson', file('base.json', BASE), file('bumped.json', BUMPED)]);
   assert.is(r.exitCode, 3);
   assert.equal(JSON.parse(r.stdout), {
     decision: 'rollout',
     rolloutFields: ['kubernetesVersion'],
     payloadFields: [],
-    changes: [{ path: 'kubernetesVersion', before: '"1.30.4"', after: '"1.31.2"' }],
+    // The values as they are, encoded once (issue 31: not `"\"1.30.4\""`).
+    changes: [{ path: 'kubernetesVersion', before: '1.30.4', after: '1.31.2' }],
   });
 });
 

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeSandbox, runAnc } from '../harness.ts';
 
-test('ongoing boot: Provision started, no status files yet -> in-progress, step running', async () => {
+test('ongoing boot: Provision started, no status files yet; long ago and no boot id to tell it dead -> stalled, step running', async () => {
   const box = makeSandbox('anc-status-');
   try {
     box.write(
@@ -19,7 +19,7 @@ test('ongoing boot: Provision started, no status files yet -> in-progress, step 
     // A half-written event (the node lost power) is a note, not a failure.
     box.write('/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events/3000.json', '{"Timestamp":"2026-');
     const s = JSON.parse((await runAnc(['status', '-o', 'json'], { root: box.root })).stdout);
-    assert.is(s.state, 'in-progress');
+    assert.is(s.state, 'stalled');
     assert.equal(
       s.timeline.map((t: { task: string; outcome: string; durationMs: number | null }) => [t.task, t.outcome, t.durationMs]),
       [
@@ -31,9 +31,9 @@ test('ongoing boot: Provision started, no status files yet -> in-progress, step 
     const text = await runAnc(['status'], { root: box.root });
     assert.match(
       text.stdout,
-      /^in-progress: provisioning in progress \(running: Provision since 2026-04-01 10:00:00.000, \d+ h \d+ min ago\)/,
+      /^STALLED: provisioning step Provision started at 2026-04-01 10:00:00 UTC \(\d+ h \d+ min ago\), running \d+ h \d+ min, beyond the 15 min the extension waits/,
     );
-    assert.is(text.exitCode, 3);
+    assert.is(text.exitCode, 6);
   } finally {
     box.cleanup();
   }

@@ -16,11 +16,9 @@ test.after(() => {
   for (const s of sandboxes) s.cleanup();
 });
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-/** The events' node-local `YYYY-MM-DD HH:MM:SS.mmm`, `minutesAgo` before now. */
+/** The events' node-local `YYYY-MM-DD HH:MM:SS.mmm` on a UTC node, `minutesAgo` before now. */
 function eventTime(minutesAgo: number): string {
-  const d = new Date(Date.now() - minutesAgo * 60_000);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  return new Date(Date.now() - minutesAgo * 60_000).toISOString().slice(0, 23).replace('T', ' ');
 }
 
 function event(box: Sandbox, file: string, task: string, message: string, at: string, level = 'Informational'): void {
@@ -81,15 +79,24 @@ test('never-started: no custom data, only provision-wait ran and timed out -> no
   assert.match(text, /^not-started: provisioning has not started: the custom data never arrived/);
   assert.match(
     text,
-    /\n {2}MISSING {2}node configuration: missing: neither \/opt\/azure\/containers\/aks-node-controller-config\.json nor /,
+    /\n {2}MISSING {5}node configuration: missing: neither \/opt\/azure\/containers\/aks-node-controller-config\.json nor /,
   );
-  assert.match(text, /\n {2}MISSING {2}features file: missing: the boothook did not write/);
+  // Without a configuration the features file is not missing yet: it comes with the configuration.
+  assert.match(text, /\n {2}not yet {5}features file: absent \(\/opt\/azure\/containers\/enabled_features\.sh\): no configuration yet/);
 });
 
 test('waiting for the hostname -> not-started (exit 4), both names said', async () => {
   const box = configured();
   box.write('/etc/hostname', 'aks-nodepool1-0\n');
-  const { code, report } = await status(box);
+  const { code, report, text } = await status(box);
+  // A word per state that is true of it: the launcher waits for the hostname; the scripts are not started yet.
+  assert.match(text, /\n {2}WAITING {5}hostname: the running hostname is /);
+  assert.match(text, /\n {2}not yet {5}scripts started: no /);
+  assert.not.match(text, /MISSING/);
+  assert.equal(
+    report.checks.map((c: { state: string }) => c.state),
+    ['ok', 'ok', 'waiting', 'not yet'],
+  );
   assert.is(code, 4);
   assert.is(
     report.summary,
@@ -106,41 +113,34 @@ test('waiting for the hostname -> not-started (exit 4), both names said', async 
   );
 });
 
-test('stuck: Provision running for 1 h 30 min -> in-progress (exit 3) "since …, 1 h 30 min ago"; provision-wait is not the running step', async () => {
+test('stuck: Provision running for 1 h 30 min, no boot id to tell it dead -> stalled (exit 6), beyond the 15 min; provision-wait is not the running step', async () => {
   const box = configured();
   box.write(`${C}/aks-node-controller-scripts-started`, '');
   const since = eventTime(90);
   event(box, '1000', 'AKS.AKSNodeController.Provision', 'Starting', since);
   event(box, '2000', 'AKS.AKSNodeController.ProvisionWait', 'Starting', eventTime(89));
   const { code, report, text } = await status(box);
-  assert.is(code, 3);
-  assert.is(report.summary, `provisioning in progress (running: Provision since ${since}, 1 h 30 min ago)`);
-  assert.match(text, /\n {2}ok {5} {2}scripts started: yes/);
+  assert.is(code, 6);
+  assert.is(report.state, 'stalled');
+  assert.match(
+    report.summary,
+    /^provisioning step Provision started at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(1 h 30 min ago\), running 1 h 30 min, beyond the 15 min the extension waits \(whether its process still runs cannot be told: no boot id to compare\)$/,
+  );
+  assert.match(text, /^STALLED: provisioning step Provision started at /);
+  assert.match(text, /\n {2}ok {10}scripts started: yes/);
 });
 
 test("failed: the failing step is the scripts' step, never provision-wait; rows in time order (exit 2)", async () => {
   const box = configured();
   box.write(`${C}/provision.complete`, '');
   box.write('/var/log/azure/aks/provision.json', '{"ExitCode":"50","Error":"","Output":"curl: (7) Failed to connect"}');
-  event(box, '1000000000000000000', 'AKS.AKSNodeController.Provision', 'Starting', eventTime(10));
-  // The scripts name their event files in milliseconds: smaller names, later times.
-  event(box, '1500', 'AKS.CSE.ensureOutboundConnectivity', 'Failed: ensureOutboundConnectivity', eventTime(8), 'Error');
-  event(
-    box,
-    '1000000000000000500',
-    'AKS.AKSNodeController.Provision',
-    'aks-node-controller exited with error exit status 50',
-    eventTime(7),
-    'Error',
-  );
-  event(
-    box,
-    '1000000000000000900',
-    'AKS.AKSNodeController.ProvisionWait',
-    'aks-node-controller exited with error provision failed',
-    eventTime(6),
-    'Error',
-  );
+  // Real names: the agent's in unix ns, the scripts' in unix ms (smaller names, later times).
+  const ns = (minutesAgo: number) => String(BigInt(Date.now() - minutesAgo * 60_000) * 1_000_000n);
+  const ms = (minutesAgo: number) => String(Date.now() - minutesAgo * 60_000);
+  event(box, ns(10), 'AKS.AKSNodeController.Provision', 'Starting', eventTime(10));
+  event(box, ms(8), 'AKS.CSE.ensureOutboundConnectivity', 'Failed: ensureOutboundConnectivity', eventTime(8), 'Error');
+  event(box, ns(7), 'AKS.AKSNodeController.Provision', 'aks-node-controller exited with error exit status 50', eventTime(7), 'Error');
+  event(box, ns(6), 'AKS.AKSNodeController.ProvisionWait', 'aks-node-controller exited with error provision failed', eventTime(6), 'Error');
   const { code, report } = await status(box);
   assert.is(code, 2);
   assert.is(report.state, 'failed');
@@ -179,17 +179,36 @@ test('fallen back: the verdict says the baked agent ran after the hotfix failed 
   assert.match(text, /^succeeded: provisioning succeeded on the baked agent: hotfix 202604\.01\.1 failed before the scripts/);
 });
 
-test('on a 60-column terminal every line fits; -o json keeps the whole text', async () => {
+test('on a 60-column terminal every line fits: the verdict, errors and paths wrap whole, table rows are cut (not with --wide); -o json keeps the whole text', async () => {
   const box = configured();
   box.write(`${C}/provision.complete`, '');
   box.write('/var/log/azure/aks/provision.json', `{"ExitCode":"50","Error":"${'x'.repeat(300)}","Output":""}`);
-  const run = spawnSync('script', ['-qec', `stty cols 60; ${BIN} status`, '/dev/null'], { env: baseEnv(box.root), encoding: 'utf8' });
-  const lines = run.stdout.replace(/\r/g, '').trimEnd().split('\n');
-  assert.ok(lines.length > 5, run.stdout);
+  event(box, '1000', 'AKS.CSE.ensureOutboundConnectivity', `Failed: ${'y'.repeat(100)}`, eventTime(3), 'Error');
+  const terminal = (args: string) =>
+    spawnSync('script', ['-qec', `stty cols 60; ${BIN} status ${args}`, '/dev/null'], { env: baseEnv(box.root), encoding: 'utf8' })
+      .stdout.replace(/\r/g, '')
+      .trimEnd()
+      .split('\n');
+  const lines = terminal('');
+  assert.ok(lines.length > 5, lines.join('\n'));
   for (const line of lines) assert.ok([...line].length <= 60, `${line.length}: ${line}`);
+  const cut = lines.filter((l) => l.endsWith('…'));
+  assert.equal(
+    cut.map((l) => l.split(/ +/)[1]),
+    ['step', 'AKS.CSE.ensureOutboundConnectivity'],
+    'only the table (its heading and row) is cut',
+  );
+  const whole = lines.join('').replace(/ +/g, '');
+  assert.ok(whole.includes('x'.repeat(300)), 'the error wraps whole');
   assert.ok(
-    lines.some((l) => l.endsWith('…')),
-    'a cut line ends with an ellipsis',
+    whole.includes(`${box.root}/var/log/azure/Microsoft.Azure.Extensions.CustomScript/events`.replace(/ /g, '')),
+    'paths wrap whole',
+  );
+  assert.match(lines[0]!, /^FAILED: provisioning FAILED with exit code 50/);
+  const wide = terminal('--wide');
+  assert.ok(
+    wide.some((l) => l.includes('y'.repeat(100))),
+    'with --wide the table row is whole',
   );
   const json = JSON.parse((await runAnc(['status', '-o', 'json'], { root: box.root })).stdout);
   assert.is(json.provision.error, 'x'.repeat(300));

@@ -68,6 +68,10 @@ test('the unit: HEAD shape plus a clean environment, and systemd-analyze verify 
   ]) {
     assert.ok(unit.split('\n').includes(line), line);
   }
+  // What the unit does, for `systemctl status` (not the reference's "Parse contract and run csecmd").
+  assert.ok(
+    unit.split('\n').includes('Description=AKS node provisioning (aks-node-controller: configuration, hotfix check, provisioning scripts)'),
+  );
   const unset = unit
     .split('\n')
     .find((l) => l.startsWith('UnsetEnvironment='))!

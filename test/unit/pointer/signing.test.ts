@@ -176,7 +176,8 @@ test('render flags: shapes, duplicates, waves only for listed bases, expiry in t
     [{ rollout: ['202604.01=101:a'] }, 'PERCENT 0..100'],
     [{ rollout: ['202604.01=10'] }, 'BASE=PERCENT:SALT'],
     [{ serial: '0' }, '--serial "0"'],
-    [{ serial: undefined }, '--serial ""'],
+    [{ serial: undefined }, '--serial is missing: '],
+    [{ expires: undefined }, '--expires is missing: '],
     [{ expires: '2020-01-01T00:00:00Z' }, 'already past'],
     [{ scope: ['zone=1'] }, 'KEY one of cluster, region, subscription, resourceGroup'],
   ];

@@ -1,0 +1,232 @@
+#!/usr/bin/env node
+// `npm run release -- --version V [--scripts DIR] --image-manifest FILE... [--pointer-keys FILE]
+// [--delta-from BAKED...]`: the release checklist as one command (docs/hotfix.md "Release in one command").
+//   1. build every target (build.mjs --all, stamped V; the payload checked against the images, pinned)
+//   2. package them (vhd/packaging/build-packages.mjs, one run per architecture and format, with progress)
+//   3. publish the hotfix index into a repository root, when given one
+//   4. preview each image: what the payload does there (`hotfix scripts`), and whether it takes the
+//      hotfix under the pointer this release proposes (`hotfix explain`)
+// Exit 0 when at least one image takes the hotfix; 1 when a step fails; 3 when no image would take it.
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NO_KEYS_WARNING } from '../build.mjs';
+import { createProgress } from '../vhd/packaging/progress.mjs';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const HOST = { x64: 'amd64', arm64: 'arm64' }[process.arch];
+const USAGE = `Usage: npm run release -- --version V --image-manifest FILE... [flags]
+
+  --version V               the release version, YYYYMM.DD.PATCH (stamped into every executable)
+  --image-manifest FILE     an image the release targets (its \`image manifest -o json\`); repeat per image
+  --scripts DIR             embed this script payload, checked against the images and pinned
+  --scripts-label L         the payload's label (default: the version)
+  --unchecked-platform P    a platform the payload lists that no image manifest covers, on purpose
+  --pointer-keys FILE       the pointer signing keys to bake (or --no-pointer-keys, on purpose)
+  --delta-from BAKED...     the executables images ship: delta packages from each
+  --arch amd64|arm64|all    architectures to build and package (default all)
+  --formats deb,rpm         package formats (default both)
+  --fast                    quick package compression (tests)
+  --out-dir DIR             where executables, packages and the preview go (default dist/release-V)
+  --repository-root DIR     copy the packages there and publish the hotfix index (signs with gpg)
+  --repository-kind apt|rpm which packages and index (default apt); --apt-suite S (default stable)
+`;
+
+function fail(message) {
+  process.stderr.write(`release: ${message}\n`);
+  process.exit(1);
+}
+
+function parseArgs(argv) {
+  const a = { manifests: [], unchecked: [], deltaFrom: [], arch: 'all', formats: 'deb,rpm', kind: 'apt', suite: 'stable' };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
+    if (flag === '--help' || flag === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    } else if (flag === '--version') a.version = value();
+    else if (flag === '--image-manifest') a.manifests.push(resolve(value()));
+    else if (flag === '--scripts') a.scripts = resolve(value());
+    else if (flag === '--scripts-label') a.label = value();
+    else if (flag === '--unchecked-platform') a.unchecked.push(value());
+    else if (flag === '--pointer-keys') a.keys = resolve(value());
+    else if (flag === '--no-pointer-keys') a.noKeys = true;
+    else if (flag === '--arch') a.arch = value();
+    else if (flag === '--formats') a.formats = value();
+    else if (flag === '--fast') a.fast = true;
+    else if (flag === '--out-dir') a.outDir = resolve(value());
+    else if (flag === '--repository-root') a.repository = resolve(value());
+    else if (flag === '--repository-kind') a.kind = value();
+    else if (flag === '--apt-suite') a.suite = value();
+    else if (flag === '--delta-from') {
+      if (inline !== undefined) a.deltaFrom.push(resolve(inline));
+      while (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) a.deltaFrom.push(resolve(argv[++i]));
+      if (a.deltaFrom.length === 0) fail('--delta-from needs at least one executable');
+    } else fail(`unknown argument ${argv[i]} (see --help)`);
+  }
+  if (!a.version || !/^\d{6}\.\d{2}\.\d+$/.test(a.version)) fail('--version V is required, YYYYMM.DD.PATCH (e.g. 202604.01.1)');
+  if (a.manifests.length === 0) fail('give every image the release targets: --image-manifest FILE (its `image manifest -o json`)');
+  for (const m of a.manifests) if (!existsSync(m)) fail(`--image-manifest ${m}: no such file`);
+  if (!['amd64', 'arm64', 'all'].includes(a.arch)) fail('--arch must be amd64, arm64 or all');
+  if (!['apt', 'rpm'].includes(a.kind)) fail('--repository-kind must be apt or rpm');
+  if (a.keys && a.noKeys) fail('--pointer-keys and --no-pointer-keys contradict each other');
+  a.outDir ??= join(REPO, 'dist', `release-${a.version}`);
+  a.label ??= a.version;
+  return a;
+}
+
+/** Runs a child; resolves with its status and output (streamed to ours when `echo`). */
+function runChild(program, args, options = {}) {
+  return new Promise((done) => {
+    const child = spawn(program, args, { cwd: REPO, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+const say = (line) => process.stdout.write(`${line}\n`);
+const indent = (text) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => `  ${l}`)
+    .join('\n');
+
+async function buildAll(a, binDir) {
+  const arches = a.arch === 'all' ? ['amd64', 'arm64'] : [a.arch];
+  const args = ['build.mjs', '--outdir', binDir];
+  if (a.arch === 'all') args.push('--all');
+  else if (a.arch !== HOST) fail(`--arch ${a.arch} alone builds only on an ${a.arch} machine; use --arch all`);
+  if (a.keys) args.push('--pointer-keys', a.keys);
+  else args.push('--no-pointer-keys'); // the release warns itself, once, below
+  if (a.scripts) {
+    args.push('--scripts', a.scripts, '--scripts-label', a.label);
+    for (const m of a.manifests) args.push('--image-manifest', m);
+    for (const p of a.unchecked) args.push('--unchecked-platform', p);
+  }
+  const r = await runChild(process.execPath, args, { env: { ANC_VERSION: a.version } });
+  if (r.status !== 0) fail(`build refused:\n${r.stderr.trimEnd()}`);
+  say(
+    indent(
+      r.stdout
+        .split('\n')
+        .filter((l) => !/^\s+\d+\s/.test(l) && !l.startsWith('bundle '))
+        .join('\n'),
+    ),
+  );
+  if (a.arch !== 'all') renameSync(join(binDir, 'aks-node-controller'), join(binDir, `aks-node-controller-linux-${a.arch}`));
+  return Object.fromEntries(arches.map((arch) => [arch, join(binDir, `aks-node-controller-linux-${arch}`)]));
+}
+
+async function packageAll(a, bins, pkgDir, started) {
+  const runs = Object.keys(bins).flatMap((arch) => a.formats.split(',').map((format) => ({ arch, format })));
+  const progress = createProgress(runs.length, started, say);
+  for (const { arch, format } of runs) {
+    const rpmArch = { amd64: 'x86_64', arm64: 'aarch64' }[arch];
+    const name = format === 'deb' ? `aks-node-controller_${a.version}_${arch}.deb` : `aks-node-controller-${a.version}-1.${rpmArch}.rpm`;
+    progress.start(`${name}${a.deltaFrom.length ? ' + delta' : ''}`);
+    const args = ['vhd/packaging/build-packages.mjs', '--bin', bins[arch], '--arch', arch, '--formats', format];
+    args.push('--out-dir', pkgDir, '--version', a.version, '--no-pointer-keys', ...(a.fast ? ['--fast'] : []));
+    if (a.scripts) {
+      args.push('--scripts', a.scripts, '--scripts-label', a.label);
+      for (const m of a.manifests) args.push('--image-manifest', m);
+      for (const p of a.unchecked) args.push('--unchecked-platform', p);
+    }
+    if (a.deltaFrom.length) args.push('--delta-from', ...a.deltaFrom);
+    const r = await runChild(process.execPath, args);
+    progress.stop();
+    if (r.status !== 0) fail(`packaging ${name}:\n${r.stderr.trimEnd()}`);
+    for (const line of r.stdout.split('\n').filter((l) => / sha256 | -> |\.(deb|rpm) /.test(l))) say(`    ${line.trim()}`);
+  }
+}
+
+async function publish(a, pkgDir) {
+  const ext = a.kind === 'apt' ? '.deb' : '.rpm';
+  const pool = a.kind === 'apt' ? join(a.repository, 'pool') : a.repository;
+  mkdirSync(pool, { recursive: true });
+  const files = readdirSync(pkgDir).filter((f) => f.endsWith(ext));
+  for (const f of files) copyFileSync(join(pkgDir, f), join(pool, f));
+  const script = join(REPO, 'vhd/packaging/publish-hotfix-index.sh');
+  const r = await runChild(script, a.kind === 'apt' ? ['apt', a.repository, a.suite] : ['rpm', a.repository]);
+  if (r.status !== 0) fail(`publishing the hotfix index in ${a.repository}: ${r.stderr.trimEnd()}`);
+  say(
+    `  ${files.length} packages copied to ${pool}; hotfix index signed and published (${a.kind === 'apt' ? `dists/${a.suite}/aks-node-controller` : 'aks-node-controller/repodata'})`,
+  );
+}
+
+/** §4's preview per image: the payload's plan, then the decision under the pointer this release proposes. */
+async function preview(a, bin, outDir) {
+  const root = mkdtempSync(join(tmpdir(), 'anc-release-preview-'));
+  const agent = (args) => runChild(bin, args, { env: { AKS_NODE_ROOT: root } });
+  try {
+    const manifestArgs = a.manifests.flatMap((m) => ['--image-manifest', m]);
+    if (a.scripts) {
+      const r = await agent(['hotfix', 'scripts', ...manifestArgs]);
+      say(indent(r.stdout || r.stderr));
+    }
+    const base = a.version.split('.').slice(0, 2).join('.');
+    const images = a.manifests.map((m) => JSON.parse(readFileSync(m, 'utf8')).agentVersion);
+    if (!images.some((v) => typeof v === 'string' && v.startsWith(`${base}.`))) {
+      say(`  no image's baked agent is of base ${base}: no pointer to propose; publish one by hand (docs/hotfix.md)`);
+      return 3;
+    }
+    const expires = new Date(Date.now() + 14 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const pointer = join(outDir, 'pointer-proposed.yaml');
+    const rendered = await agent([
+      'hotfix',
+      'pointer',
+      'render',
+      '--hotfix',
+      `${base}=${a.version}`,
+      '--serial',
+      '1',
+      '--expires',
+      expires,
+    ]);
+    if (rendered.status !== 0) fail(`rendering the proposed pointer: ${rendered.stderr.trimEnd()}`);
+    writeFileSync(pointer, rendered.stdout);
+    say(`  proposed pointer (unsigned, serial 1; sign it and set the serial: docs/pointer-signing.md): ${pointer}`);
+    const r = await agent(['hotfix', 'explain', '--pointer', pointer, '--candidate', bin, ...manifestArgs]);
+    say(indent(r.stdout || r.stderr));
+    return r.status;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const a = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  const noKeys = !a.keys && !a.noKeys;
+  if (noKeys) process.stderr.write(`release: ${NO_KEYS_WARNING}\n`);
+  const binDir = join(a.outDir, 'bin');
+  const pkgDir = join(a.outDir, 'packages');
+  rmSync(a.outDir, { recursive: true, force: true });
+  mkdirSync(a.outDir, { recursive: true });
+  say(`release ${a.version}: build every target${a.scripts ? `, the script payload checked against ${a.manifests.length} image(s)` : ''}`);
+  const bins = await buildAll(a, binDir);
+  say(`release ${a.version}: package`);
+  await packageAll(a, bins, pkgDir, started);
+  if (a.repository) {
+    say(`release ${a.version}: publish the hotfix index`);
+    await publish(a, pkgDir);
+  }
+  const host = bins[HOST];
+  if (!host) fail(`no ${HOST} executable to preview with (--arch ${a.arch})`);
+  say(`release ${a.version}: preview on each image`);
+  const status = await preview(a, host, a.outDir);
+  say(
+    `release ${a.version}: ${status === 0 ? 'done' : 'built, but NO image takes the hotfix'} in ${Math.round((Date.now() - started) / 1000)} s; packages in ${pkgDir}`,
+  );
+  if (noKeys) process.stderr.write(`release: ${NO_KEYS_WARNING}\n`);
+  process.exitCode = status === 0 ? 0 : 3;
+}
+
+main().catch((error) => fail(error.message));

@@ -1,0 +1,34 @@
+// `hotfix rollout status`: the nodes' reports (fleet/report.ts) by image base and platform, read through
+// the apiserver with an operator's kubeconfig. Exit 2 when a node that took the hotfix failed.
+import type { Command } from '../cli/command.ts';
+import type { OutputFormat } from '../cli/output.ts';
+
+export const ROLLOUT_FAILED = 2;
+
+export const hotfixRolloutStatusCommand = {
+  name: 'hotfix rollout status',
+  description: "Show the hotfix rollout from the nodes' reports: on the hotfix, not yet in their wave, fell back, failed, not reported",
+  options: [{ flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, then ~/.kube/config)' }],
+  output: true,
+  readOnly: true,
+  examples: [
+    ['hotfix rollout status --kubeconfig ~/.kube/config', 'one line per image base and platform'],
+    ['hotfix rollout status -o json', 'the same with every node, for machines'],
+  ],
+  exitCodes: [
+    [0, 'no node that took the hotfix failed'],
+    [1, 'the nodes could not be read (usage, kubeconfig, apiserver)'],
+    [ROLLOUT_FAILED, 'at least one node that took the hotfix failed (provisioning failed, or fell back to the baked agent)'],
+  ],
+  async run({ options }, deps) {
+    const { kubeconfigPath, operatorCredentials, readFleet } = await import('../fleet/read.ts');
+    const { rolloutText, rolloutView } = await import('../fleet/rollout.ts');
+    const creds = await operatorCredentials(deps, kubeconfigPath(deps, options.kubeconfig));
+    const state = await readFleet(deps, creds);
+    const view = rolloutView(state.nodes, state.live, deps.clock.now());
+    const exitCode = view.totals.failedAmongTook > 0 ? ROLLOUT_FAILED : 0;
+    if (options.output === 'json') return { exitCode, stdout: `${JSON.stringify(view, null, 2)}\n` };
+    if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };
+    return { exitCode, stdout: rolloutText(view) };
+  },
+} satisfies Command<{ kubeconfig?: string; output?: OutputFormat }>;

@@ -1,0 +1,56 @@
+// `npm run fleet -- --bad`, small: the rehearsal script itself (scripts/fleet.ts) with a hotfix that breaks
+// provisioning. The watch must halt after the first wave: the bad hotfix reached only the first wave's
+// nodes, every one of them failed, and every other node stayed on the baked agent and succeeded.
+import { spawn } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+function fleet(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--no-warnings', '--loader', 'tsm', 'scripts/fleet.ts', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', TMPDIR: process.env.TMPDIR ?? '/tmp' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 480_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test('npm run fleet -- --nodes 4 --bad -o json: the watch halts after the first wave, the rest stay baked and succeed', async () => {
+  const run = await fleet(['--nodes', '4', '--bad', '-o', 'json']);
+  assert.is(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const summary = JSON.parse(run.stdout.trim().split('\n').pop()!);
+  assert.is(summary.nodes, 4);
+  assert.is(summary.reported, 4);
+  assert.is(summary.halted, true);
+  assert.is(summary.haltedAt.wave, 1);
+  // The identities spread evenly: one node of four is under the 25% wave.
+  assert.is(summary.tookHotfix, 1);
+  assert.is(summary.failed, 1);
+  assert.equal(
+    summary.byWave.map((w: { percent: number; failed: number; onHotfix: number; onBaked: number }) => [
+      w.percent,
+      w.failed,
+      w.onHotfix,
+      w.onBaked,
+    ]),
+    [
+      [25, 1, 0, 3],
+      [50, 1, 0, 3],
+      [100, 1, 0, 3],
+    ],
+  );
+  assert.match(run.stdout, /-> HALT: applying .*halt\.signed\.yaml \(serial 2\)/);
+  assert.match(run.stdout, /FAILED.*\n202604\.01 +ubuntu-22\.04\/amd64 +0% +4 +0 +3 +0 +1 \(ERR_KUBELET_START_FAIL x1\)/);
+  assert.match(run.stdout, /HALTED after wave 1 .*: the bad hotfix reached 1 of 4 nodes/);
+});
+
+test.run();

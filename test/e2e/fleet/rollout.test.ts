@@ -1,0 +1,270 @@
+// The fleet side end to end: `hotfix rollout status` over Node objects in the apiserver stand-in (buckets,
+// exit codes), `hotfix pointer render --halt`, and `hotfix rollout watch` applying a pre-signed halt when
+// a node that took the hotfix fails (and refusing a halt nodes would refuse).
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
+import { runAnc } from '../harness.ts';
+
+const ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
+const TOKEN = 'publisher.0123456789abcdef';
+const work = mkdtempSync(join(tmpdir(), 'anc-rollout-'));
+const file = (name: string, text: string) => {
+  writeFileSync(join(work, name), text);
+  return join(work, name);
+};
+
+function report(fields: {
+  path?: string;
+  decision?: string;
+  exitCode?: number;
+  name?: string;
+  bootId?: string;
+  joinsAt?: string;
+  quarantine?: unknown;
+}) {
+  const code = fields.exitCode ?? 0;
+  return JSON.stringify({
+    schemaVersion: 1,
+    bootId: fields.bootId ?? 'boot-1',
+    time: '2026-11-27T05:00:00Z',
+    platform: 'ubuntu-22.04/amd64',
+    baked: '202604.01.0',
+    running: fields.path === 'hotfix' ? '202604.01.1' : '202604.01.0',
+    binary: fields.path === 'hotfix' ? 'hotfix' : 'baked',
+    hotfix: {
+      base: '202604.01',
+      requested: '202604.01.1',
+      decision: fields.decision ?? 'upgrade',
+      path: fields.path ?? 'baked',
+      quarantine: fields.quarantine ?? null,
+      wave: { percent: 25, ...(fields.joinsAt ? { joinsAt: fields.joinsAt } : {}) },
+    },
+    scripts: { ran: 'baked', label: null, replaced: 0 },
+    pointer: { serial: 5, signed: false },
+    provision: {
+      state: code === 0 ? 'succeeded' : 'failed',
+      exitCode: code,
+      name: fields.name ?? (code === 0 ? 'ERR_SUCCESS' : 'UNKNOWN'),
+    },
+  });
+}
+
+function annotate(api: FakeApiServer, name: string, text: string | undefined, bootId = 'boot-1'): void {
+  if (!api.nodes.nodes.has(name)) api.nodes.register(name, { bootId });
+  const node = api.nodes.nodes.get(name)!;
+  const meta = node.metadata as { annotations: Record<string, string> };
+  meta.annotations = text === undefined ? {} : { [ANNOTATION]: text };
+}
+
+const FUTURE = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+const PAST = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+
+async function fleet(): Promise<{ api: FakeApiServer; kubeconfig: string }> {
+  const api = await startFakeApiServer({ tokens: { [TOKEN]: { user: 'publisher', canRead: true, canWrite: true } } });
+  const kubeconfig = file(`publisher-${api.port}.kubeconfig`, kubeconfigFor(api, { token: TOKEN }));
+  // The live pointer: serial 5, 25% since an hour ago, 100% in an hour.
+  const rendered = await runAnc([
+    'hotfix',
+    'pointer',
+    'render',
+    '--hotfix',
+    '202604.01=202604.01.1',
+    '--schedule',
+    `202604.01=25@${PAST.slice(0, 16)}Z,100@${FUTURE.slice(0, 16)}Z`,
+    '--serial',
+    '5',
+    '--expires',
+    '2099-01-01T00:00:00Z',
+    '-o',
+    'json',
+  ]);
+  assert.is(rendered.exitCode, 0, rendered.stderr);
+  api.configMaps.set('kube-system/anc-hotfix-version', JSON.parse(rendered.stdout).data);
+  annotate(api, 'n0', report({ path: 'hotfix' }));
+  annotate(api, 'n1', report({ decision: 'notInWave', joinsAt: `${FUTURE.slice(0, 16)}:00Z` }));
+  annotate(api, 'n2', undefined);
+  annotate(api, 'n3', report({}), 'boot-2'); // reported in boot-1, the kubelet says boot-2
+  annotate(
+    api,
+    'n4',
+    report({
+      path: 'fallback',
+      decision: 'upgrade',
+      quarantine: { version: '202604.01.1', reason: 'exited with status 1 before the provisioning scripts started' },
+    }),
+  );
+  return { api, kubeconfig };
+}
+
+test('rollout status: buckets by base and platform, the next wave, exit 0; exit 2 once a node on the hotfix failed', async () => {
+  const { api, kubeconfig } = await fleet();
+  try {
+    const text = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
+    assert.is(text.exitCode, 2, 'a fallback is a failure of the hotfix');
+    annotate(api, 'n4', report({ decision: 'notInWave', joinsAt: `${FUTURE.slice(0, 16)}:00Z` }));
+    const ok = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
+    assert.is(ok.exitCode, 0, ok.stderr);
+    const row = ok.stdout.split('\n').find((l) => l.startsWith('202604.01'))!;
+    assert.match(
+      row,
+      new RegExp(`^202604\\.01\\s+ubuntu-22\\.04/amd64\\s+25%\\s+4\\s+1\\s+2 \\(next ${FUTURE.slice(0, 16)}:00Z\\)\\s+0\\s+0\\s+1\\s+0$`),
+      ok.stdout,
+    );
+    assert.match(ok.stdout, /5 nodes, 3 reported this boot, 1 took the hotfix, 0 of them failed/);
+    // A node that quarantined the hotfix in an earlier boot (it runs baked now): fell back, a failure of the hotfix.
+    annotate(api, 'n4', report({ decision: 'quarantined', quarantine: { version: '202604.01.1', reason: 'provisioning failed' } }));
+    const quarantined = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json']);
+    assert.is(quarantined.exitCode, 2);
+    assert.is(JSON.parse(quarantined.stdout).groups.find((g: { base: string }) => g.base === '202604.01').fellBack, 1);
+    annotate(api, 'n4', report({ decision: 'notInWave', joinsAt: `${FUTURE.slice(0, 16)}:00Z` }));
+    annotate(api, 'n0', report({ path: 'hotfix', exitCode: 31, name: 'ERR_KUBELET_START_FAIL' }));
+    const failed = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json']);
+    assert.is(failed.exitCode, 2);
+    const view = JSON.parse(failed.stdout);
+    assert.equal(view.totals, { nodes: 5, reported: 3, tookHotfix: 1, failed: 1, fellBack: 0, failedAmongTook: 1 });
+    assert.equal(view.groups.find((g: { base: string }) => g.base === '202604.01').failedBy, { ERR_KUBELET_START_FAIL: 1 });
+    assert.is(view.nodes.find((n: { name: string }) => n.name === 'n3').why, 'olderBoot');
+    const unreachable = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', join(work, 'missing.kubeconfig')]);
+    assert.is(unreachable.exitCode, 1);
+    assert.match(unreachable.stderr, /missing\.kubeconfig/);
+  } finally {
+    await api.close();
+  }
+});
+
+test('render --halt: serial + 1, every schedule frozen at its current percent (or 0 with --withdraw), the rest kept', async () => {
+  const { api, kubeconfig } = await fleet();
+  try {
+    const frozen = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--kubeconfig', kubeconfig, '-o', 'json']);
+    assert.is(frozen.exitCode, 0, frozen.stderr);
+    const payload = JSON.parse(JSON.parse(frozen.stdout).data['hotfixes.json']);
+    assert.equal(payload.rollout, { '202604.01': { percent: 25, salt: '202604.01.1' } });
+    assert.is(payload.serial, 6);
+    assert.equal(payload.hotfixes, { '202604.01': '202604.01.1' });
+    assert.is(payload.expires, '2099-01-01T00:00:00Z');
+    assert.match(
+      frozen.stderr,
+      /halting pointer: serial 6 \(live 5\); 202604\.01 at 25% \(frozen as of .*\); nodes that already staged the hotfix keep it/,
+    );
+    const cm = file(
+      'live.json',
+      JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: {}, data: api.configMaps.get('kube-system/anc-hotfix-version') }),
+    );
+    // As of a time before the first step: 0; after the last: 100; --withdraw: 0 whatever the time.
+    const before = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--from', cm, '--at', '2000-01-01T00:00:00Z', '-o', 'json']);
+    assert.is(JSON.parse(JSON.parse(before.stdout).data['hotfixes.json']).rollout['202604.01'].percent, 0);
+    const after = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--from', cm, '--at', '2099-01-01T00:00:00Z', '-o', 'json']);
+    assert.is(JSON.parse(JSON.parse(after.stdout).data['hotfixes.json']).rollout['202604.01'].percent, 100);
+    const withdrawn = await runAnc([
+      'hotfix',
+      'pointer',
+      'render',
+      '--halt',
+      '--withdraw',
+      '--from',
+      cm,
+      '--at',
+      '2099-01-01T00:00:00Z',
+      '-o',
+      'json',
+    ]);
+    assert.is(JSON.parse(JSON.parse(withdrawn.stdout).data['hotfixes.json']).rollout['202604.01'].percent, 0);
+    const bad = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--from', cm, '--serial', '5']);
+    assert.is(bad.exitCode, 1);
+    assert.match(bad.stderr, /--serial 5 must be an integer above the live pointer's serial 5/);
+    const mixed = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--from', cm, '--hotfix', '202604.01=202604.01.2']);
+    assert.match(mixed.stderr, /--halt keeps the live pointer's hotfixes/);
+  } finally {
+    await api.close();
+  }
+});
+
+test('watch: refuses a halt nodes would refuse; halts at the first failure among nodes that took the hotfix', async () => {
+  const { api, kubeconfig } = await fleet();
+  try {
+    annotate(api, 'n4', report({ decision: 'notInWave' }));
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const key = file('fleet.pem', String(privateKey.export({ type: 'pkcs8', format: 'pem' })));
+    const keys = file(
+      'keys.json',
+      JSON.stringify({
+        keys: [{ keyid: 'fleet-a', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }],
+      }),
+    );
+    const rendered = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--withdraw', '--kubeconfig', kubeconfig]);
+    const unsigned = file('halt.yaml', rendered.stdout);
+    const signed = await runAnc(['hotfix', 'pointer', 'sign', '--key', key, '--key-id', 'fleet-a', unsigned]);
+    assert.is(signed.exitCode, 0, signed.stderr);
+    const halt = file('halt.signed.yaml', signed.stdout);
+    // In enforce mode the unsigned halt would be refused by every node: the watch does not start.
+    const refused = await runAnc([
+      'hotfix',
+      'rollout',
+      'watch',
+      '--kubeconfig',
+      kubeconfig,
+      '--halt-with',
+      unsigned,
+      '--mode',
+      'enforce',
+      '--keys',
+      keys,
+    ]);
+    assert.is(refused.exitCode, 1);
+    assert.match(refused.stderr, /nodes in mode enforce would refuse it \(unsigned/);
+    const stale = file(
+      'stale.json',
+      JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: {}, data: api.configMaps.get('kube-system/anc-hotfix-version') }),
+    );
+    const behind = await runAnc(['hotfix', 'rollout', 'watch', '--kubeconfig', kubeconfig, '--halt-with', stale]);
+    assert.is(behind.exitCode, 1);
+    assert.match(behind.stderr, /its serial 5 is not above the live pointer's serial 5/);
+    const watching = runAnc(
+      [
+        'hotfix',
+        'rollout',
+        'watch',
+        '--kubeconfig',
+        kubeconfig,
+        '--halt-with',
+        halt,
+        '--mode',
+        'enforce',
+        '--keys',
+        keys,
+        '--interval',
+        '0.3',
+      ],
+      { timeoutMs: 30_000 },
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    const serialOf = () =>
+      JSON.parse((api.configMaps.get('kube-system/anc-hotfix-version') as Record<string, string>)['hotfixes.json']!).serial;
+    assert.is(serialOf(), 5, 'no failure yet: the live pointer stands');
+    annotate(api, 'n0', report({ path: 'hotfix', exitCode: 31, name: 'ERR_KUBELET_START_FAIL' }));
+    const run = await watching;
+    assert.is(run.exitCode, 3, run.stderr);
+    const lines = run.stdout.split('\n');
+    assert.match(
+      lines[0]!,
+      /watch started: halt .*halt\.signed\.yaml \(serial 6, verified for mode enforce\) when failures among nodes that took the hotfix exceed 0/,
+    );
+    assert.ok(lines.some((l) => /tookHotfix=1 failed=0 \(max 0\) -> continue$/.test(l)));
+    assert.ok(lines.some((l) => /tookHotfix=1 failed=1 \(max 0\) -> HALT: applying/.test(l)));
+    assert.match(run.stdout, /ERR_KUBELET_START_FAIL x1/);
+    const live = api.configMaps.get('kube-system/anc-hotfix-version') as Record<string, string>;
+    const haltData = (await import('yaml')).parse(readFileSync(halt, 'utf8')).data;
+    assert.equal(live, haltData, 'the signed halt is live, byte for byte');
+    assert.equal(JSON.parse(live['hotfixes.json']!).rollout, { '202604.01': { percent: 0, salt: '202604.01.1' } });
+  } finally {
+    await api.close();
+  }
+});
+
+test.after(() => rmSync(work, { recursive: true, force: true }));
+test.run();
