@@ -74,7 +74,8 @@ function assertAllHotfixed(r: BootReport): void {
   const scripts = r.statusJson?.scripts as { ran?: string; label?: string; state?: string } | undefined;
   assert.equal([scripts?.ran, scripts?.label, scripts?.state], ['hotfix', SCRIPT_LABEL, 'applied'], 'status: the hotfix scripts, applied');
   assert.match(r.status, new RegExp(`ran {8}hotfix ${SCRIPT_LABEL}, 2 replaced`));
-  assert.not.match(r.status, /INTERRUPTED/);
+  assert.match(r.status, /^succeeded: /);
+  assert.not.match(r.status, /INTERRUPTED apply/);
   assert.is(r.hotfixVersion, HOTFIX_VERSION);
   assert.ok(r.launcher.includes('Using hotfix binary: /opt/azure/containers/aks-node-controller-hotfix'), r.launcher);
 }
@@ -88,7 +89,11 @@ test('power cut while the script payload is applied (one script replaced): the n
     r.log.some((l) => /restor/i.test(String(l.msg)) && /interrupted/.test(JSON.stringify(l))),
     r.log.map((l) => l.msg).join('\n'),
   );
-  assert.match(r.status, /restored +\d+ baked scripts of hotfix .* \(an earlier apply was interrupted\)/, 'status says what the boot repaired');
+  assert.match(
+    r.status,
+    /restored +\d+ baked scripts of hotfix .* \(an earlier apply was interrupted\)/,
+    'status says what the boot repaired',
+  );
   const applies = taskMessages(r, 'ScriptHotfix');
   assert.match(applies.at(-1)!, new RegExp(`^apply label=${SCRIPT_LABEL} platform=ubuntu replaced=2`));
 });
