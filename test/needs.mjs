@@ -1,8 +1,9 @@
 // Which end-to-end test files need tools a Mac (or a machine without the Debian set-up) does not have.
 // test/run.mjs skips a file whose tools are missing from PATH, with one line saying why, so `npm test`
 // runs the unit tests and every portable end-to-end test anywhere. `linux` means the file runs Linux-only
-// parts (the node launcher, systemd, /proc); `root` means it must run as root (mmdebstrap --mode=root). ANC_HIDE_DEBIAN_TOOLS=1 hides every tool named here from
-// PATH, which proves the portable subset on a Debian machine (`npm run test:portable`).
+// parts (the node launcher, systemd, /proc); `root` means it must run as root (mmdebstrap --mode=root).
+// ANC_HIDE_DEBIAN_TOOLS=1 hides every tool named here from PATH, which proves the portable subset on a
+// Debian machine (`npm run test:portable`).
 
 /** [path under test/e2e (prefix), tools it needs, why]. */
 export const E2E_NEEDS = [
