@@ -1,8 +1,9 @@
 // Which end-to-end test files need tools a Mac (or a machine without the Debian set-up) does not have.
 // test/run.mjs skips a file whose tools are missing from PATH, with one line saying why, so `npm test`
 // runs the unit tests and every portable end-to-end test anywhere. `linux` means the file runs Linux-only
-// parts (the node launcher, systemd, /proc). ANC_HIDE_DEBIAN_TOOLS=1 hides every tool named here from
-// PATH, which proves the portable subset on a Debian machine (`npm run test:portable`).
+// parts (the node launcher, systemd, /proc); `root` means it must run as root (mmdebstrap --mode=root).
+// ANC_HIDE_DEBIAN_TOOLS=1 hides every tool named here from PATH, which proves the portable subset on a
+// Debian machine (`npm run test:portable`).
 
 /** [path under test/e2e (prefix), tools it needs, why]. */
 export const E2E_NEEDS = [
@@ -64,6 +65,25 @@ export const E2E_NEEDS = [
     'install.sh, the unit, the packages, completion',
   ],
   ['status/boot-status', ['linux'], 'a failed boot through the node launcher'],
+  [
+    'vm/',
+    [
+      'linux',
+      'root',
+      'mmdebstrap',
+      'mkfs.ext4',
+      'qemu-system-x86_64',
+      'qemu-img',
+      'cloud-localds',
+      'socat',
+      'cc',
+      'gpg',
+      'apt-ftparchive',
+      'dpkg-deb',
+      'xdelta3',
+    ],
+    'a real boot: a Debian VM image (mmdebstrap, as root) booted under qemu',
+  ],
   ['check-hotfix/kubectl', ['kubectl'], 'kubectl against the apiserver stand-in'],
   ['pointer/rehearsal', ['kubectl'], 'the publish checklist with kubectl against the apiserver stand-in'],
   ['fleet/report-unit', ['linux', 'systemd-analyze'], 'systemd checks the report unit in the image'],
@@ -76,4 +96,7 @@ export const E2E_NEEDS = [
 ];
 
 /** Every tool named above (what ANC_HIDE_DEBIAN_TOOLS hides), plus qemu for the arm64 test. */
-export const DEBIAN_TOOLS = [...new Set(E2E_NEEDS.flatMap(([, tools]) => tools).filter((t) => t !== 'linux')), 'qemu-aarch64-static'];
+export const DEBIAN_TOOLS = [
+  ...new Set(E2E_NEEDS.flatMap(([, tools]) => tools).filter((t) => t !== 'linux' && t !== 'root')),
+  'qemu-aarch64-static',
+];

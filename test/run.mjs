@@ -7,7 +7,8 @@
 //   node test/run.mjs --e2e-only [p]  skip type-check and unit tests
 //   --no-setup                        skip scripts/ensure-tools.sh (Debian packages, npm ci)
 //   ANC_HIDE_DEBIAN_TOOLS=1           run with the Debian-only tools hidden from PATH (the Mac subset)
-// End-to-end files whose tools are missing (test/needs.mjs) are skipped with one line each saying why.
+// End-to-end files whose tools are missing (test/needs.mjs) are skipped with one line each saying why. The
+// real boots (test/e2e/vm/) run last, as a phase of their own with its own bound and duration line.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +47,7 @@ if (process.env.ANC_HIDE_DEBIAN_TOOLS === '1') {
 
 function onPath(tool) {
   if (tool === 'linux') return process.platform === 'linux';
+  if (tool === 'root') return process.getuid?.() === 0;
   return (process.env.PATH ?? '').split(delimiter).some((dir) => {
     try {
       return statSync(join(dir, tool)).isFile();
@@ -102,7 +104,7 @@ const filePattern = pattern ? `^(?=.*${pattern}).*\\.test\\.ts$` : '\\.test\\.ts
 const uvu = (dir, files = filePattern) => ['--no-warnings', '--loader', 'tsm', 'node_modules/uvu/bin.js', dir, files];
 
 /** The e2e files to run: matching the pattern, with their tools on PATH; the rest are named and skipped. */
-function e2eFiles() {
+function e2eFiles(which) {
   const walk = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
   const e2eDir = join(root, 'test', 'e2e');
   const files = walk(e2eDir)
@@ -110,11 +112,15 @@ function e2eFiles() {
     .filter((f) => new RegExp(filePattern).test(f))
     .sort();
   const run = [];
-  for (const file of files) {
+  // The real boots (test/e2e/vm/) are a phase of their own: its own time bound and duration line.
+  for (const file of files.filter((f) => f.startsWith('vm/') === (which === 'vm'))) {
     const need = E2E_NEEDS.find(([prefix]) => file.startsWith(prefix));
     const missing = need ? need[1].filter((tool) => !onPath(tool)) : [];
     if (missing.length === 0) run.push(file);
-    else process.stdout.write(`skip: ${file}: ${need[2]} (needs ${missing.map((t) => (t === 'linux' ? 'Linux' : t)).join(', ')})\n`);
+    else
+      process.stdout.write(
+        `skip: ${file}: ${need[2]} (needs ${missing.map((t) => (t === 'linux' ? 'Linux' : t === 'root' ? 'root' : t)).join(', ')})\n`,
+      );
   }
   const escapeRegex = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return run.length === 0 ? undefined : `^(${run.map(escapeRegex).join('|')})$`;
@@ -142,7 +148,7 @@ if (!e2eOnly) {
 const build = step('build host binary', process.execPath, ['build.mjs', '--quiet']);
 countCheck(build);
 if (build.status === 0) {
-  const files = e2eFiles();
+  const files = e2eFiles('sandbox');
   if (files) {
     countUvu(
       'e2e',
@@ -154,6 +160,19 @@ if (build.status === 0) {
           ANC_BIN: join(root, 'dist', 'aks-node-controller'),
         },
         45,
+      ),
+    );
+  }
+  const vmFiles = e2eFiles('vm');
+  if (vmFiles) {
+    countUvu(
+      'vm',
+      step(
+        'real boots in a VM (test/e2e/vm: image build, then one qemu boot at a time)',
+        process.execPath,
+        uvu('test/e2e', vmFiles),
+        { ANC_BIN: join(root, 'dist', 'aks-node-controller') },
+        60,
       ),
     );
   }

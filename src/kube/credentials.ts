@@ -1,5 +1,6 @@
 // Where check-hotfix gets its apiserver address and credentials (spec 6.6, D1): the node config first
-// (apiserver name + bootstrap token + the cluster CA file), then bootstrap-kubeconfig, then kubeconfig.
+// (apiserver name + bootstrap token + the cluster CA file, or the config's kubernetes_ca_cert while that
+// file does not exist yet), then bootstrap-kubeconfig, then kubeconfig.
 // The first source that yields a server wins. Tokens and private keys stay Secrets (D14). The kubeconfig
 // reader (the YAML library, ~1.7 ms to load) loads only when a kubeconfig is read: a node config answers on a boot.
 import { loadConfiguration } from '../config/load.ts';
@@ -76,7 +77,14 @@ export function nodeConfigCredentials(deps: CredentialDeps): ApiCredentials {
   try {
     ca = deps.fs.readFile(caPath, 'certificate');
   } catch (error) {
-    throw kubeError(`reading cluster CA ${deps.paths.strip(caPath)}: ${ioReason(error)}`);
+    // On a first boot nothing has written ca.crt yet (the provisioning scripts write it later, from this
+    // same field): the configuration's own cluster CA stands in (seen in a real VM boot, docs/node.md).
+    const inline = goTrimSpace(config.kubernetesCaCert ?? '');
+    if ((error as { code?: unknown } | null)?.code !== 'ENOENT' || inline === '') {
+      throw kubeError(`reading cluster CA ${deps.paths.strip(caPath)}: ${ioReason(error)}`);
+    }
+    ca = decodeBase64(inline, 'decoding kubernetes_ca_cert');
+    deps.log.info('cluster CA file absent; using the node config kubernetes_ca_cert', { path: deps.paths.strip(caPath) });
   }
   return { source: 'node config', server, ca, token: new Secret(token) };
 }

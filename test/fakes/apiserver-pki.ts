@@ -96,7 +96,8 @@ export function makeTestPki(nodeName = 'aks-test-node'): TestPki {
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   makeCa(dir, 'ca', 'anc-test-cluster-ca');
   makeCa(dir, 'other-ca', 'anc-unrelated-ca');
-  makeLeaf(dir, 'server', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\n`, '2');
+  // 10.0.2.100: the apiserver's address inside the real-boot VM (test/fakes/vm-node.ts), forwarded to loopback.
+  makeLeaf(dir, 'server', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost,IP:10.0.2.100\n`, '2');
   makeLeaf(dir, 'wrong-name', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=DNS:wrong-name.example.invalid\n`, '2');
   makeLeaf(dir, 'expired', 'ca', '/CN=kube-apiserver', `${SERVER_EXT}subjectAltName=IP:127.0.0.1,DNS:localhost\n`, '-1');
   makeLeaf(dir, 'client', 'ca', `/O=system:nodes/CN=system:node:${nodeName}`, CLIENT_EXT, '2');

@@ -13,6 +13,8 @@
  *                         script hotfix applied), before the scripts; then dies of SIGSEGV itself
  *   -DDELETE_BAKED        `version` deletes the baked binary (<AKS_NODE_ROOT>/opt/azure/containers/
  *                         aks-node-controller), then answers like the real agent
+ * With -DVERSION='"X"' `version` prints X itself (the real-boot VM, test/e2e/vm/, delegates to the baked
+ * agent there: the hotfix's own build is not on that disk).
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -101,6 +103,12 @@ int main(int argc, char **argv) {
     argv[0] = REAL;
     (void)provision;
     (void)dry;
+#ifdef VERSION
+    if (strcmp(command, "version") == 0) {
+        puts(VERSION);
+        return 0;
+    }
+#endif
 #if defined(CRASH_PROVISION)
     if (provision && !dry) {
         struct rlimit none = {0, 0};

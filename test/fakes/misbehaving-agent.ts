@@ -15,10 +15,14 @@ export type Fault =
 
 const SOURCE = join(dirname(new URL(import.meta.url).pathname), 'misbehaving-agent.c');
 
-/** Compiles the stand-in with `fault`, delegating everything else to the real agent at `realBin`. */
-export function buildMisbehavingAgent(fault: Fault, realBin: string, out: string): string {
+/**
+ * Compiles the stand-in with `fault`, delegating everything else to the real agent at `realBin`; with
+ * `version`, it answers `version` itself (realBin is then another build, e.g. the baked agent on a VM disk).
+ */
+export function buildMisbehavingAgent(fault: Fault, realBin: string, out: string, version?: string): string {
   mkdirSync(dirname(out), { recursive: true });
-  execFileSync('cc', ['-O2', '-Wall', '-Werror', `-D${fault}`, `-DREAL=${JSON.stringify(realBin)}`, '-o', out, SOURCE], {
+  const answer = version === undefined ? [] : [`-DVERSION=${JSON.stringify(version)}`];
+  execFileSync('cc', ['-O2', '-Wall', '-Werror', `-D${fault}`, ...answer, `-DREAL=${JSON.stringify(realBin)}`, '-o', out, SOURCE], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return out;

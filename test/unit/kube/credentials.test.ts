@@ -73,6 +73,22 @@ test('node config and kubeconfig values are trimmed with Go strings.TrimSpace (U
   kube.cleanup();
 });
 
+test('no CA file yet (a first boot): the config kubernetes_ca_cert stands in; the file wins once it exists', async () => {
+  const deps = fakeDeps();
+  nodeConfig(deps, { ...CONFIG, kubernetesCaCert: ` ${b64('INLINE-CA-PEM')} ` });
+  const creds = await resolveCredentials(deps);
+  assert.equal([creds.source, creds.ca!.toString()], ['node config', 'INLINE-CA-PEM']);
+  assert.ok(deps.logs.some((l) => l.msg === 'cluster CA file absent; using the node config kubernetes_ca_cert'));
+  put(deps, '/etc/kubernetes/certs/ca.crt', 'FILE-CA-PEM');
+  assert.is((await resolveCredentials(deps)).ca!.toString(), 'FILE-CA-PEM');
+  deps.cleanup();
+  const bad = fakeDeps();
+  nodeConfig(bad, { ...CONFIG, kubernetesCaCert: 'not base64!' });
+  assert.match(await failureOf(bad), /^no usable kubeconfig credentials: /);
+  assert.ok(bad.logs.some((l) => l.attrs.error === 'decoding kubernetes_ca_cert: illegal base64 data'));
+  bad.cleanup();
+});
+
 test('node config in proto (snake_case) spelling', async () => {
   const deps = fakeDeps();
   nodeConfig(deps, { api_server_config: { api_server_name: 'h:6443' }, bootstrapping_config: { tls_bootstrapping_token: 't.t' } });
