@@ -27,7 +27,8 @@ export const hotfixRolloutStatusCommand = {
   ],
   async run({ options }, deps) {
     const { kubeconfigPath, operatorCredentials, readFleet } = await import('../fleet/read.ts');
-    const { rolloutFailed, rolloutText, rolloutView } = await import('../fleet/rollout.ts');
+    const { rolloutFailed, rolloutView } = await import('../fleet/rollout.ts');
+    const { rolloutText } = await import('../fleet/rollout-text.ts');
     const creds = await operatorCredentials(deps, kubeconfigPath(deps, options.kubeconfig));
     const state = await readFleet(deps, creds);
     const view = rolloutView(state.nodes, state.live, deps.clock.now());

@@ -10,7 +10,8 @@ import type { ConfigMapDoc } from '../pointer/configmap.ts';
 import type { SigningMode } from '../pointer/gate.ts';
 import type { TrustedKey } from '../pointer/keys.ts';
 import { readFleet } from './read.ts';
-import { crossesThreshold, rolloutText, rolloutView, type RolloutView } from './rollout.ts';
+import { crossesThreshold, rolloutView, type RolloutView } from './rollout.ts';
+import { rolloutText } from './rollout-text.ts';
 
 export const WATCH_HALTED = 3;
 

@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { NodeObject } from '../../../src/kube/nodes.ts';
 import { buildReport, type NodeReport, parseReport, renderReport } from '../../../src/fleet/report.ts';
-import { classify, recallFor, rolloutFailed, rolloutText, rolloutView } from '../../../src/fleet/rollout.ts';
+import { rolloutText } from '../../../src/fleet/rollout-text.ts';
+import { classify, recallFor, rolloutFailed, rolloutView } from '../../../src/fleet/rollout.ts';
 import type { StatusReport } from '../../../src/status/collect.ts';
 
 const NOW = new Date('2026-11-27T06:00:00Z');

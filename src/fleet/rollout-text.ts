@@ -1,0 +1,72 @@
+// The rollout table for people (`hotfix rollout status`, the watch): one line per image base and platform,
+// the recall lines, then the totals. Pure.
+import type { RolloutView } from './rollout.ts';
+
+/** The table for people: one line per image base and platform, then the totals. */
+export function rolloutText(view: RolloutView): string {
+  const header = [
+    'IMAGE BASE',
+    'PLATFORM',
+    'WAVE',
+    'NODES',
+    'ON HOTFIX',
+    'NOT YET IN WAVE',
+    'FELL BACK',
+    'FAILED',
+    'NOT REPORTED',
+    'BAKED',
+  ];
+  const lines = view.groups.map((g) => [
+    g.base,
+    g.platform,
+    g.percent === null ? '-' : `${g.percent}%`,
+    String(g.nodes),
+    String(g.onHotfix),
+    g.notInWave === 0 ? '0' : `${g.notInWave}${g.nextWaveAt ? ` (next ${g.nextWaveAt})` : ''}`,
+    String(g.fellBack),
+    g.failed === 0 ? '0' : `${g.failed} (${counted(g.failedBy)})`,
+    String(g.notReported),
+    String(g.baked),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  const t = view.totals;
+  return [
+    `rollout at ${view.time}${view.serial === null ? '' : `, pointer serial ${view.serial}`}`,
+    fmt(header),
+    ...lines.map(fmt),
+    ...recallLines(view),
+    `${t.nodes} nodes, ${t.reported} reported this boot, ${t.tookHotfix} took the hotfix, ${t.failedAmongTook} of them failed`,
+    ...(t.stillOnRecalled === 0
+      ? []
+      : [
+          `${t.stillOnRecalled} node(s) still on a recalled version this boot: they provisioned under it and a provisioned node never provisions again, so reimage them to return to the image's agent and scripts (a node whose provisioning never completed gives it up at its next boot; -o json names them)`,
+        ]),
+    '',
+  ].join('\n');
+}
+
+const counted = (by: Record<string, number>) =>
+  Object.entries(by)
+    .map(([n, c]) => `${n} x${c}`)
+    .join(', ');
+
+/** Per group with a recall or with nodes that gave up the hotfix by quarantine: the recall and its counts. */
+function recallLines(view: RolloutView): string[] {
+  const out: string[] = [];
+  for (const g of view.groups) {
+    if (g.recall.length === 0 && g.recalled === 0 && g.quarantined === 0 && g.stillOnRecalled === 0) continue;
+    const parts = [
+      `recalled: ${g.recall.length === 0 ? '-' : g.recall.join(', ')}`,
+      `gave it up (recalled): ${g.recalled}`,
+      `failed → quarantined: ${g.quarantined}${g.quarantined === 0 ? '' : ` (${counted(g.quarantinedBy)})`}`,
+      `still on recalled: ${g.stillOnRecalled}`,
+    ];
+    out.push(`${g.base} ${g.platform}  ${parts.join('  ')}`);
+  }
+  return out;
+}
