@@ -39,16 +39,7 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
   const cause = after
     ? { cause: 'provisionFailed' as const, exitCode: after.exitCode, exitName: after.exitName }
     : { cause: 'beforeScripts' as const };
-  try {
-    recordQuarantine(deps, { version, reason, recordedAt: start.toISOString(), ...cause });
-  } catch (error) {
-    problems.push(`recording quarantine: ${errorMessage(error)}`);
-  }
-  try {
-    deps.fs.unlink(deps.paths.hotfixBinary);
-  } catch (error) {
-    problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
-  }
+  quarantineAndUnstage(deps, { version, reason, recordedAt: start.toISOString(), ...cause }, problems);
   const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
   const message = after
     ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node${restored}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
@@ -92,16 +83,7 @@ export async function recallStaged(deps: Deps, pointer: Pick<HotfixPointer, 'rec
   const scripts = restoreScripts(deps, 'recall');
   if (scripts && scripts.problems.length > 0) problems.push(`restoring scripts: ${scripts.problems.join('; ')}`);
   const reason = 'recalled by the hotfix pointer';
-  try {
-    recordQuarantine(deps, { version, reason, recordedAt: start.toISOString(), cause: 'recalled' });
-  } catch (error) {
-    problems.push(`recording quarantine: ${errorMessage(error)}`);
-  }
-  try {
-    deps.fs.unlink(deps.paths.hotfixBinary);
-  } catch (error) {
-    problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
-  }
+  quarantineAndUnstage(deps, { version, reason, recordedAt: start.toISOString(), cause: 'recalled' }, problems);
   const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
   const suffix = problems.length === 0 ? '' : ` (problems: ${problems.join('; ')})`;
   deps.log.error('staged hotfix recalled by the pointer; the baked agent provisions from now on', { hotfix: version, problems });
@@ -116,6 +98,20 @@ export async function recallStaged(deps: Deps, pointer: Pick<HotfixPointer, 'rec
 }
 
 /** The staged binary's own `version` (bounded), or undefined with the problem noted. */
+/** Quarantine the version and remove the staged hotfix; what fails is added to `problems`, never thrown. */
+function quarantineAndUnstage(deps: Deps, entry: Parameters<typeof recordQuarantine>[1], problems: string[]): void {
+  try {
+    recordQuarantine(deps, entry);
+  } catch (error) {
+    problems.push(`recording quarantine: ${errorMessage(error)}`);
+  }
+  try {
+    deps.fs.unlink(deps.paths.hotfixBinary);
+  } catch (error) {
+    problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
+  }
+}
+
 async function stagedVersion(deps: Deps, problems: string[]): Promise<string | undefined> {
   const binary = deps.paths.hotfixBinary;
   try {
