@@ -31,6 +31,8 @@ const USAGE = `Usage: npm run release -- --version V --image-manifest FILE... [f
   --fast                    quick package compression (tests)
   --out-dir DIR             where executables, packages and the preview go (default dist/release-V)
   --repository-root DIR     copy the packages there and publish the hotfix index (signs with gpg)
+  --repository-path P       with --repository-root: the root's URL path as nodes' sources name it (e.g.
+                            /ubuntu/22.04/prod, or /); the signed index is bound to it (docs/hotfix.md)
   --repository-kind apt|rpm which packages and index (default apt); --apt-suite S (default stable)
 `;
 
@@ -59,6 +61,7 @@ function parseArgs(argv) {
     else if (flag === '--fast') a.fast = true;
     else if (flag === '--out-dir') a.outDir = resolve(value());
     else if (flag === '--repository-root') a.repository = resolve(value());
+    else if (flag === '--repository-path') a.repositoryPath = value();
     else if (flag === '--repository-kind') a.kind = value();
     else if (flag === '--apt-suite') a.suite = value();
     else if (flag === '--delta-from') {
@@ -73,6 +76,11 @@ function parseArgs(argv) {
   if (!['amd64', 'arm64', 'all'].includes(a.arch)) fail('--arch must be amd64, arm64 or all');
   if (!['apt', 'rpm'].includes(a.kind)) fail('--repository-kind must be apt or rpm');
   if (a.keys && a.noKeys) fail('--pointer-keys and --no-pointer-keys contradict each other');
+  // Checked before the long build: the hotfix index is bound to where nodes fetch it from (issue 34).
+  if (a.repository && !a.repositoryPath?.startsWith('/'))
+    fail(
+      "--repository-root needs --repository-path P: the repository root's URL path as nodes' sources name it (e.g. /ubuntu/22.04/prod, or /)",
+    );
   a.outDir ??= join(REPO, 'dist', `release-${a.version}`);
   a.label ??= a.version;
   return a;
@@ -154,7 +162,9 @@ async function publish(a, pkgDir) {
   const files = readdirSync(pkgDir).filter((f) => f.endsWith(ext));
   for (const f of files) copyFileSync(join(pkgDir, f), join(pool, f));
   const script = join(REPO, 'vhd/packaging/publish-hotfix-index.sh');
-  const r = await runChild(script, a.kind === 'apt' ? ['apt', a.repository, a.suite] : ['rpm', a.repository]);
+  const r = await runChild(script, a.kind === 'apt' ? ['apt', a.repository, a.suite] : ['rpm', a.repository], {
+    env: { ANC_REPOSITORY_PATH: a.repositoryPath },
+  });
   if (r.status !== 0) fail(`publishing the hotfix index in ${a.repository}: ${r.stderr.trimEnd()}`);
   say(
     `  ${files.length} packages copied to ${pool}; hotfix index signed and published (${a.kind === 'apt' ? `dists/${a.suite}/aks-node-controller` : 'aks-node-controller/repodata'})`,

@@ -167,10 +167,15 @@ test("exits with the agent's error after the scripts started: never retried", as
   assert.ok(out.includes('Using hotfix binary: '));
   assert.ok(out.includes('Hotfix binary failed after the provisioning scripts started (exit 1); not retrying'), out);
   assert.equal(provisionedBy(b), [HOTFIX_VERSION], 'the hotfix provisioned, once');
-  assert.equal(messages(b, 'HotfixFallback'), []);
+  // Issue 34: failed under a hotfix -> quarantined (exit code and name), the staged hotfix removed; the
+  // scripts never run twice in this boot, the next boot runs the baked agent.
+  assert.equal(messages(b, 'HotfixFallback'), [
+    `hotfix ${HOTFIX_VERSION} failed provisioning with exit code 1 (ERR_UNSPECIFIED) after the provisioning scripts started; version ${HOTFIX_VERSION} quarantined on this node; the next boot provisions with the baked agent ${BAKED_VERSION} (never twice in one boot)`,
+  ]);
   assert.equal(messages(b, 'Provision'), ['Starting', 'Completed']);
-  assert.ok(existsSync(imagePaths(b.root).hotfixBinary), 'not quarantined: the scripts had started');
-  assert.not.ok(existsSync(join(b.root, 'opt/azure/containers/aks-node-controller-hotfix-quarantine.json')));
+  assert.not.ok(existsSync(imagePaths(b.root).hotfixBinary), 'quarantined: the staged hotfix is removed');
+  const quarantine = JSON.parse(readFileSync(join(b.root, 'opt/azure/containers/aks-node-controller-hotfix-quarantine.json'), 'utf8'));
+  assert.match(JSON.stringify(quarantine), /"cause":"provisionFailed"/);
   assertProvisionWaitReturned(b);
 });
 

@@ -128,14 +128,15 @@ test('durations are decimal seconds only; 100 KB arguments are not echoed in ful
   }
 });
 
-test('the log path is a FIFO: every command fails at once (spec 2: the log is required) instead of hanging', async () => {
+test('the log path is a FIFO: every command fails at once (spec 2: the log is required; check-hotfix fails open, spec 6.6) instead of hanging', async () => {
   const sb = makeSandbox('anc-bounds-log-');
   sandboxes.push(sb);
   plantFifo(sb.path(LOG));
   for (const argv of [['check-hotfix'], ['download-hotfix'], ['provision-wait', '--timeout=1']]) {
     const r = await runAnc(argv, { root: sb.root, timeoutMs: 20_000 });
     measured(argv[0]!, 'log file FIFO', r.durationMs, 5_000);
-    assert.is(r.exitCode, 1, argv[0]);
+    // check-hotfix always exits 0 (spec 6.6; issue 31): it says why in one line and provisioning goes on.
+    assert.is(r.exitCode, argv[0] === 'check-hotfix' ? 0 : 1, argv[0]);
     assert.match(r.stdout + r.stderr, /failed to open log file: ENXIO/);
   }
 });

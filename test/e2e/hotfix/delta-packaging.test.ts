@@ -172,7 +172,7 @@ test('CLI: --delta-from takes several files; bases of another architecture are s
   assert.is(ok.status, 0, ok.stderr);
   assert.match(
     ok.stdout,
-    /aks-node-controller-delta_202604\.01\.3_amd64\.deb {2}\d+ bytes {2}target sha256 [0-9a-f]{64} {2}deltas [0-9a-f]{12}: \d+ bytes {2}\(\d+\.\d s\)\n/,
+    /aks-node-controller-delta_202604\.01\.3_amd64\.deb {2}\d+ bytes {2}target sha256 [0-9a-f]{64} {2}deltas [0-9a-f]{12}: \d+ bytes {2}\(\d+\.\d s\)( {2}\[\d+\/\d+, total [^\]\n]+\])?\n/,
   );
   const manifest = JSON.parse(debFile(join(out, 'aks-node-controller-delta_202604.01.3_amd64.deb'), `${DIR}/manifest.json`).toString());
   assert.is(manifest.deltas.length, 1);
