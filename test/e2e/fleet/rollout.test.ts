@@ -241,7 +241,10 @@ test('rollout status with a recall: recalled, failed → quarantined and still o
     const still = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
     assert.is(still.exitCode, 2, still.stdout);
     assert.match(still.stdout, /still on recalled: 1\n/);
-    assert.match(still.stdout, /\n1 node\(s\) still on a recalled version this boot: they provisioned under it and a provisioned node never provisions again, so reimage them/);
+    assert.match(
+      still.stdout,
+      /\n1 node\(s\) still on a recalled version this boot: they provisioned under it and a provisioned node never provisions again, so reimage them/,
+    );
     assert.match(
       still.stdout,
       /took the hotfix, 0 of them failed/,
