@@ -50,7 +50,7 @@ export function manPage(commands: readonly AnyCommand[], version: string): strin
     'enforce: check\\-hotfix accepts only a signed pointer; unsigned\\-allowed (the default): an unsigned pointer is accepted too. Any other value enforces. Set in enabled_features.sh.',
     '.TP',
     '.B KUBECONFIG',
-    'hotfix pointer verify reads the cluster from its first file when neither a ConfigMap file nor \\-\\-kubeconfig is given.',
+    'The operator commands that read a cluster (hotfix pointer render and verify, hotfix rollout status and watch) merge its files as kubectl does when \\-\\-kubeconfig is not given (else ~/.kube/config), and use its current\\-context unless \\-\\-context names another.',
     '.SH FILES',
     '.TP',
     `.I ${roff(NODE_PATHS.logFile)}`,

@@ -17,6 +17,9 @@ interface RenderOptions {
   from?: string;
   at?: string;
   kubeconfig?: string;
+  context?: string;
+  force?: boolean;
+  backdate?: boolean;
   output?: OutputFormat;
 }
 
@@ -48,8 +51,11 @@ export const hotfixPointerRenderCommand = {
     { flag: '--serial <n>', description: 'Serial, higher than every pointer published before (anti-rollback)' },
     {
       flag: '--kubeconfig <file>',
-      description: "Read the cluster's live pointer: propose the next serial (or refuse a --serial not above it)",
+      description: "Read the cluster's live pointer: propose the next serial, refuse a --serial not above it or a recall it never offered",
     },
+    { flag: '--context <name>', description: 'With the cluster: the kubeconfig context (default: current-context; $KUBECONFIG merged)' },
+    { flag: '--force', description: 'Allow a recall the live pointer never offered, and a serial more than 1000 above it', boolean: true },
+    { flag: '--backdate', description: 'Allow a schedule whose steps are all past (its last percent at once)', boolean: true },
     { flag: '--expires <time>', description: 'RFC 3339 expiry, e.g. 2026-12-31T00:00:00Z' },
     {
       flag: '--scope <key=value>',
@@ -78,7 +84,10 @@ export const hotfixPointerRenderCommand = {
   ],
   exitCodes: [
     [0, 'the ConfigMap was printed (with --kubeconfig and no --serial, the proposed serial is said on stderr)'],
-    [1, 'usage: a flag missing or malformed (a version that is not a patch of its base, an expiry in the past)'],
+    [
+      1,
+      'usage, or a slip refused: a malformed flag, an expiry or whole schedule in the past, a recall of a baked (.0) or shipped version, a halt frozen at 100%',
+    ],
   ],
   async run({ options }, deps) {
     const format = options.output === 'json' ? 'json' : 'yaml';
@@ -91,27 +100,7 @@ export const hotfixPointerRenderCommand = {
       throw new AgentError('ANC_USAGE', '--withdraw, --from and --at go with --halt', {
         hint: 'hotfix pointer render --halt [--withdraw] (--kubeconfig FILE | --from FILE)',
       });
-    const summary = options.output === 'text';
-    const { pointerFieldsFromFlags, pointerSummary } = await import('../pointer/render.ts');
-    const { renderSignedPointer } = await import('../pointer/payload.ts');
-    const { configMapFor, formatConfigMap } = await import('../pointer/configmap.ts');
-    const { serialFor } = await import('../pointer/live-pointer.ts');
-    const { serial, note } = await serialFor(options, deps);
-    const fields = pointerFieldsFromFlags(
-      {
-        hotfix: options.hotfix ?? [],
-        rollout: options.rollout ?? [],
-        schedule: options.schedule ?? [],
-        serial,
-        expires: options.expires,
-        scope: options.scope ?? [],
-        recall: options.recall ?? [],
-      },
-      deps.clock.now(),
-    );
-    const stdout = summary ? pointerSummary(fields) : await formatConfigMap(configMapFor(renderSignedPointer(fields)), format);
-    const warning = (await import('../pointer/expiry.ts')).expiryWarning(fields.expires, deps.clock.now());
-    const stderr = [note, warning && `warning: ${warning}`].filter(Boolean).join('\n');
-    return { exitCode: 0, stdout, ...(stderr ? { stderr: `${stderr}\n` } : {}) };
+    const { renderPointer } = await import('../pointer/render-run.ts');
+    return renderPointer(options, deps, options.output === 'text' ? 'text' : format);
   },
 } satisfies Command<RenderOptions>;

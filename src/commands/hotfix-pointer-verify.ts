@@ -12,6 +12,7 @@ interface VerifyOptions {
   mode?: string;
   minSerial?: string;
   kubeconfig?: string;
+  context?: string;
   nodeConfig?: string;
   node?: string[];
   keys?: string;
@@ -29,8 +30,9 @@ export const hotfixPointerVerifyCommand = {
     {
       flag: '--kubeconfig <file>',
       description:
-        "The cluster's live ConfigMap: verified itself, or with FILE the floor FILE must clear (serial and payload); without FILE, $KUBECONFIG is the default",
+        "The cluster's live ConfigMap: verified itself, or with FILE the floor FILE must clear (serial and payload); without FILE, $KUBECONFIG (merged), then ~/.kube/config",
     },
+    { flag: '--context <name>', description: 'The kubeconfig context to use (default: its current-context)' },
     { flag: '--node-config <file>', description: 'Match the scope against this node configuration' },
     {
       flag: '--node <key=value>',
@@ -68,17 +70,16 @@ export const hotfixPointerVerifyCommand = {
       throw new AgentError('ANC_USAGE', `--min-serial must be an integer >= 0 (got "${options.minSerial}")`, HELP);
     const now = options.at === undefined ? deps.clock.now() : parseRfc3339(options.at);
     if (!now) throw new AgentError('ANC_USAGE', `--at must be an RFC 3339 time (got "${options.at}")`, HELP);
-    // Like kubectl: without a file and without --kubeconfig, $KUBECONFIG names the cluster (its first file).
-    const fromEnv = args.length === 0 && options.kubeconfig === undefined ? deps.env.KUBECONFIG?.split(':').find(Boolean) : undefined;
-    const kubeconfig = options.kubeconfig ?? fromEnv;
-    if (args.length > 1 || (args.length === 0 && kubeconfig === undefined))
+    // Like kubectl: without a file, the cluster of --kubeconfig, else $KUBECONFIG (merged), else ~/.kube/config.
+    const cluster = args.length === 0 || options.kubeconfig !== undefined || options.context !== undefined;
+    if (args.length > 1)
       throw new AgentError(
         'ANC_USAGE',
-        "hotfix pointer verify needs a ConfigMap file, --kubeconfig FILE (or $KUBECONFIG) to read the cluster's, or both to check a file before publishing it over the cluster's",
+        "hotfix pointer verify takes one ConfigMap file (or none, to verify the cluster's; with --kubeconfig or --context, the file is checked before publishing over the cluster's)",
         HELP,
       );
     const { readLivePointer } = await import('../pointer/live-pointer.ts');
-    const live = kubeconfig === undefined ? undefined : await readLivePointer(deps, kubeconfig);
+    const live = cluster ? await readLivePointer(deps, options) : undefined;
     let doc: ConfigMapDoc;
     let floor: { minSerial: number; floorPayloadSha256?: string } = { minSerial };
     if (args.length === 1) {

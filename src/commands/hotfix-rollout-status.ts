@@ -10,7 +10,10 @@ export const hotfixRolloutStatusCommand = {
   name: 'hotfix rollout status',
   description:
     "Show the hotfix rollout from the nodes' reports: on the hotfix, not yet in their wave, fell back, failed, recalled, not reported",
-  options: [{ flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, then ~/.kube/config)' }],
+  options: [
+    { flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, its files merged, then ~/.kube/config)' },
+    { flag: '--context <name>', description: 'The kubeconfig context to use (default: its current-context)' },
+  ],
   output: true,
   readOnly: true,
   examples: [
@@ -26,10 +29,10 @@ export const hotfixRolloutStatusCommand = {
     ],
   ],
   async run({ options }, deps) {
-    const { kubeconfigPath, operatorCredentials, readFleet } = await import('../fleet/read.ts');
+    const { operatorCredentials, readFleet } = await import('../fleet/read.ts');
     const { rolloutFailed, rolloutView } = await import('../fleet/rollout.ts');
     const { rolloutText } = await import('../fleet/rollout-text.ts');
-    const creds = await operatorCredentials(deps, kubeconfigPath(deps, options.kubeconfig));
+    const creds = await operatorCredentials(deps, options);
     const state = await readFleet(deps, creds);
     const view = rolloutView(state.nodes, state.live, deps.clock.now());
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
@@ -37,4 +40,4 @@ export const hotfixRolloutStatusCommand = {
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };
     return { exitCode, stdout: rolloutText(view) };
   },
-} satisfies Command<{ kubeconfig?: string; output?: OutputFormat }>;
+} satisfies Command<{ kubeconfig?: string; context?: string; output?: OutputFormat }>;

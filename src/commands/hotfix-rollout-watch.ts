@@ -6,6 +6,7 @@ import { AgentError } from '../platform/errors.ts';
 
 interface WatchFlags {
   kubeconfig?: string;
+  context?: string;
   haltWith?: string;
   maxFailed?: string;
   interval?: string;
@@ -25,7 +26,8 @@ export const hotfixRolloutWatchCommand = {
     { flag: '--max-failed <n|p%>', description: 'Failures tolerated among nodes that took the hotfix (default 0: halt at the first)' },
     { flag: '--interval <seconds>', description: 'Seconds between polls (default 30)' },
     { flag: '--until-complete', description: 'Exit 0 once every node reported on its wave and no wave is left to start', boolean: true },
-    { flag: '--kubeconfig <file>', description: 'Kubeconfig that may patch the ConfigMap (default: $KUBECONFIG, then ~/.kube/config)' },
+    { flag: '--kubeconfig <file>', description: 'Kubeconfig that may patch the ConfigMap (default: $KUBECONFIG merged, then ~/.kube/config)' },
+    { flag: '--context <name>', description: 'The kubeconfig context to use (default: its current-context)' },
     {
       flag: '--mode <mode>',
       description: "The fleet's signing mode the halt must verify in (default unsigned-allowed)",
@@ -68,8 +70,8 @@ export const hotfixRolloutWatchCommand = {
     const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readConfigFile(deps, options.keys, 'key set'), options.keys);
     const { parseConfigMapText } = await import('../pointer/configmap.ts');
     const halt = await parseConfigMapText(readConfigFile(deps, options.haltWith, 'ConfigMap'), options.haltWith);
-    const { kubeconfigPath, operatorCredentials } = await import('../fleet/read.ts');
-    const creds = await operatorCredentials(deps, kubeconfigPath(deps, options.kubeconfig));
+    const { operatorCredentials } = await import('../fleet/read.ts');
+    const creds = await operatorCredentials(deps, options);
     const { runWatch } = await import('../fleet/watch.ts');
     return runWatch(deps, {
       creds,

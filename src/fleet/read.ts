@@ -1,6 +1,7 @@
 // What the fleet views read through the apiserver (the same client check-hotfix uses): every Node and
 // the live hotfix pointer, with an operator's kubeconfig.
 import type { ApiCredentials } from '../kube/credentials.ts';
+import type { KubeTarget } from '../kube/kubeconfig-load.ts';
 import type { NodeObject } from '../kube/nodes.ts';
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
@@ -14,15 +15,10 @@ export interface FleetState {
   live?: LiveView;
 }
 
-/** --kubeconfig, else $KUBECONFIG (its first file), else ~/.kube/config; relative to the working directory. */
-export function kubeconfigPath(deps: Pick<Deps, 'env' | 'cwd'>, given: string | undefined): string {
-  const path = given ?? deps.env.KUBECONFIG?.split(':')[0] ?? `${deps.env.HOME ?? '/root'}/.kube/config`;
-  return path.startsWith('/') ? path : `${deps.cwd}/${path}`;
-}
-
-export async function operatorCredentials(deps: Deps, kubeconfig: string): Promise<ApiCredentials> {
-  const { kubeconfigCredentials } = await import('../kube/credentials.ts');
-  return kubeconfigCredentials(deps, kubeconfig);
+/** As kubectl: --kubeconfig, else every file of $KUBECONFIG merged, else ~/.kube/config; --context, else current-context. */
+export async function operatorCredentials(deps: Deps, target: KubeTarget): Promise<ApiCredentials> {
+  const { operatorKubeconfig } = await import('../kube/kubeconfig-load.ts');
+  return operatorKubeconfig(deps, target);
 }
 
 export async function readFleet(deps: Deps, creds: ApiCredentials): Promise<FleetState> {

@@ -1,5 +1,6 @@
 // The few kubeconfig fields check-hotfix reads (spec 6.6): the FIRST cluster (current-context and
-// contexts are ignored, like the reference) and the first user. Pure: text in, fields out; credentials.ts
+// contexts are ignored, like the reference) and the first user. Operator commands select a context as
+// kubectl does (kubeconfig-contexts.ts) and take the same fields from it. Pure: text in, fields out; credentials.ts
 // loads the referenced files and decodes the inline *-data values.
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { goTrimSpace } from '../platform/go/strings.ts';
@@ -20,13 +21,13 @@ export interface KubeconfigFields {
   clientKeyFile?: string;
 }
 
-type YamlMap = { [key: string]: YamlValue };
+export type YamlMap = { [key: string]: YamlValue };
 
 function kubeError(message: string): AgentError {
   return new AgentError('ANC_KUBE', message);
 }
 
-function isMap(value: YamlValue | undefined): value is YamlMap {
+export function isMap(value: YamlValue | undefined): value is YamlMap {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -39,7 +40,7 @@ function text(map: YamlMap, key: string, where: string): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
-function list(doc: YamlMap, key: string): YamlValue[] {
+export function list(doc: YamlMap, key: string): YamlValue[] {
   const value = doc[key];
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw kubeError(`parsing kubeconfig YAML: ${key} is not a list`);
@@ -57,6 +58,15 @@ function firstEntry(items: YamlValue[], field: string, where: string): YamlMap {
 }
 
 export function parseKubeconfig(source: string): KubeconfigFields {
+  const doc = parseKubeconfigDoc(source);
+  const clusters = list(doc, 'clusters');
+  if (clusters.length === 0) throw kubeError('kubeconfig has no clusters');
+  const users = list(doc, 'users');
+  return fieldsFrom(firstEntry(clusters, 'cluster', 'clusters'), users.length > 0 ? firstEntry(users, 'user', 'users') : undefined);
+}
+
+/** The document as a mapping (an empty file is an empty mapping); YAML errors name a line, never the text. */
+export function parseKubeconfigDoc(source: string): YamlMap {
   let doc: YamlValue;
   try {
     doc = parseYaml(source);
@@ -65,17 +75,17 @@ export function parseKubeconfig(source: string): KubeconfigFields {
   }
   if (doc === null) doc = {};
   if (!isMap(doc)) throw kubeError('parsing kubeconfig YAML: the document is not a mapping');
-  const clusters = list(doc, 'clusters');
-  if (clusters.length === 0) throw kubeError('kubeconfig has no clusters');
-  const cluster = firstEntry(clusters, 'cluster', 'clusters');
+  return doc;
+}
+
+/** The fields of one cluster entry and one user entry (either from any file of a merged kubeconfig). */
+export function fieldsFrom(cluster: YamlMap, user: YamlMap | undefined): KubeconfigFields {
   const server = stripScheme(text(cluster, 'server', 'cluster') ?? '');
   if (server === '') throw kubeError('kubeconfig cluster has no server');
   const fields: KubeconfigFields = { server };
   assign(fields, 'caData', text(cluster, 'certificate-authority-data', 'cluster'));
   assign(fields, 'caFile', text(cluster, 'certificate-authority', 'cluster'));
-  const users = list(doc, 'users');
-  if (users.length > 0) {
-    const user = firstEntry(users, 'user', 'users');
+  if (user !== undefined) {
     const token = text(user, 'token', 'user');
     if (token !== undefined) fields.token = new Secret(token);
     assign(fields, 'clientCertData', text(user, 'client-certificate-data', 'user'));

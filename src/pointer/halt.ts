@@ -17,6 +17,8 @@ export interface HaltFlags {
   serial?: string;
   expires?: string;
   kubeconfig?: string;
+  context?: string;
+  force?: boolean;
 }
 
 /** `--halt`: the live pointer (cluster or file) with its waves frozen (or withdrawn) and the next serial. */
@@ -26,7 +28,7 @@ export async function renderHalt(options: HaltFlags, deps: Deps, format: 'json' 
   };
   if ((options.hotfix ?? []).length + (options.rollout ?? []).length + (options.schedule ?? []).length + (options.scope ?? []).length > 0)
     fail("--halt keeps the live pointer's hotfixes, waves and scope: leave out --hotfix, --rollout, --schedule and --scope");
-  if ((options.kubeconfig === undefined) === (options.from === undefined))
+  if ((options.kubeconfig === undefined && options.context === undefined) === (options.from === undefined))
     fail('--halt needs the live pointer: --kubeconfig FILE or --from FILE');
   const { parseRfc3339 } = await import('./time.ts');
   const at = options.at === undefined ? deps.clock.now() : parseRfc3339(options.at);
@@ -36,7 +38,7 @@ export async function renderHalt(options: HaltFlags, deps: Deps, format: 'json' 
   let doc: ConfigMapDoc | undefined;
   if (options.from !== undefined) {
     doc = await parseConfigMapText(options.fromText ?? '', options.from);
-  } else doc = (await readLivePointer(deps, options.kubeconfig!))?.doc;
+  } else doc = (await readLivePointer(deps, options))?.doc;
   if (!doc) return fail('the cluster has no anc-hotfix-version ConfigMap: there is nothing to halt');
   const live = livePayload(doc);
   if (!live) return fail('the live ConfigMap holds no signed-pointer payload (render it with `hotfix pointer render` first)');
@@ -54,6 +56,17 @@ export async function renderHalt(options: HaltFlags, deps: Deps, format: 'json' 
     ...(serial === undefined ? {} : { serial }),
     ...(options.expires === undefined ? {} : { expires: options.expires }),
   });
+  // A halt that leaves every base at 100% halts nothing: refused (the watch would say "halt applied").
+  const percents = Object.keys(fields.hotfixes).map((base) => fields.rollout?.[base]?.percent ?? 100);
+  if (percents.length > 0 && percents.every((p) => p >= 100))
+    throw new AgentError(
+      'ANC_USAGE',
+      `--halt: every wave is at 100% as of ${at.toISOString()}: a halt frozen at 100% halts nothing`,
+      { hint: 'Pass --withdraw (every wave to 0%; nodes that staged the hotfix keep it), or --at a time before the wave reached 100%.' },
+    );
+  const { SERIAL_JUMP_LIMIT } = await import('./render.ts');
+  if (!options.force && fields.serial > live.serial + SERIAL_JUMP_LIMIT)
+    fail(`--serial ${fields.serial} is ${fields.serial - live.serial} above the live pointer's serial ${live.serial}: nodes that take it refuse every later pointer below it (pass --force when meant)`);
   const waves = Object.entries(fields.rollout ?? {})
     .map(([base, w]) => `${base} at ${w.percent}%`)
     .join(', ');

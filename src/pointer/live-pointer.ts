@@ -1,6 +1,7 @@
 // The pointer the cluster serves now (the anc-hotfix-version ConfigMap read through a kubeconfig): what
 // publishing must not go behind. Its signed serial and payload digest are what the nodes that took it
 // recorded; `hotfix pointer verify FILE --kubeconfig` and `render --kubeconfig` start from them.
+import type { KubeTarget } from '../kube/kubeconfig-load.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { parseConfigMapText, POINTER_KEY, type ConfigMapDoc } from './configmap.ts';
@@ -18,13 +19,13 @@ export interface LivePointer {
 }
 
 /** undefined when the cluster has no anc-hotfix-version ConfigMap yet (404). */
-export async function readLivePointer(deps: Deps, kubeconfig: string): Promise<LivePointer | undefined> {
-  const { kubeconfigCredentials } = await import('../kube/credentials.ts');
+export async function readLivePointer(deps: Deps, target: KubeTarget): Promise<LivePointer | undefined> {
+  const { operatorKubeconfig } = await import('../kube/kubeconfig-load.ts');
   const { apiGet, HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
-  const path = kubeconfig.startsWith('/') ? kubeconfig : `${deps.cwd}/${kubeconfig}`;
+  const creds = await operatorKubeconfig(deps, target);
   let text: string;
   try {
-    text = await apiGet(await kubeconfigCredentials(deps, path), HOTFIX_CONFIGMAP_PATH, {
+    text = await apiGet(creds, HOTFIX_CONFIGMAP_PATH, {
       userAgent: `aks-node-controller/${deps.version}`,
     });
   } catch (error) {
@@ -73,11 +74,11 @@ export function livePayload(doc: ConfigMapDoc): SignedPointer | undefined {
 
 /** --serial as given, or with --kubeconfig the one after the live pointer's (said on stderr). */
 export async function serialFor(
-  options: { kubeconfig?: string; serial?: string },
+  options: { kubeconfig?: string; context?: string; serial?: string },
   deps: Deps,
-): Promise<{ serial: string | undefined; note?: string }> {
-  if (options.kubeconfig === undefined) return { serial: options.serial };
-  const live = await readLivePointer(deps, options.kubeconfig);
+): Promise<{ serial: string | undefined; note?: string; live?: LivePointer | undefined }> {
+  if (options.kubeconfig === undefined && options.context === undefined) return { serial: options.serial };
+  const live = await readLivePointer(deps, options);
   const current = live?.serial ?? 0;
   const where =
     live === undefined
@@ -85,7 +86,7 @@ export async function serialFor(
       : live.serial === undefined
         ? "the cluster's pointer carries no serial"
         : `the cluster's pointer has serial ${current}`;
-  if (options.serial === undefined) return { serial: String(current + 1), note: `serial ${current + 1}: ${where}` };
+  if (options.serial === undefined) return { serial: String(current + 1), note: `serial ${current + 1}: ${where}`, live };
   if (/^\d+$/.test(options.serial) && Number(options.serial) <= current) {
     throw new AgentError(
       'ANC_USAGE',
@@ -95,5 +96,5 @@ export async function serialFor(
       },
     );
   }
-  return { serial: options.serial };
+  return { serial: options.serial, live };
 }

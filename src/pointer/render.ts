@@ -1,7 +1,7 @@
 // `hotfix pointer render` flags -> the signed-pointer payload fields, with every check an operator
 // should hear about before anything is published. Pure.
 import { AgentError } from '../platform/errors.ts';
-import { HOTFIX_BASE, SAFE_HOTFIX_VERSION } from './version.ts';
+import { expectedBinaryVersion, HOTFIX_BASE, SAFE_HOTFIX_VERSION } from './version.ts';
 import { parseRfc3339, SCOPE_KEYS, type PointerFields, type RolloutWave, type SignedPointer } from './payload.ts';
 import { parseScheduleFlag, percentAt } from './schedule.ts';
 
@@ -87,7 +87,7 @@ export function pointerFieldsFromFlags(flags: RenderFlags, now: Date): PointerFi
   const recall: string[] = [];
   for (const version of flags.recall ?? []) {
     if (!SAFE_HOTFIX_VERSION.test(version)) throw usage(`--recall ${JSON.stringify(version)}: expected a hotfix version, e.g. 202604.01.1`);
-    if (Object.values(hotfixes).includes(version)) throw usage(`--recall ${version}: the same pointer also offers it (--hotfix)`);
+    refuseRecallOfShipped(version, hotfixes);
     if (!recall.includes(version)) recall.push(version);
   }
   return {
@@ -105,13 +105,78 @@ function splitOnce(text: string, separator: string): [string, string | undefined
   return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }
 
+/**
+ * A recall of a patch-0 version (the image's own agent: nodes cannot give it up, and `rollout status` would
+ * send healthy baked nodes to a reimage) or of the version this pointer ships for its base (the package
+ * revision does not make 202604.01.1-1 another version than 202604.01.1).
+ */
+function refuseRecallOfShipped(version: string, hotfixes: Record<string, string>): void {
+  const base = version.split('.').slice(0, 2).join('.');
+  if (/^\d{6}\.\d{2}\.0(-\d+)?$/.test(version))
+    throw usage(
+      `--recall ${version}: ${expectedBinaryVersion(version)} is the agent baked into image ${base} (patch 0): a node cannot give up its image's own agent`,
+      'Recall the hotfix version that is bad (YYYYMM.DD.N with N >= 1); to stop a rollout, withdraw it (`render --halt --withdraw`).',
+    );
+  const shipped = Object.hasOwn(hotfixes, base) ? hotfixes[base]! : undefined;
+  if (shipped !== undefined && expectedBinaryVersion(shipped) === expectedBinaryVersion(version))
+    throw usage(
+      `--recall ${version}: this pointer ships ${shipped} for image ${base}, the same version (a package revision is not another version)`,
+      'Ship a fixed version with --hotfix, or leave the base out to offer nothing, and recall the bad one.',
+    );
+}
+
+/** A serial this far above the live one is refused without --force: nodes never go back below a serial they took. */
+export const SERIAL_JUMP_LIMIT = 1000;
+
+export interface SlipChecks {
+  now: Date;
+  /** --backdate: a schedule whose steps are all past is meant. */
+  backdate: boolean;
+  /** --force: a recall the live pointer never offered, a serial jump above SERIAL_JUMP_LIMIT. */
+  force: boolean;
+  /** With --kubeconfig/--context: the live pointer (undefined fields: the cluster has none, or it carries none). */
+  live?: { serial?: number; hotfixes: readonly string[]; recall: readonly string[] };
+}
+
+/** The slips `render` refuses before anything is signed (issue 37 section 4). */
+export function refuseSlips(fields: PointerFields, checks: SlipChecks): void {
+  for (const [base, wave] of Object.entries(fields.rollout ?? {})) {
+    const last = wave.schedule?.[wave.schedule.length - 1];
+    if (last && !checks.backdate && last.atMs <= checks.now.getTime())
+      throw usage(
+        `--schedule ${base}: every step is already past (the last, ${last.percent}% at ${last.at}; now ${checks.now.toISOString()}): the wave would open at ${last.percent}% at once`,
+        'Give step times in the future, or pass --backdate when an immediate wave is meant.',
+      );
+  }
+  const live = checks.live;
+  if (!live || checks.force) return;
+  if (live.serial !== undefined && fields.serial > live.serial + SERIAL_JUMP_LIMIT)
+    throw usage(
+      `--serial ${fields.serial} is ${fields.serial - live.serial} above the live pointer's serial ${live.serial}: a node that takes it refuses every later pointer with a lower serial, for good (at 2^53-1, every later pointer)`,
+      `Use --serial ${live.serial + 1} (or leave --serial out), or pass --force when the jump is meant.`,
+    );
+  const offered = new Set([...live.hotfixes, ...live.recall].map(expectedBinaryVersion));
+  for (const version of fields.recall ?? [])
+    if (!offered.has(expectedBinaryVersion(version)))
+      throw usage(
+        `--recall ${version}: the live pointer${live.serial === undefined ? '' : ` (serial ${live.serial})`} never offered it (it offers ${live.hotfixes.join(', ') || 'nothing'}${live.recall.length > 0 ? `, recalls ${live.recall.join(', ')}` : ''}): a mistyped recall recalls nothing`,
+        'Check the version against `hotfix rollout status`, or pass --force to recall a version an earlier pointer offered.',
+      );
+}
+
 /** `-o text`: what the pointer asks of which nodes, for people (the manifest is the YAML default). */
-export function pointerSummary(fields: PointerFields): string {
+export function pointerSummary(fields: PointerFields, now?: Date): string {
   const lines = ['hotfix pointer (ConfigMap kube-system/anc-hotfix-version, unsigned):'];
   for (const [base, version] of Object.entries(fields.hotfixes)) {
     const wave = fields.rollout?.[base];
-    lines.push(`  image ${base}: take ${version}${wave ? ` on ${wave.percent}% of nodes (wave ${wave.salt})` : ' on every node'}`);
+    if (wave?.schedule) {
+      lines.push(`  image ${base}: take ${version} on a schedule (wave ${wave.salt}):`);
+      for (const step of wave.schedule)
+        lines.push(`    ${String(step.percent).padStart(3)}% of nodes from ${step.at}${now && step.atMs <= now.getTime() ? ' (past)' : ''}`);
+    } else lines.push(`  image ${base}: take ${version}${wave ? ` on ${wave.percent}% of nodes (wave ${wave.salt})` : ' on every node'}`);
   }
+  for (const version of fields.recall ?? [])
+    lines.push(`  recall   ${version}: every node gives it up (baked agent and scripts); provisioned nodes are flagged to reimage`);
   const scope = Object.entries(fields.scope).map(([key, values]) => `${key} ${values.join(', ')}`);
   lines.push(
     `  serial   ${fields.serial}`,

@@ -282,11 +282,15 @@ test('render --halt: serial + 1, every schedule frozen at its current percent (o
       'live.json',
       JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: {}, data: api.configMaps.get('kube-system/anc-hotfix-version') }),
     );
-    // As of a time before the first step: 0; after the last: 100; --withdraw: 0 whatever the time.
+    // As of a time before the first step: 0; after the last, a halt frozen at 100% halts nothing: refused;
+    // --withdraw: 0 whatever the time.
     const before = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--from', cm, '--at', '2000-01-01T00:00:00Z', '-o', 'json']);
     assert.is(JSON.parse(JSON.parse(before.stdout).data['hotfixes.json']).rollout['202604.01'].percent, 0);
     const after = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--from', cm, '--at', '2099-01-01T00:00:00Z', '-o', 'json']);
-    assert.is(JSON.parse(JSON.parse(after.stdout).data['hotfixes.json']).rollout['202604.01'].percent, 100);
+    assert.is(after.exitCode, 1, after.stdout);
+    assert.is(after.stdout, '');
+    assert.match(after.stderr, /--halt: every wave is at 100% as of 2099-01-01T00:00:00\.000Z: a halt frozen at 100% halts nothing/);
+    assert.match(after.stderr, /Pass --withdraw/);
     const withdrawn = await runAnc([
       'hotfix',
       'pointer',
