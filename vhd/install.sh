@@ -5,6 +5,7 @@
 #   <root>/etc/systemd/system/aks-node-controller.service        0644  the unit
 #   <root>/etc/systemd/system/basic.target.wants/aks-node-controller.service -> the unit (= enabled)
 #   <root>/etc/systemd/system/aks-node-controller-report.service 0644  the report on the Node object (+ multi-user.target.wants)
+#   <root>/etc/systemd/system/aks-node-controller-report.timer   0644  the same every 15 minutes (+ timers.target.wants)
 #   <root>/usr/local/bin/aks-node-controller -> /opt/azure/containers/aks-node-controller (on PATH)
 #   <root>/usr/local/share/man/man8/aks-node-controller.8.gz, bash and zsh completion (from the binary)
 #
@@ -126,12 +127,18 @@ REPORT_UNIT="aks-node-controller-report.service"
 install -d -m 0755 "${UNIT_DIR}/multi-user.target.wants"
 install -m 0644 "${HERE}/${REPORT_UNIT}" "${UNIT_DIR}/${REPORT_UNIT}"
 ln -sfn "/etc/systemd/system/${REPORT_UNIT}" "${UNIT_DIR}/multi-user.target.wants/${REPORT_UNIT}"
+# ... and every 15 minutes after (a recall reaches a node that already provisioned).
+REPORT_TIMER="aks-node-controller-report.timer"
+install -d -m 0755 "${UNIT_DIR}/timers.target.wants"
+install -m 0644 "${HERE}/${REPORT_TIMER}" "${UNIT_DIR}/${REPORT_TIMER}"
+ln -sfn "/etc/systemd/system/${REPORT_TIMER}" "${UNIT_DIR}/timers.target.wants/${REPORT_TIMER}"
 
 INSTALLED=(
     "/opt/azure/containers/aks-node-controller"
     "/opt/azure/containers/aks-node-controller-launcher.sh"
     "/etc/systemd/system/${UNIT_NAME} (enabled: basic.target.wants)"
     "/etc/systemd/system/${REPORT_UNIT} (enabled: multi-user.target.wants)"
+    "/etc/systemd/system/${REPORT_TIMER} (enabled: timers.target.wants, every 15 minutes)"
 )
 
 # On PATH: the runbook's `aks-node-controller status` works as written. The link points at the baked agent

@@ -177,6 +177,7 @@ async function patchWhenReady(deps: Deps, name: string, report: NodeReport, boun
         annotations: { [STATUS_ANNOTATION]: renderReport(report) },
       };
       await patchNodeMetadata(creds, name, metadata, options());
+      await (await import('./recall-condition.ts')).syncRecallCondition(deps, creds, name, report.running, options());
       return;
     } catch (error) {
       last = errorMessage(error);
