@@ -45,6 +45,7 @@ export function rolloutText(view: RolloutView): string {
       ? []
       : [
           `${t.stillOnRecalled} node(s) still on a recalled version this boot: they provisioned under it and a provisioned node never provisions again, so reimage them to return to the image's agent and scripts (a node whose provisioning never completed gives it up at its next boot; -o json names them)`,
+          `to reimage (${view.toReimage.length}): ${view.toReimage.slice(0, 20).join(', ')}${view.toReimage.length > 20 ? `, and ${view.toReimage.length - 20} more (-o json names them all)` : ''}`,
         ]),
     '',
   ].join('\n');

@@ -70,6 +70,8 @@ export interface RolloutView {
   nodes: NodeRow[];
   /** The live pointer's recall list (every base). */
   recall: string[];
+  /** Nodes still running a recalled version: provisioned under it, they need a reimage (flagged AKSNodeControllerRecalled). */
+  toReimage: string[];
   totals: {
     nodes: number;
     reported: number;
@@ -194,6 +196,7 @@ export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undef
     groups: [...groups.values()].sort((a, b) => `${a.base} ${a.platform}`.localeCompare(`${b.base} ${b.platform}`)),
     nodes: rows,
     recall,
+    toReimage: rows.filter((r) => r.bucket === 'stillOnRecalled').map((r) => r.name),
     totals: {
       nodes: rows.length,
       reported: rows.filter((r) => r.bucket !== 'notReported').length,

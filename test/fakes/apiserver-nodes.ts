@@ -4,6 +4,7 @@
 // admission (a node patches only its own Node object, and only labels outside the kubernetes.io / k8s.io
 // domains, except the prefixes and keys kubelets may set, never node-restriction.kubernetes.io/).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { patchNodeStatus } from './apiserver-node-status.ts';
 import { mergePatch, readBody } from './apiserver-writes.ts';
 
 export interface NodeIdentity {
@@ -147,6 +148,12 @@ export function serveNodes(
   store: NodeStore,
   reply: Reply,
 ): boolean {
+  const statusPath = /^\/api\/v1\/nodes\/([^/]+)\/status$/.exec(path);
+  if (statusPath && req.method === 'GET') path = `/api/v1/nodes/${statusPath[1]}`;
+  else if (statusPath && req.method === 'PATCH') {
+    void patchNodeStatus(req, res, statusPath[1]!, nodeNameOf(identity), identity, store.nodes, reply);
+    return true;
+  }
   const match = /^\/api\/v1\/nodes(?:\/([^/]+))?$/.exec(path);
   if (!match) return false;
   const name = match[1];
@@ -254,6 +261,7 @@ async function patchNode(
     return reply.status(res, 422, 'Invalid', `Node "${name}" is invalid: metadata.annotations: Too long: must have at most 262144 bytes`);
   meta.name = name;
   meta.resourceVersion = String(Number(meta.resourceVersion ?? 0) + 1);
-  store.nodes.set(name, { ...merged, metadata: meta });
+  // The main resource ignores status, as kube-apiserver does: it changes only through nodes/<name>/status.
+  store.nodes.set(name, { ...merged, metadata: meta, status: node.status });
   reply.json(res, store.nodes.get(name));
 }

@@ -123,6 +123,7 @@ function discovery(path: string, address: string): unknown {
       resources: [
         { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
         { name: 'nodes', singularName: 'node', namespaced: false, kind: 'Node', verbs: ['get', 'list', 'patch'], shortNames: ['no'] },
+        { name: 'nodes/status', singularName: '', namespaced: false, kind: 'Node', verbs: ['get', 'patch'] },
         {
           name: 'configmaps',
           singularName: 'configmap',
