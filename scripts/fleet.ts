@@ -1,4 +1,4 @@
-// `npm run fleet -- [--nodes N] [--bad] [-o json]`: rehearses a whole hotfix rollout on this machine
+// `npm run fleet -- [--nodes N] [--bad] [--recall] [-o json]`: rehearses a whole hotfix rollout on this machine
 // (test/fakes/fleet.ts): the apiserver stand-in, a signed repository with a hotfix, N sandboxed nodes
 // booting through the real launcher, a signed schedule 25% -> 50% -> 100% seconds apart and the real
 // `hotfix rollout watch` beside them. The rollout table is printed as it moves. With --bad the hotfix
@@ -9,11 +9,11 @@ import { rehearseFleet } from '../test/fakes/fleet.ts';
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
   process.stdout.write(
-    'Usage: npm run fleet -- [--nodes N] [--bad] [-o json]\n\nRehearses a hotfix rollout over N sandboxed nodes (default 12) on this machine; --bad ships a hotfix that\nbreaks provisioning, which the watch must halt after the first wave. -o json ends with a summary object.\n',
+    'Usage: npm run fleet -- [--nodes N] [--bad] [--recall] [-o json]\n\nRehearses a hotfix rollout over N sandboxed nodes (default 12) on this machine; --bad ships a hotfix that\nbreaks provisioning, which the watch must halt after the first wave. --recall: after the good rollout\ncompleted, a recall of the hotfix is published and the report timer runs on every node (no reboot): each\nnode on the recalled version is flagged AKSNodeControllerRecalled. -o json ends with a summary object.\n',
   );
   process.exit(0);
 }
-const known = new Set(['--nodes', '--bad', '-o', '--output']);
+const known = new Set(['--nodes', '--bad', '--recall', '-o', '--output']);
 const flagValue = (flag: string) => {
   const at = args.indexOf(flag);
   return at >= 0 ? args[at + 1] : undefined;
@@ -36,18 +36,25 @@ if (output !== 'text' && output !== 'json') {
   process.exit(2);
 }
 const bad = args.includes('--bad');
+const recall = args.includes('--recall');
+if (bad && recall) {
+  process.stderr.write('fleet: --recall follows a good rollout: leave out --bad\n');
+  process.exit(2);
+}
 
 try {
   process.stdout.write(
     `aks-node-controller: a hotfix rollout rehearsed over ${nodes} sandboxed nodes (offline, loopback only)${bad ? ', with a BAD hotfix' : ''}\n`,
   );
-  const result = await rehearseFleet({ nodes, bad, say: (text) => process.stdout.write(text) });
+  const result = await rehearseFleet({ nodes, bad, recall, say: (text) => process.stdout.write(text) });
   const s = result.summary;
   process.stdout.write(
     `\n${s.halted ? `HALTED after wave ${s.haltedAt?.wave} (${s.haltedAt?.time}): the bad hotfix reached ${s.tookHotfix} of ${s.nodes} nodes` : `completed: ${s.tookHotfix} of ${s.nodes} nodes on the hotfix`}, ${s.failed} failed; the watch exited ${result.watchExit}; ${(result.durationMs / 1000).toFixed(0)} s\n`,
   );
+  if (recall) process.stdout.write(`recall: ${s.recalledFlagged} of ${s.tookHotfix} nodes on the recalled hotfix flagged without a reboot; ${s.toReimage} to reimage\n`);
   if (output === 'json') process.stdout.write(`${JSON.stringify(s)}\n`);
-  const expected = bad ? s.halted && s.haltedAt?.wave === 1 : !s.halted && s.failed === 0 && s.tookHotfix === s.nodes;
+  const good = !s.halted && s.failed === 0 && s.tookHotfix === s.nodes;
+  const expected = bad ? s.halted && s.haltedAt?.wave === 1 : recall ? good && s.recalledFlagged === s.nodes && s.toReimage === s.nodes : good;
   process.exitCode = expected ? 0 : 1;
 } catch (error) {
   process.stderr.write(`fleet failed: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -23,7 +23,7 @@ export function recallCondition(running: string, recall: readonly string[], seri
     type: RECALL_CONDITION,
     status: 'True',
     reason: RECALL_REASON,
-    message: `this node runs aks-node-controller ${running}, which the hotfix pointer${serial === null ? '' : ` (serial ${serial})`} recalls (${version}); it provisioned under it and never provisions again: reimage it`,
+    message: `this node runs aks-node-controller ${running}, which the hotfix pointer${serial === null ? '' : ` (serial ${serial})`} recalls${version === running ? '' : ` (${version})`}; it provisioned under it and never provisions again: reimage it`,
     lastTransitionTime: time,
     lastHeartbeatTime: time,
   };

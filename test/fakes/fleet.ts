@@ -27,6 +27,7 @@ import {
 } from './node-image.ts';
 import { buildAgent, buildHotfixPackages, prepareAptRoot, publishHotfixIndex, startAptRepo } from './repos.ts';
 import { buildScriptFix, fixEntries, type PayloadEntry } from './script-fix.ts';
+import { RECALL_CONDITION, rehearseRecall } from './fleet-recall.ts';
 
 export const FLEET_BAKED = '202604.01.0';
 export const FLEET_HOTFIX = '202604.01.1';
@@ -36,6 +37,8 @@ const PERCENTS = [25, 50, 100];
 export interface FleetOptions {
   nodes: number;
   bad: boolean;
+  /** After a good rollout completed: publish a recall of the hotfix and run the report timer's command on every node. */
+  recall?: boolean;
   /** Seconds between the schedule's steps (default: enough for a round of boots on this machine). */
   gapSeconds?: number;
   /** Boots at once (default 3). */
@@ -61,6 +64,10 @@ export interface FleetSummary {
   tookHotfix: number;
   failed: number;
   halted: boolean;
+  /** --recall: nodes whose Node status carries AKSNodeControllerRecalled=True after the timer ran (no reboot); null without --recall. */
+  recalledFlagged: number | null;
+  /** --recall: the nodes `rollout status` lists to reimage at the end. */
+  toReimage: number | null;
   haltedAt: { wave: number; time: string } | null;
   byWave: WaveSummary[];
 }
@@ -266,8 +273,28 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     say(
       `\n${nodes[0]!.name}'s report (annotation kubernetes.azure.com/aks-node-controller-status):\n  ${first?.annotations?.['kubernetes.azure.com/aks-node-controller-status'] ?? '(none)'}\n`,
     );
+    let recalled: { flagged: string[]; message: string | null } | undefined;
+    if (options.recall && watch.exitCode !== 3) {
+      recalled = await rehearseRecall({
+        api,
+        baked,
+        work,
+        publisher,
+        version: FLEET_HOTFIX,
+        expires: iso(Date.now() + 86_400_000),
+        nodes,
+        sign: (name, args) => sign(baked, work, name, keyFile, args),
+        publish: (file) => publish(baked, publisher, file),
+        say,
+      });
+      say(`${recalled.flagged.length} node(s) flagged ${RECALL_CONDITION}${recalled.message ? `: ${recalled.message}` : ''}\n`);
+      const table = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher], { bin: baked, cwd: work });
+      tables.push(table.stdout);
+      say(`\n${table.stdout}`);
+    }
     const final = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher, '-o', 'json'], { bin: baked, cwd: work });
-    const totals = JSON.parse(final.stdout).totals as { nodes: number; reported: number; tookHotfix: number; failedAmongTook: number };
+    const finalView = JSON.parse(final.stdout) as { totals: { nodes: number; reported: number; tookHotfix: number; failedAmongTook: number }; toReimage?: string[] };
+    const totals = finalView.totals;
     return {
       summary: {
         nodes: totals.nodes,
@@ -275,6 +302,8 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
         tookHotfix: totals.tookHotfix,
         failed: totals.failedAmongTook,
         halted: watch.exitCode === 3,
+        recalledFlagged: recalled ? recalled.flagged.length : null,
+        toReimage: recalled ? (finalView.toReimage ?? []).length : null,
         haltedAt,
         byWave,
       },

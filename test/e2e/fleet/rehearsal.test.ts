@@ -53,4 +53,23 @@ test('npm run fleet -- --nodes 4 --bad -o json: the watch halts after the first 
   assert.match(run.stdout, /HALTED after wave 1 .*: the bad hotfix reached 1 of 4 nodes/);
 });
 
+test('npm run fleet -- --nodes 4 --recall -o json: after the good rollout, every node on the recalled hotfix is flagged, no reboot', async () => {
+  const run = await fleet(['--nodes', '4', '--recall', '-o', 'json']);
+  assert.is(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const summary = JSON.parse(run.stdout.trim().split('\n').pop()!);
+  assert.is(summary.halted, false);
+  assert.is(summary.tookHotfix, 4, 'the rollout completed first');
+  assert.is(summary.recalledFlagged, 4, 'every node on the recalled version carries AKSNodeControllerRecalled');
+  assert.is(summary.toReimage, 4);
+  // No node booted again after the recall: the last wave's boots are the last ones.
+  assert.is(summary.byWave.length, 3);
+  assert.match(run.stdout, 'the report timer runs on every node: aks-node-controller report-status --refresh-pointer\n');
+  assert.match(
+    run.stdout,
+    /4 node\(s\) flagged AKSNodeControllerRecalled: this node runs aks-node-controller 202604\.01\.1, which the hotfix pointer \(serial 2\) recalls; it provisioned under it/,
+  );
+  assert.match(run.stdout, 'to reimage (4): aks-fleet-00, aks-fleet-01, aks-fleet-02, aks-fleet-03\n');
+  assert.match(run.stdout, 'recall: 4 of 4 nodes on the recalled hotfix flagged without a reboot; 4 to reimage\n');
+});
+
 test.run();
