@@ -51,10 +51,17 @@ try {
   process.stdout.write(
     `\n${s.halted ? `HALTED after wave ${s.haltedAt?.wave} (${s.haltedAt?.time}): the bad hotfix reached ${s.tookHotfix} of ${s.nodes} nodes` : `completed: ${s.tookHotfix} of ${s.nodes} nodes on the hotfix`}, ${s.failed} failed; the watch exited ${result.watchExit}; ${(result.durationMs / 1000).toFixed(0)} s\n`,
   );
-  if (recall) process.stdout.write(`recall: ${s.recalledFlagged} of ${s.tookHotfix} nodes on the recalled hotfix flagged without a reboot; ${s.toReimage} to reimage\n`);
+  if (recall)
+    process.stdout.write(
+      `recall: ${s.recalledFlagged} of ${s.tookHotfix} nodes on the recalled hotfix flagged without a reboot; ${s.toReimage} to reimage\n`,
+    );
   if (output === 'json') process.stdout.write(`${JSON.stringify(s)}\n`);
   const good = !s.halted && s.failed === 0 && s.tookHotfix === s.nodes;
-  const expected = bad ? s.halted && s.haltedAt?.wave === 1 : recall ? good && s.recalledFlagged === s.nodes && s.toReimage === s.nodes : good;
+  const expected = bad
+    ? s.halted && s.haltedAt?.wave === 1
+    : recall
+      ? good && s.recalledFlagged === s.nodes && s.toReimage === s.nodes
+      : good;
   process.exitCode = expected ? 0 : 1;
 } catch (error) {
   process.stderr.write(`fleet failed: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -26,7 +26,10 @@ export const hotfixRolloutWatchCommand = {
     { flag: '--max-failed <n|p%>', description: 'Failures tolerated among nodes that took the hotfix (default 0: halt at the first)' },
     { flag: '--interval <seconds>', description: 'Seconds between polls (default 30)' },
     { flag: '--until-complete', description: 'Exit 0 once every node reported on its wave and no wave is left to start', boolean: true },
-    { flag: '--kubeconfig <file>', description: 'Kubeconfig that may patch the ConfigMap (default: $KUBECONFIG merged, then ~/.kube/config)' },
+    {
+      flag: '--kubeconfig <file>',
+      description: 'Kubeconfig that may patch the ConfigMap (default: $KUBECONFIG merged, then ~/.kube/config)',
+    },
     { flag: '--context <name>', description: 'The kubeconfig context to use (default: its current-context)' },
     {
       flag: '--mode <mode>',

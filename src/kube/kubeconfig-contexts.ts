@@ -34,10 +34,10 @@ const quote = (name: string) => JSON.stringify(name.slice(0, 128));
 /** clusters / users / contexts of one file into `into` (first name wins across files). */
 function collect(doc: YamlMap, key: 'clusters' | 'users' | 'contexts', inner: string, file: string, into: Map<string, Named>): void {
   for (const [i, item] of list(doc, key).entries()) {
-    if (!isMap(item) || typeof item.name !== 'string' || item.name === '')
-      throw kubeError(`kubeconfig ${file}: ${key}[${i}] has no name`);
+    if (!isMap(item) || typeof item.name !== 'string' || item.name === '') throw kubeError(`kubeconfig ${file}: ${key}[${i}] has no name`);
     const value = item[inner];
-    if (value !== undefined && value !== null && !isMap(value)) throw kubeError(`kubeconfig ${file}: ${key}[${i}].${inner} is not a mapping`);
+    if (value !== undefined && value !== null && !isMap(value))
+      throw kubeError(`kubeconfig ${file}: ${key}[${i}].${inner} is not a mapping`);
     if (!into.has(item.name)) into.set(item.name, { entry: isMap(value) ? value : {}, file });
   }
 }
@@ -82,7 +82,8 @@ export function selectContext(files: readonly KubeconfigText[], contextFlag?: st
   if (!cluster) throw kubeError(`context ${quote(name)} names cluster ${quote(clusterName)}, which kubeconfig ${where} does not define`);
   const userName = typeof context.entry.user === 'string' ? context.entry.user : '';
   const user = userName === '' ? undefined : users.get(userName);
-  if (userName !== '' && !user) throw kubeError(`context ${quote(name)} names user ${quote(userName)}, which kubeconfig ${where} does not define`);
+  if (userName !== '' && !user)
+    throw kubeError(`context ${quote(name)} names user ${quote(userName)}, which kubeconfig ${where} does not define`);
   let fields: KubeconfigFields;
   try {
     fields = fieldsFrom(cluster.entry, user?.entry);

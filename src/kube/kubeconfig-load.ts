@@ -31,7 +31,10 @@ export function readKubeconfigFiles(deps: KubeconfigDeps, given: string | undefi
     try {
       return [{ path: absolute(given), text: read(given) }];
     } catch (error) {
-      throw fail(missing(error) ? `kubeconfig ${given} (--kubeconfig) does not exist` : `reading kubeconfig ${given}`, missing(error) ? undefined : error);
+      throw fail(
+        missing(error) ? `kubeconfig ${given} (--kubeconfig) does not exist` : `reading kubeconfig ${given}`,
+        missing(error) ? undefined : error,
+      );
     }
   }
   const list = (deps.env.KUBECONFIG ?? '').split(':').filter(Boolean);

@@ -18,7 +18,8 @@ export interface NodeCondition {
 const STRATEGIC = 'application/strategic-merge-patch+json';
 
 function nodePath(name: string): string {
-  if (!NODE_NAME.test(name) || name.length > 253) throw new AgentError('ANC_KUBE', `invalid node name ${JSON.stringify(name.slice(0, 64))}`);
+  if (!NODE_NAME.test(name) || name.length > 253)
+    throw new AgentError('ANC_KUBE', `invalid node name ${JSON.stringify(name.slice(0, 64))}`);
   return `/api/v1/nodes/${name}`;
 }
 
@@ -33,7 +34,8 @@ export async function getNodeCondition(
   try {
     doc = JSON.parse(await apiGet(creds, nodePath(name), options));
   } catch (error) {
-    if (error instanceof SyntaxError) throw new AgentError('ANC_KUBE', `GET node ${name}: the apiserver answered with something that is not JSON`);
+    if (error instanceof SyntaxError)
+      throw new AgentError('ANC_KUBE', `GET node ${name}: the apiserver answered with something that is not JSON`);
     throw error;
   }
   const list = Array.isArray(doc?.status?.conditions) ? (doc.status.conditions as unknown[]) : [];

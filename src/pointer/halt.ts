@@ -59,14 +59,14 @@ export async function renderHalt(options: HaltFlags, deps: Deps, format: 'json' 
   // A halt that leaves every base at 100% halts nothing: refused (the watch would say "halt applied").
   const percents = Object.keys(fields.hotfixes).map((base) => fields.rollout?.[base]?.percent ?? 100);
   if (percents.length > 0 && percents.every((p) => p >= 100))
-    throw new AgentError(
-      'ANC_USAGE',
-      `--halt: every wave is at 100% as of ${at.toISOString()}: a halt frozen at 100% halts nothing`,
-      { hint: 'Pass --withdraw (every wave to 0%; nodes that staged the hotfix keep it), or --at a time before the wave reached 100%.' },
-    );
+    throw new AgentError('ANC_USAGE', `--halt: every wave is at 100% as of ${at.toISOString()}: a halt frozen at 100% halts nothing`, {
+      hint: 'Pass --withdraw (every wave to 0%; nodes that staged the hotfix keep it), or --at a time before the wave reached 100%.',
+    });
   const { SERIAL_JUMP_LIMIT } = await import('./render.ts');
   if (!options.force && fields.serial > live.serial + SERIAL_JUMP_LIMIT)
-    fail(`--serial ${fields.serial} is ${fields.serial - live.serial} above the live pointer's serial ${live.serial}: nodes that take it refuse every later pointer below it (pass --force when meant)`);
+    fail(
+      `--serial ${fields.serial} is ${fields.serial - live.serial} above the live pointer's serial ${live.serial}: nodes that take it refuse every later pointer below it (pass --force when meant)`,
+    );
   const waves = Object.entries(fields.rollout ?? {})
     .map(([base, w]) => `${base} at ${w.percent}%`)
     .join(', ');

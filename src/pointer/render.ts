@@ -172,7 +172,9 @@ export function pointerSummary(fields: PointerFields, now?: Date): string {
     if (wave?.schedule) {
       lines.push(`  image ${base}: take ${version} on a schedule (wave ${wave.salt}):`);
       for (const step of wave.schedule)
-        lines.push(`    ${String(step.percent).padStart(3)}% of nodes from ${step.at}${now && step.atMs <= now.getTime() ? ' (past)' : ''}`);
+        lines.push(
+          `    ${String(step.percent).padStart(3)}% of nodes from ${step.at}${now && step.atMs <= now.getTime() ? ' (past)' : ''}`,
+        );
     } else lines.push(`  image ${base}: take ${version}${wave ? ` on ${wave.percent}% of nodes (wave ${wave.salt})` : ' on every node'}`);
   }
   for (const version of fields.recall ?? [])

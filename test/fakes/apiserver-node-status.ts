@@ -78,7 +78,9 @@ export async function patchNodeStatus(
     status = { ...status, conditions };
   }
   const list = (status.conditions ?? []) as Condition[];
-  const bad = list.findIndex((c) => typeof c?.type !== 'string' || c.type === '' || !['True', 'False', 'Unknown'].includes(String(c.status)));
+  const bad = list.findIndex(
+    (c) => typeof c?.type !== 'string' || c.type === '' || !['True', 'False', 'Unknown'].includes(String(c.status)),
+  );
   if (bad >= 0)
     return reply.status(
       res,

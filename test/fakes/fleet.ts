@@ -293,7 +293,10 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
       say(`\n${table.stdout}`);
     }
     const final = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher, '-o', 'json'], { bin: baked, cwd: work });
-    const finalView = JSON.parse(final.stdout) as { totals: { nodes: number; reported: number; tookHotfix: number; failedAmongTook: number }; toReimage?: string[] };
+    const finalView = JSON.parse(final.stdout) as {
+      totals: { nodes: number; reported: number; tookHotfix: number; failedAmongTook: number };
+      toReimage?: string[];
+    };
     const totals = finalView.totals;
     return {
       summary: {

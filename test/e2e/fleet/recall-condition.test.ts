@@ -15,7 +15,8 @@ import { fastBounds, joinedNode } from './support.ts';
 const TYPE = 'AKSNodeControllerRecalled';
 const ADMIN = 'admin.0123456789abcdef';
 type Condition = { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string };
-const conditions = (node: Record<string, unknown> | undefined) => ((node?.status as { conditions?: Condition[] })?.conditions ?? []) as Condition[];
+const conditions = (node: Record<string, unknown> | undefined) =>
+  ((node?.status as { conditions?: Condition[] })?.conditions ?? []) as Condition[];
 
 test('a node running a recalled version flags itself; the flag goes once the recall does; rollout status lists it to reimage', async () => {
   const api = await startFakeApiServer({ nodes: ['aks-pool-0'], tokens: { [ADMIN]: { user: 'admin', canRead: true, canWrite: true } } });
@@ -64,7 +65,9 @@ test('a node running a recalled version flags itself; the flag goes once the rec
     const status = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig], { cwd: node.box.root });
     assert.is(status.exitCode, 2, status.stdout);
     assert.match(status.stdout, '\nto reimage (1): aks-pool-0\n');
-    const json = JSON.parse((await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json'], { cwd: node.box.root })).stdout);
+    const json = JSON.parse(
+      (await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json'], { cwd: node.box.root })).stdout,
+    );
     assert.equal(json.toReimage, ['aks-pool-0']);
     // Again: nothing changes (the first flag's time stays).
     const again = await runAnc(['report-status'], { root: node.box.root, env: fastBounds() });

@@ -25,7 +25,19 @@ async function cluster(serial: number, nodes: string[]): Promise<FakeApiServer> 
   const api = await startFakeApiServer({ tokens: { [TOKEN]: { user: 'operator', canRead: true } } });
   clusters.push(api);
   const rendered = await runAnc(
-    ['hotfix', 'pointer', 'render', '--hotfix', `202604.01=202604.01.${serial}`, '--serial', String(serial), '--expires', '2099-01-01T00:00:00Z', '-o', 'json'],
+    [
+      'hotfix',
+      'pointer',
+      'render',
+      '--hotfix',
+      `202604.01=202604.01.${serial}`,
+      '--serial',
+      String(serial),
+      '--expires',
+      '2099-01-01T00:00:00Z',
+      '-o',
+      'json',
+    ],
     { env: { HOME: home } },
   );
   assert.is(rendered.exitCode, 0, rendered.stderr);
@@ -63,7 +75,14 @@ test('current-context picks the cluster, not the first one; --context picks anot
   const a = await cluster(5, ['a-node-0']);
   const b = await cluster(9, ['b-node-0', 'b-node-1']);
   // A is the FIRST cluster in the file, B the current context: kubectl talks to B.
-  const file = kubeconfig('two', [{ name: 'cluster-a', api: a }, { name: 'cluster-b', api: b }], 'cluster-b');
+  const file = kubeconfig(
+    'two',
+    [
+      { name: 'cluster-a', api: a },
+      { name: 'cluster-b', api: b },
+    ],
+    'cluster-b',
+  );
   const current = await render(['--kubeconfig', file]);
   assert.is(current.exitCode, 0, current.stderr);
   assert.is(serialNote(current.stderr), '9', current.stderr);
@@ -84,7 +103,14 @@ test('current-context picks the cluster, not the first one; --context picks anot
   // verify: cluster C (current) has no pointer at all; A has one.
   const c = await startFakeApiServer({ tokens: { [TOKEN]: { user: 'operator', canRead: true } } });
   clusters.push(c);
-  const withC = kubeconfig('with-c', [{ name: 'cluster-a', api: a }, { name: 'cluster-c', api: c }], 'cluster-c');
+  const withC = kubeconfig(
+    'with-c',
+    [
+      { name: 'cluster-a', api: a },
+      { name: 'cluster-c', api: c },
+    ],
+    'cluster-c',
+  );
   const verifyC = await runAnc(['hotfix', 'pointer', 'verify', '--kubeconfig', withC], { env: { HOME: home } });
   assert.is(verifyC.exitCode, 1);
   assert.match(verifyC.stderr, 'the cluster has no anc-hotfix-version ConfigMap to verify');
@@ -127,7 +153,10 @@ test('$KUBECONFIG: every file merged, the first current-context wins, missing fi
   writeFileSync(join(otherHome, '.kube/config'), `${kubeconfig('home-b-files', [{ name: 'cluster-b', api: b }], 'cluster-b')}`);
   const fromHome = await runAnc(['hotfix', 'rollout', 'status', '-o', 'json'], { env: { HOME: otherHome } });
   assert.is(fromHome.exitCode, 1, 'the file holds a path, not a kubeconfig');
-  writeFileSync(join(otherHome, '.kube/config'), `apiVersion: v1\nclusters:\n- cluster:\n    server: ${b.url}\n    certificate-authority-data: ${Buffer.from(b.pki.ca.cert).toString('base64')}\n  name: b\ncontexts:\n- context:\n    cluster: b\n    user: u\n  name: b\ncurrent-context: b\nusers:\n- name: u\n  user:\n    token: ${TOKEN}\n`);
+  writeFileSync(
+    join(otherHome, '.kube/config'),
+    `apiVersion: v1\nclusters:\n- cluster:\n    server: ${b.url}\n    certificate-authority-data: ${Buffer.from(b.pki.ca.cert).toString('base64')}\n  name: b\ncontexts:\n- context:\n    cluster: b\n    user: u\n  name: b\ncurrent-context: b\nusers:\n- name: u\n  user:\n    token: ${TOKEN}\n`,
+  );
   const fromHome2 = await runAnc(['hotfix', 'rollout', 'status', '-o', 'json'], { env: { HOME: otherHome } });
   assert.is(fromHome2.exitCode, 0, fromHome2.stderr);
   assert.equal(

@@ -24,7 +24,10 @@ test('render --recall puts the list in the payload; sign and verify show it (it 
   assert.equal(data.recall, [RECALLED]);
   const same = await anc(['hotfix', 'pointer', 'render', ...flags, '--recall', ANC_VERSION.target]);
   assert.is(same.exitCode, 1);
-  assert.match(same.stderr, `--recall ${ANC_VERSION.target}: this pointer ships ${ANC_VERSION.target} for image ${ANC_VERSION.base}, the same version`);
+  assert.match(
+    same.stderr,
+    `--recall ${ANC_VERSION.target}: this pointer ships ${ANC_VERSION.target} for image ${ANC_VERSION.base}, the same version`,
+  );
   const bad = await anc(['hotfix', 'pointer', 'render', ...flags, '--recall', 'latest']);
   assert.is(bad.exitCode, 1);
   assert.match(bad.stderr, '--recall "latest": expected a hotfix version');

@@ -22,7 +22,10 @@ test('a recall of the baked .0 version, or of the version the pointer ships (wit
     const out = await render([...ship, '--recall', version]);
     assert.is(out.exitCode, 1, version);
     assert.is(out.stdout, '');
-    assert.match(out.stderr, `--recall ${version}: ${version.replace(/-\d+$/, '')} is the agent baked into image ${version.slice(0, 9)} (patch 0)`);
+    assert.match(
+      out.stderr,
+      `--recall ${version}: ${version.replace(/-\d+$/, '')} is the agent baked into image ${version.slice(0, 9)} (patch 0)`,
+    );
   }
   for (const version of ['202604.01.2', '202604.01.2-1']) {
     const out = await render([...ship, '--recall', version]);
@@ -39,7 +42,10 @@ test('a schedule whose steps are all past is refused unless --backdate; -o text 
   const base = ['--hotfix', '202604.01=202604.01.2', '--serial', '4', '--recall', '202604.01.1'];
   const refused = await render([...base, '--schedule', past]);
   assert.is(refused.exitCode, 1);
-  assert.match(refused.stderr, /--schedule 202604\.01: every step is already past \(the last, 100% at .*\): the wave would open at 100% at once/);
+  assert.match(
+    refused.stderr,
+    /--schedule 202604\.01: every step is already past \(the last, 100% at .*\): the wave would open at 100% at once/,
+  );
   assert.match(refused.stderr, 'pass --backdate');
   const backdated = await render([...base, '--schedule', past, '--backdate']);
   assert.is(backdated.exitCode, 0, backdated.stderr);
