@@ -89,6 +89,12 @@ export const E2E_NEEDS = [
   ['fleet/report-unit', ['linux', 'systemd-analyze'], 'systemd checks the report unit in the image'],
   ['fleet/report.test', ['kubectl'], 'kubectl get nodes -L and a node label refused by NodeRestriction, against the apiserver stand-in'],
   [
+    'fleet/recall-condition',
+    ['kubectl'],
+    'kubectl reads the recall condition and patches nodes/<name>/status against the apiserver stand-in',
+  ],
+  ['pointer/kubeconfig-contexts', ['kubectl'], 'kubectl config view picks the same context as the operator commands'],
+  [
     'fleet/rehearsal',
     ['linux', 'kubectl', 'apt-get', 'dpkg', 'dpkg-deb', 'apt-ftparchive', 'gpg', 'xdelta3'],
     'npm run fleet: sandboxed nodes through the launcher, a signed apt repository, kubectl apply',

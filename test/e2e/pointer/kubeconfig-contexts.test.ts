@@ -3,6 +3,7 @@
 // ~/.kube/config; the context is --context, else current-context. Two apiserver stand-ins play two
 // clusters whose pointers differ (serial 5 on A, serial 9 on B) and whose Node lists differ, so which
 // cluster a command read shows in its output. A missing file is named, never an apiserver error.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
 import { runAnc } from '../harness.ts';
+import { KUBECTL } from './kubectl.ts';
 
 const TOKEN = 'operator.0123456789abcdef';
 const work = mkdtempSync(join(tmpdir(), 'anc-kubeconfig-'));
@@ -62,6 +64,12 @@ function kubeconfig(dir: string, entries: Array<{ name: string; api: FakeApiServ
   const path = join(work, dir, 'config');
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
+}
+
+/** The server kubectl itself would talk to with this environment (and --context). */
+function kubectlServer(env: Record<string, string>, context?: string): string {
+  const args = ['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}', ...(context ? ['--context', context] : [])];
+  return execFileSync(KUBECTL, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...env }, encoding: 'utf8' }).trim();
 }
 
 const serialNote = (stderr: string) => /serial (\d+): the cluster's pointer has serial (\d+)/.exec(stderr)?.[2];
@@ -137,6 +145,8 @@ test('$KUBECONFIG: every file merged, the first current-context wins, missing fi
   assert.is(merged.exitCode, 1, 'no --kubeconfig and no --context: render reads no cluster, so --serial is missing');
   const viaContext = await render(['--context', 'cluster-b'], env);
   assert.is(serialNote(viaContext.stderr), '9', viaContext.stderr);
+  // kubectl agrees: current-context is file 1's (cluster-b), whose cluster file 2 defines.
+  assert.is(kubectlServer(env), b.url);
   const status = await runAnc(['hotfix', 'rollout', 'status', '-o', 'json'], { env: { HOME: home, ...env } });
   assert.is(status.exitCode, 0, status.stderr);
   assert.equal(
@@ -147,6 +157,7 @@ test('$KUBECONFIG: every file merged, the first current-context wins, missing fi
   const shadow = kubeconfig('merge-3', [{ name: 'cluster-a', api: b }], 'cluster-a');
   const shadowed = await render(['--context', 'cluster-a'], { KUBECONFIG: `${first}:${shadow}` });
   assert.is(serialNote(shadowed.stderr), '5', shadowed.stderr);
+  assert.is(kubectlServer({ KUBECONFIG: `${first}:${shadow}` }, 'cluster-a'), a.url, 'kubectl: the first file wins too');
   // ~/.kube/config when neither --kubeconfig nor $KUBECONFIG is given.
   const otherHome = join(work, 'home-b');
   mkdirSync(join(otherHome, '.kube'), { recursive: true });
