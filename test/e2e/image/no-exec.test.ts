@@ -1,6 +1,7 @@
-// Issue 41 §4 (R4-18) on the compiled binary: `image manifest --root <image>` never runs the image's
+// Issue 41 §4 (R4-18, R4-19) on the compiled binary: `image manifest --root <image>` never runs the image's
 // executable. The version comes from the marker build.mjs writes into the executable, which `version`
-// also reports; it is read from the bytes, so an image for another architecture reads the same.
+// also reports; it is read from the bytes, so an image for another architecture reads the same. The
+// on-node manifest is never read through a symlink, and its parse error never quotes it (R4-19).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,6 +69,24 @@ test('R4-18: a symlinked executable (to a secret on the build host) and an ambig
   const two = imageRoot('two');
   writeFileSync(join(two, C, 'aks-node-controller'), 'ANC_VERSION_MARKER=202604.01.1;\nANC_VERSION_MARKER=202604.01.2;\n', { mode: 0o755 });
   assert.is(await agentVersion(two), null);
+});
+
+test('R4-19: the on-node image manifest: a symlink (to a secret) is refused, a damaged one is named by offset, never quoted', async () => {
+  const root = imageRoot('on-node');
+  const secret = join(work, 'node-secret');
+  writeFileSync(secret, 'TOKEN=abcdef.0123456789abcdef\n');
+  const manifest = join(root, C, 'aks-node-controller-image-manifest.json');
+  symlinkSync(secret, manifest);
+  for (const args of [['status'], ['status', '-o', 'json']]) {
+    const r = await runAnc(args, { root });
+    assert.not.match(r.stdout + r.stderr, 'abcdef');
+    assert.match(r.stdout, `${C}/aks-node-controller-image-manifest.json is a symbolic link; not read`);
+  }
+  rmSync(manifest);
+  writeFileSync(manifest, 'TOKEN=abcdef.0123456789abcdef\n');
+  const r = await runAnc(['status'], { root });
+  assert.not.match(r.stdout + r.stderr, 'abcdef');
+  assert.match(r.stdout, `image manifest /${C}/aks-node-controller-image-manifest.json: not valid JSON (syntax error at byte offset 0 of 30)`);
 });
 
 test.run();
