@@ -270,7 +270,8 @@ async function main() {
     const outfile = join(args.outdir, args.all ? `aks-node-controller-${target.suffix}` : 'aks-node-controller');
     compile(compilerRuntime.path, bundleFile, target, runtime.path, outfile);
     // The marker must be readable from the bytes (issue 41 R4-18): a build where it is not is refused.
-    if (!readFileSync(outfile).includes(`${VERSION_MARKER_PREFIX}${version};`)) fail(`${outfile}: the version marker is not in the executable`);
+    if (!readFileSync(outfile).includes(`${VERSION_MARKER_PREFIX}${version};`))
+      fail(`${outfile}: the version marker is not in the executable`);
     built.push(`${outfile} (${target.bunTarget}, ${statSync(outfile).size} bytes)`);
   }
   if (args.all && pointerKeys.ids.length === 0 && !args.noPointerKeys) process.stderr.write(`${NO_KEYS_WARNING}\n`);

@@ -224,7 +224,10 @@ async function patchWhenReady(deps: Deps, name: string, report: NodeReport, boun
   }
   const waited = Math.round((Date.now() - startedMs) / 100) / 10;
   const also = best.text === last ? '' : ` (last attempt: ${last})`;
-  throw new AgentError('ANC_KUBE', `gave up after ${waited} s (bound ${bounds.waitMs / 1000} s, ${attempts} attempts): ${best.text}${also}`);
+  throw new AgentError(
+    'ANC_KUBE',
+    `gave up after ${waited} s (bound ${bounds.waitMs / 1000} s, ${attempts} attempts): ${best.text}${also}`,
+  );
 }
 
 /** How many 403 answers make a refusal final (R4-14). */

@@ -68,7 +68,9 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
     `watch started: halt ${options.haltName} (serial ${haltSerial}, verified for mode ${options.mode}) when failures among nodes that took the hotfix exceed ${maxText(options.max)}; polling every ${options.intervalMs / 1000} s`,
   );
   if (first.live?.unverified !== undefined)
-    say(`live pointer UNVERIFIED: its signature does not verify with the fleet's keys (${first.live.unverified}); nodes refuse it, so its serial is not the halt's floor`);
+    say(
+      `live pointer UNVERIFIED: its signature does not verify with the fleet's keys (${first.live.unverified}); nodes refuse it, so its serial is not the halt's floor`,
+    );
   let state = first;
   while (true) {
     const view = rolloutView(state.nodes, state.live, deps.clock.now());

@@ -31,7 +31,11 @@ function holder(file: string): string {
     try {
       const buf = Buffer.alloc(HOLDER_MAX);
       const n = fs.readSync(fd, buf, 0, HOLDER_MAX, 0);
-      const text = buf.subarray(0, n).toString('utf8').replace(/[^\x20-\x7e]+/g, ' ').trim();
+      const text = buf
+        .subarray(0, n)
+        .toString('utf8')
+        .replace(/[^\x20-\x7e]+/g, ' ')
+        .trim();
       return text === '' ? 'another aks-node-controller command' : text;
     } finally {
       fs.closeSync(fd);
@@ -51,11 +55,12 @@ export async function takeScriptsLock(deps: LockDeps, command: string): Promise<
   const seconds = Math.max(0, Math.ceil(bound / 1000));
   const started = Date.now();
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const child = process.getBuiltinModule('node:child_process').spawn(
-    'flock',
-    ['-w', String(seconds), '-E', '75', '-o', file, '-c', 'echo held; exec cat >/dev/null'],
-    { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: deps.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' } },
-  );
+  const child = process
+    .getBuiltinModule('node:child_process')
+    .spawn('flock', ['-w', String(seconds), '-E', '75', '-o', file, '-c', 'echo held; exec cat >/dev/null'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: deps.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
+    });
   const exited = new Promise<number | null>((resolve) => {
     child.on('error', () => resolve(null));
     child.on('close', (code) => resolve(code));

@@ -62,13 +62,8 @@ async function findInRepo(ctx: FastPathContext, repo: YumRepo, mainProxy: string
   const located = { ctx, fetcher, keyrings };
   // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
   const entry =
-    (await fromHotfixIndex(
-      located,
-      new URL(`${HOTFIX_INDEX_DIR}/`, base),
-      `${repo.baseurl} ${HOTFIX_INDEX_DIR}`,
-      repo.id,
-      repo.baseurl,
-    )) ?? (await findInRepodata(located, base, repo.baseurl, repo.id));
+    (await fromHotfixIndex(located, new URL(`${HOTFIX_INDEX_DIR}/`, base), `${repo.baseurl} ${HOTFIX_INDEX_DIR}`, repo.id, repo.baseurl)) ??
+    (await findInRepodata(located, base, repo.baseurl, repo.id));
   return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
 }
 

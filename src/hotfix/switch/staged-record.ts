@@ -5,7 +5,7 @@
 // a rename keeps that identity, so the record matches the staged binary it was written for and nothing
 // else: a kill between the two, a truncation, a rewrite or a different file all read as "cannot tell".
 import type { Deps } from '../../platform/deps.ts';
-import { errorMessage } from '../../platform/errors.ts';
+import { AgentError, errorMessage } from '../../platform/errors.ts';
 import { readStateFile } from '../../config/json-offset.ts';
 import { STAMPED_VERSION } from '../../pointer/version.ts';
 
@@ -16,7 +16,7 @@ export type StagedVersion = { known: true; version: string } | { known: false; w
 /** Records `version` for the file now at `pending`, before it is renamed to the hotfix name. */
 export function writeStagedRecord(deps: RecordDeps, pending: string, version: string): void {
   const id = deps.fs.identity(pending);
-  if (!id) throw new Error(`${pending} is gone`);
+  if (!id) throw new AgentError('ANC_HOTFIX', `recording the staged version: ${pending} is gone`);
   const record = { version, file: id.file, content: id.content, promotedAt: deps.clock.now().toISOString() };
   deps.fs.atomicWrite(deps.paths.hotfixRecord, `${JSON.stringify(record)}\n`, { mode: 0o644 });
 }

@@ -108,7 +108,10 @@ test('R4-21: "not reported" names the most informative fault (the 503 answer), n
     const run = await runAnc(['report-status'], { root: node.box.root, env: fastBounds(3) });
     assert.is(run.exitCode, 0);
     const message = reportEvents(node.box.events())[0]!.Message!;
-    assert.match(message, /^not reported on node aks-pool-0: gave up after [\d.]+ s \(bound 3 s, \d+ attempts\): apiserver returned status 503/);
+    assert.match(
+      message,
+      /^not reported on node aks-pool-0: gave up after [\d.]+ s \(bound 3 s, \d+ attempts\): apiserver returned status 503/,
+    );
     assert.match(message, /\(last attempt: .*no complete answer within/);
   } finally {
     node.box.cleanup();

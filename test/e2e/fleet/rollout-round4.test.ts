@@ -31,10 +31,21 @@ function report(fields: { hotfix?: boolean; exitCode?: number; name?: string; pl
     baked: '202604.01.0',
     running: fields.hotfix ? '202604.01.1' : '202604.01.0',
     binary: fields.hotfix ? 'hotfix' : 'baked',
-    hotfix: { base: '202604.01', requested: '202604.01.1', decision: 'upgrade', path: fields.hotfix ? 'hotfix' : 'baked', quarantine: null, wave: null },
+    hotfix: {
+      base: '202604.01',
+      requested: '202604.01.1',
+      decision: 'upgrade',
+      path: fields.hotfix ? 'hotfix' : 'baked',
+      quarantine: null,
+      wave: null,
+    },
     scripts: { ran: 'baked', label: null, replaced: 0 },
     pointer: { serial: 5, signed: true },
-    provision: { state: code === 0 ? 'succeeded' : 'failed', exitCode: code, name: fields.name ?? (code === 0 ? 'ERR_SUCCESS' : 'UNKNOWN') },
+    provision: {
+      state: code === 0 ? 'succeeded' : 'failed',
+      exitCode: code,
+      name: fields.name ?? (code === 0 ? 'ERR_SUCCESS' : 'UNKNOWN'),
+    },
   });
 }
 
@@ -49,7 +60,9 @@ function keyPair(name: string): { key: string; keys: string } {
   const key = file(`${name}.pem`, String(privateKey.export({ type: 'pkcs8', format: 'pem' })));
   const keys = file(
     `${name}-keys.json`,
-    JSON.stringify({ keys: [{ keyid: 'fleet-a', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }] }),
+    JSON.stringify({
+      keys: [{ keyid: 'fleet-a', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }],
+    }),
   );
   return { key, keys };
 }
@@ -92,7 +105,21 @@ test('R4-12: a forged live envelope (serial 99, recall, 100%) is flagged UNVERIF
     const halt = await signed('halt', fleet.key, ['--hotfix', '202604.01=202604.01.1', '--rollout', '202604.01=0:halt', '--serial', '6']);
     annotate(api, 'n0', report({ hotfix: true, exitCode: 31, name: 'ERR_KUBELET_START_FAIL' }));
     const watch = await runAnc(
-      ['hotfix', 'rollout', 'watch', '--kubeconfig', kubeconfig, '--halt-with', halt, '--mode', 'enforce', '--keys', fleet.keys, '--interval', '0.3'],
+      [
+        'hotfix',
+        'rollout',
+        'watch',
+        '--kubeconfig',
+        kubeconfig,
+        '--halt-with',
+        halt,
+        '--mode',
+        'enforce',
+        '--keys',
+        fleet.keys,
+        '--interval',
+        '0.3',
+      ],
       { timeoutMs: 30_000 },
     );
     assert.is(watch.exitCode, 3, watch.stdout + watch.stderr);
@@ -116,7 +143,11 @@ test('R4-16: bidi overrides and other format characters from a report are escape
   const api = await startFakeApiServer({ tokens: { [TOKEN]: { user: 'publisher', canRead: true, canWrite: true } } });
   const kubeconfig = file(`b-${api.port}.kubeconfig`, kubeconfigFor(api, { token: TOKEN }));
   try {
-    annotate(api, 'n0', report({ hotfix: true, exitCode: 50, name: 'ERR_\u202eLIAF_DEDEECCUS', platform: 'ubuntu-22.04/amd64\u2066\u200b' }));
+    annotate(
+      api,
+      'n0',
+      report({ hotfix: true, exitCode: 50, name: 'ERR_\u202eLIAF_DEDEECCUS', platform: 'ubuntu-22.04/amd64\u2066\u200b' }),
+    );
     for (const args of [[], ['-o', 'json']]) {
       const run = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, ...args]);
       assert.is(run.exitCode, 2, run.stderr);

@@ -86,7 +86,10 @@ test('R4-19: the on-node image manifest: a symlink (to a secret) is refused, a d
   writeFileSync(manifest, 'TOKEN=abcdef.0123456789abcdef\n');
   const r = await runAnc(['status'], { root });
   assert.not.match(r.stdout + r.stderr, 'abcdef');
-  assert.match(r.stdout, `image manifest /${C}/aks-node-controller-image-manifest.json: not valid JSON (syntax error at byte offset 0 of 30)`);
+  assert.match(
+    r.stdout,
+    `image manifest /${C}/aks-node-controller-image-manifest.json: not valid JSON (syntax error at byte offset 0 of 30)`,
+  );
 });
 
 test.run();

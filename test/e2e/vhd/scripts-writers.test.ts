@@ -97,7 +97,8 @@ const helperStates = (root: string) =>
     return text === BAKED_HELPER(name) ? 'baked' : text === HOTFIX_HELPER(name) ? 'hotfix' : `other: ${JSON.stringify(text)}`;
   });
 const allOf = (root: string, want: string) => helperStates(root).every((s) => s === want);
-const observed = (root: string) => (existsSync(join(root, 'observed')) ? readFileSync(join(root, 'observed'), 'utf8').trim().split('\n') : []);
+const observed = (root: string) =>
+  existsSync(join(root, 'observed')) ? readFileSync(join(root, 'observed'), 'utf8').trim().split('\n') : [];
 const quarantine = (root: string) => JSON.parse(readFileSync(join(root, C, 'aks-node-controller-hotfix-quarantine.json'), 'utf8')).versions;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const provisionArgs = (root: string) => ['provision', `--provision-config=${imagePaths(root).config}`];
@@ -169,13 +170,15 @@ test('R4-8: `hotfix fallback` racing the hotfix provision, 12 trials: never a mi
     const after = await runAnc(provisionArgs(root), { root, bin: baked });
     const restored = after.exitCode === 0 && allOf(root, 'baked');
     if (p.exitCode !== 0 || f.exitCode !== 0 || mixed || sawMix || !restored) {
-      broken.push(`trial ${trial}: provision ${p.exitCode} fallback ${f.exitCode} states ${[...new Set(states)]} observed ${observed(root)} baked-after ${after.exitCode} ${after.stderr}`);
+      broken.push(
+        `trial ${trial}: provision ${p.exitCode} fallback ${f.exitCode} states ${[...new Set(states)]} observed ${observed(root)} baked-after ${after.exitCode} ${after.stderr}`,
+      );
     }
   }
   assert.equal(broken, []);
 });
 
-test('R4-8: `apply-embedded-hotfix` racing `provision`, 12 trials: neither removes the other\'s files; one consistent apply', async () => {
+test("R4-8: `apply-embedded-hotfix` racing `provision`, 12 trials: neither removes the other's files; one consistent apply", async () => {
   const broken: string[] = [];
   for (let trial = 0; trial < 12; trial++) {
     const root = image();
@@ -188,7 +191,9 @@ test('R4-8: `apply-embedded-hotfix` racing `provision`, 12 trials: neither remov
     const after = await runAnc(provisionArgs(root), { root, bin: baked });
     const restored = after.exitCode === 0 && allOf(root, 'baked');
     if (p.exitCode !== 0 || a.exitCode !== 0 || !consistent || !restored) {
-      broken.push(`trial ${trial}: provision ${p.exitCode} ${p.stderr} apply ${a.exitCode} ${a.stderr} baked-after ${after.exitCode} ${after.stderr}`);
+      broken.push(
+        `trial ${trial}: provision ${p.exitCode} ${p.stderr} apply ${a.exitCode} ${a.stderr} baked-after ${after.exitCode} ${after.stderr}`,
+      );
     }
   }
   assert.equal(broken, []);
@@ -202,7 +207,10 @@ test('R4-8: a writer past its bound refuses, naming the holder, and changes noth
   for (const end = Date.now() + 30_000; Date.now() < end && !existsSync(marker); ) await sleep(20);
   const refused = await runAnc(['apply-embedded-hotfix'], { root, bin: racer, env: { ANC_SCRIPTS_LOCK_WAIT_SECONDS: '1' } });
   assert.is(refused.exitCode, 1, refused.stdout + refused.stderr);
-  assert.match(refused.stderr, /apply-embedded-hotfix: the provisioning scripts are being written by provision \(pid \d+\) since \S+ \(lock \S+aks-node-controller-scripts\.lock, waited 1 s\); nothing was changed/);
+  assert.match(
+    refused.stderr,
+    /apply-embedded-hotfix: the provisioning scripts are being written by provision \(pid \d+\) since \S+ \(lock \S+aks-node-controller-scripts\.lock, waited 1 s\); nothing was changed/,
+  );
   assert.match(refused.stderr, 'run this again when it has finished');
   assert.is((await holder).exitCode, 0);
   // A holder that dies by SIGKILL: the kernel releases its lock; the next writer goes on at once.
