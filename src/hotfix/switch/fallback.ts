@@ -54,8 +54,13 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
     : { cause: 'beforeScripts' as const };
   quarantineAndUnstage(deps, { version, reason, recordedAt: start.toISOString(), ...cause }, problems);
   const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
+  // Only when a script hotfix left its state: then there is something for the next provision to restore.
+  const later =
+    after && deps.fs.lstat(deps.paths.scriptHotfixState)
+      ? "; the image's scripts are restored by the next provision, never under running scripts"
+      : '';
   const message = after
-    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node; the image's scripts are restored by the next provision, never under running scripts; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
+    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node${later}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
     : `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}`;
   // Which boot fell back: `status` on a later boot shows it with that boot, not as this one's.
   const boot = currentBootId(deps) ? { bootId: currentBootId(deps) } : {};
