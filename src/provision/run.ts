@@ -164,9 +164,13 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   let outcome: StepOutcome & { hint?: string };
   // One writer at a time on the scripts (R4-8): held from the cleanup through the scripts' end.
   let lock: HeldLock | undefined;
+  let lockedOut = false;
   try {
     if (!req.dryRun) {
-      lock = await takeScriptsLock(deps, 'provision');
+      lock = await takeScriptsLock(deps, 'provision').catch((error: unknown) => {
+        lockedOut = true;
+        throw error;
+      });
       req.scripts?.cleanup?.(deps, start);
     }
     outcome = await steps(req, deps, progress);
@@ -188,6 +192,8 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   // the node's final result, not this attempt's).
   const fallsBack = !req.dryRun && !progress.scriptsStarted && launcherFallsBack(deps);
   if (fallsBack) deps.log.info('failed before the provisioning scripts; the launcher falls back to the baked agent and writes the status');
+  // Locked out: the writer that holds the scripts (another provision) writes the status, never this attempt.
+  else if (lockedOut) deps.log.info('the scripts lock is held by another writer; its status files stand, this attempt writes none');
   else if (!req.dryRun) writeCompleteFileOnError(deps, outcome.failure);
   const error = outcome.failure.Error;
   emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });

@@ -212,7 +212,13 @@ test('R4-8: a writer past its bound refuses, naming the holder, and changes noth
     /apply-embedded-hotfix: the provisioning scripts are being written by provision \(pid \d+\) since \S+ \(lock \S+aks-node-controller-scripts\.lock, waited 1 s\); nothing was changed/,
   );
   assert.match(refused.stderr, 'run this again when it has finished');
+  // A second provision is refused the same way and writes no status: the holder's result will stand.
+  const second = await runAnc(provisionArgs(root), { root, bin: baked, env: { ANC_SCRIPTS_LOCK_WAIT_SECONDS: '1' } });
+  assert.is(second.exitCode, 1, second.stderr);
+  assert.match(second.stderr, /provision: the provisioning scripts are being written by provision \(pid \d+\)/);
+  assert.not.ok(existsSync(join(root, 'var/log/azure/aks/provision.json')), 'no status file from the refused attempt');
   assert.is((await holder).exitCode, 0);
+  assert.is(JSON.parse(readFileSync(join(root, 'var/log/azure/aks/provision.json'), 'utf8')).ExitCode, '0');
   // A holder that dies by SIGKILL: the kernel releases its lock; the next writer goes on at once.
   const lock = join(root, C, 'aks-node-controller-scripts.lock');
   const dead = spawn('flock', ['-o', lock, 'sleep', '30'], { stdio: 'ignore' });
