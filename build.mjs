@@ -23,7 +23,7 @@
 // bun executable silently turns back into plain bun.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readPointerKeys } from './scripts/pointer-keys.mjs';
@@ -170,6 +170,9 @@ export async function loadScripts(dir, label, scratchDir, check) {
   }
 }
 
+/** Keep in step with src/platform/version-marker.ts. */
+const VERSION_MARKER_PREFIX = 'ANC_VERSION_MARKER=';
+
 async function bundle(outdir, version, commit, pointerKeys, scripts) {
   const outfile = join(outdir, '.build', 'bundle.cjs');
   const result = await build({
@@ -184,6 +187,9 @@ async function bundle(outdir, version, commit, pointerKeys, scripts) {
     legalComments: 'none',
     define: {
       __ANC_VERSION__: JSON.stringify(version),
+      // The version as bytes any reader finds in the executable without running it (image manifest --root,
+      // any architecture); `version` prints the version taken from this same string (src/platform/version-marker.ts).
+      __ANC_VERSION_MARKER__: JSON.stringify(`${VERSION_MARKER_PREFIX}${version};`),
       __ANC_COMMIT__: JSON.stringify(commit.id),
       __ANC_BUILD_TIME__: JSON.stringify(commit.time),
       __ANC_POINTER_KEYS__: JSON.stringify(pointerKeys),
@@ -263,6 +269,9 @@ async function main() {
     }
     const outfile = join(args.outdir, args.all ? `aks-node-controller-${target.suffix}` : 'aks-node-controller');
     compile(compilerRuntime.path, bundleFile, target, runtime.path, outfile);
+    // The marker must be readable from the bytes (issue 41 R4-18): a build where it is not is refused.
+    if (!readFileSync(outfile).includes(`${VERSION_MARKER_PREFIX}${version};`))
+      fail(`${outfile}: the version marker is not in the executable`);
     built.push(`${outfile} (${target.bunTarget}, ${statSync(outfile).size} bytes)`);
   }
   if (args.all && pointerKeys.ids.length === 0 && !args.noPointerKeys) process.stderr.write(`${NO_KEYS_WARNING}\n`);

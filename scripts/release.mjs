@@ -32,7 +32,8 @@ const USAGE = `Usage: npm run release -- --version V --image-manifest FILE... [f
   --out-dir DIR             where executables, packages and the preview go (default dist/release-V)
   --repository-root DIR     copy the packages there and publish the hotfix index (signs with gpg)
   --repository-path P       with --repository-root: the root's URL path as nodes' sources name it (e.g.
-                            /ubuntu/22.04/prod, or /); the signed index is bound to it (docs/hotfix.md)
+                            /ubuntu/22.04/prod, or /; https://host/path binds the host too); the signed
+                            index is bound to it (docs/hotfix.md)
   --repository-kind apt|rpm which packages and index (default apt); --apt-suite S (default stable)
 `;
 
@@ -77,7 +78,7 @@ function parseArgs(argv) {
   if (!['apt', 'rpm'].includes(a.kind)) fail('--repository-kind must be apt or rpm');
   if (a.keys && a.noKeys) fail('--pointer-keys and --no-pointer-keys contradict each other');
   // Checked before the long build: the hotfix index is bound to where nodes fetch it from (issue 34).
-  if (a.repository && !a.repositoryPath?.startsWith('/'))
+  if (a.repository && !(a.repositoryPath?.startsWith('/') || /^https?:\/\/[^/]+/.test(a.repositoryPath ?? '')))
     fail(
       "--repository-root needs --repository-path P: the repository root's URL path as nodes' sources name it (e.g. /ubuntu/22.04/prod, or /)",
     );

@@ -6,6 +6,7 @@
 import type { Command } from '../cli/command.ts';
 import { type OutputFormat, render } from '../cli/output.ts';
 import { startAttrs } from '../platform/build-info.ts';
+import { withScriptsLock } from '../platform/lock.ts';
 
 type Report = {
   scripts: 'baked' | 'hotfix';
@@ -37,9 +38,11 @@ export const applyEmbeddedHotfixCommand = {
   async run({ options }, deps) {
     deps.log.info('aks-node-controller apply-embedded-hotfix started', startAttrs(deps, 'ApplyEmbeddedHotfix'));
     const { scriptStep } = await import('../hotfix/scripts/step.ts');
-    // Like provision: files a killed earlier apply staged go first (issue 34 R3-11).
-    scriptStep.cleanup(deps, deps.clock.now());
-    const report: Report = scriptStep.apply(deps);
+    // One writer at a time (R4-8); like provision, files a killed earlier apply staged go first (R3-11).
+    const report: Report = await withScriptsLock(deps, 'apply-embedded-hotfix', () => {
+      scriptStep.cleanup(deps, deps.clock.now());
+      return scriptStep.apply(deps);
+    });
     const value = { applied: report.scripts === 'hotfix', ...report, summary: describe(report) };
     return { exitCode: 0, stdout: await render(options.output, value, () => `${value.summary}\n`) };
   },

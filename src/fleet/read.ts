@@ -6,6 +6,7 @@ import type { NodeObject } from '../kube/nodes.ts';
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { ConfigMapDoc } from '../pointer/configmap.ts';
+import type { TrustedKey } from '../pointer/keys.ts';
 import type { LiveView } from './rollout.ts';
 
 export interface FleetState {
@@ -21,7 +22,11 @@ export async function operatorCredentials(deps: Deps, target: KubeTarget): Promi
   return operatorKubeconfig(deps, target);
 }
 
-export async function readFleet(deps: Deps, creds: ApiCredentials): Promise<FleetState> {
+/**
+ * Reads the nodes and the live pointer. `keys`: the fleet's pointer-signing keys (the watch's --keys),
+ * else the keys baked into this binary, which are the ones the nodes verify with.
+ */
+export async function readFleet(deps: Deps, creds: ApiCredentials, keys?: readonly TrustedKey[]): Promise<FleetState> {
   const { listNodes } = await import('../kube/nodes.ts');
   const { apiGet, HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
   const { parseConfigMapText, POINTER_KEY } = await import('../pointer/configmap.ts');
@@ -36,6 +41,10 @@ export async function readFleet(deps: Deps, creds: ApiCredentials): Promise<Flee
     throw error;
   }
   const doc = await parseConfigMapText(text, 'the cluster ConfigMap');
+  // R4-12: ConfigMap write is not the signing key. A live envelope that does not verify with the fleet's
+  // keys is flagged, and nothing in it (serial, waves, recall) is taken as live.
+  const unverified = await unverifiedEnvelope(doc, keys);
+  if (unverified !== undefined) return { nodes, doc, live: { unverified } };
   const signed = livePayload(doc);
   if (signed)
     return {
@@ -58,5 +67,21 @@ export async function readFleet(deps: Deps, creds: ApiCredentials): Promise<Flee
     };
   } catch {
     return { nodes, doc, live: {} };
+  }
+}
+
+/** Why the live envelope does not verify with `keys` (undefined: it verifies, or there is none). */
+export async function unverifiedEnvelope(doc: ConfigMapDoc, keys: readonly TrustedKey[] | undefined): Promise<string | undefined> {
+  const { ENVELOPE_KEY } = await import('../pointer/node-gate.ts');
+  const envelope = doc.data[ENVELOPE_KEY];
+  if (envelope === undefined) return undefined;
+  const { parseEnvelope } = await import('../pointer/dsse.ts');
+  const { verifyEnvelope } = await import('../pointer/signature.ts');
+  const { bakedKeys } = await import('../pointer/keys.ts');
+  try {
+    verifyEnvelope(parseEnvelope(envelope), keys ?? bakedKeys());
+    return undefined;
+  } catch (error) {
+    return errorMessage(error);
   }
 }

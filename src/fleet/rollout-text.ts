@@ -37,6 +37,11 @@ export function rolloutText(view: RolloutView): string {
   const t = view.totals;
   return [
     `rollout at ${view.time}${view.serial === null ? '' : `, pointer serial ${view.serial}`}`,
+    ...(view.liveUnverified === undefined
+      ? []
+      : [
+          `live pointer UNVERIFIED: its signature does not verify with the fleet's keys (${view.liveUnverified}); nodes refuse it, so its serial, waves and recall are not shown as live`,
+        ]),
     fmt(header),
     ...lines.map(fmt),
     ...recallLines(view),

@@ -66,6 +66,8 @@ export interface GroupRow {
 export interface RolloutView {
   time: string;
   serial: number | null;
+  /** Set when the live pointer's envelope does not verify with the fleet's keys: why (R4-12). */
+  liveUnverified?: string;
   groups: GroupRow[];
   nodes: NodeRow[];
   /** The live pointer's recall list (every base). */
@@ -86,6 +88,8 @@ export interface RolloutView {
 }
 
 export interface LiveView {
+  /** The live envelope does not verify with the fleet's keys (why): nothing else here is set (R4-12). */
+  unverified?: string;
   serial?: number;
   rollout?: Record<string, RolloutWave>;
   recall?: string[];
@@ -193,6 +197,7 @@ export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undef
   return {
     time: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
     serial: live?.serial ?? null,
+    ...(live?.unverified === undefined ? {} : { liveUnverified: live.unverified }),
     groups: [...groups.values()].sort((a, b) => `${a.base} ${a.platform}`.localeCompare(`${b.base} ${b.platform}`)),
     nodes: rows,
     recall,

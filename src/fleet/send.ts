@@ -31,18 +31,45 @@ export function reportBounds(env: Readonly<Record<string, string | undefined>>):
   };
 }
 
-/** The node name as kubelet registers it: --hostname-override from its flags, else the hostname, lowercased. */
+/**
+ * The node name as kubelet registers it (R4-10): /etc/default/kubelet read as systemd reads an
+ * EnvironmentFile (KEY=VALUE lines, comments and blank lines skipped, quotes removed, the last assignment
+ * wins), then the last --hostname-override in KUBELET_FLAGS, as kubelet's flag parser keeps the last one;
+ * else the hostname. Lowercased.
+ */
 export function nodeName(deps: Pick<Deps, 'fs' | 'paths' | 'hostname'>): { name: string; source: string } {
   try {
     if (deps.fs.exists(deps.paths.kubeletDefaults)) {
-      const text = deps.fs.readText(deps.paths.kubeletDefaults, 'config');
-      const m = /--hostname-override[= ]+["']?([^\s"']+)/.exec(text);
-      if (m) return { name: m[1]!.trim().toLowerCase(), source: '--hostname-override' };
+      const name = hostnameOverride(deps.fs.readText(deps.paths.kubeletDefaults, 'config'));
+      if (name !== undefined) return { name: name.toLowerCase(), source: '--hostname-override' };
     }
   } catch {
     // kubelet then uses the hostname too
   }
   return { name: deps.hostname().trim().toLowerCase(), source: 'hostname' };
+}
+
+/** The last --hostname-override in the last KUBELET_FLAGS assignment of an environment file's text. */
+export function hostnameOverride(text: string): string | undefined {
+  let flags: string | undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$/.exec(line);
+    if (m?.[1] !== 'KUBELET_FLAGS') continue;
+    let value = m[2]!.trim();
+    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]!)) value = value.slice(1, -1);
+    flags = value;
+  }
+  if (flags === undefined) return undefined;
+  const words = flags.split(/\s+/).filter(Boolean);
+  let found: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.startsWith('--hostname-override=')) found = w.slice('--hostname-override='.length);
+    else if (w === '--hostname-override' && i + 1 < words.length) found = words[++i];
+  }
+  return found === undefined || found.trim() === '' ? undefined : found.trim();
 }
 
 function readTrimmed(deps: Pick<Deps, 'fs'>, path: string): string {
@@ -165,7 +192,11 @@ async function patchWhenReady(deps: Deps, name: string, report: NodeReport, boun
     userAgent: `aks-node-controller/${deps.version}`,
   });
   let last = 'nothing tried yet';
+  // The most informative fault met (R4-21): an apiserver's answer over a failed connection over a request
+  // the deadline cut; the last attempt is often just the one the bound cut short.
+  let best = { text: last, rank: -1 };
   let attempts = 0;
+  let refusals = 0;
   while (true) {
     attempts++;
     try {
@@ -181,8 +212,11 @@ async function patchWhenReady(deps: Deps, name: string, report: NodeReport, boun
       return;
     } catch (error) {
       last = errorMessage(error);
-      // A refusal (403: NodeRestriction) will not change by waiting.
-      if (/returned status 403/.test(last)) throw new AgentError('ANC_KUBE', last);
+      const rank = faultRank(last);
+      if (rank >= best.rank) best = { text: last, rank };
+      // A refusal (403: NodeRestriction) will not change by waiting, but an authorizer may lag a fresh
+      // registration (R4-14): a few tries within the bound, then final.
+      if (/returned status 403/.test(last) && ++refusals >= REFUSALS_FINAL) throw new AgentError('ANC_KUBE', last);
     }
     const left = deadline - Date.now();
     if (left <= 0) break;
@@ -190,5 +224,19 @@ async function patchWhenReady(deps: Deps, name: string, report: NodeReport, boun
     await deps.clock.sleep(Math.min(bounds.pollMs, left));
   }
   const waited = Math.round((Date.now() - startedMs) / 100) / 10;
-  throw new AgentError('ANC_KUBE', `gave up after ${waited} s (bound ${bounds.waitMs / 1000} s, ${attempts} attempts): ${last}`);
+  const also = best.text === last ? '' : ` (last attempt: ${last})`;
+  throw new AgentError(
+    'ANC_KUBE',
+    `gave up after ${waited} s (bound ${bounds.waitMs / 1000} s, ${attempts} attempts): ${best.text}${also}`,
+  );
+}
+
+/** How many 403 answers make a refusal final (R4-14). */
+const REFUSALS_FINAL = 4;
+
+/** 3: the apiserver answered (a status); 1: a request the deadline cut; 2: anything else (connection, TLS, files). */
+function faultRank(message: string): number {
+  if (/returned status \d+/.test(message)) return 3;
+  if (/no complete answer within|deadline reached|timed out/i.test(message)) return 1;
+  return 2;
 }

@@ -61,12 +61,16 @@ function complete(view: RolloutView): boolean {
 export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exitCode: number; stdout: string }> {
   const { patchConfigMapData } = await import('../kube/nodes.ts');
   const { HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
-  const first = await readFleet(deps, options.creds);
+  const first = await readFleet(deps, options.creds, options.keys);
   const haltSerial = await checkHalt(deps, options, first.live?.serial);
   const say = (line: string) => deps.stdout.write(`${deps.clock.now().toISOString()} ${line}\n`);
   say(
     `watch started: halt ${options.haltName} (serial ${haltSerial}, verified for mode ${options.mode}) when failures among nodes that took the hotfix exceed ${maxText(options.max)}; polling every ${options.intervalMs / 1000} s`,
   );
+  if (first.live?.unverified !== undefined)
+    say(
+      `live pointer UNVERIFIED: its signature does not verify with the fleet's keys (${first.live.unverified}); nodes refuse it, so its serial is not the halt's floor`,
+    );
   let state = first;
   while (true) {
     const view = rolloutView(state.nodes, state.live, deps.clock.now());
@@ -88,7 +92,7 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
     say(`${counts} -> continue`);
     await deps.clock.sleep(options.intervalMs);
     try {
-      state = await readFleet(deps, options.creds);
+      state = await readFleet(deps, options.creds, options.keys);
     } catch (error) {
       // One failed poll is not a verdict: say so and poll again.
       say(`poll failed: ${errorMessage(error)} -> continue`);

@@ -1,5 +1,6 @@
 // The world as the commands see it: one Deps object built in main and passed down (STYLE 7).
 // Tests build their own with fakes; nothing below main reads process.env or process.argv.
+import { markedVersion } from './version-marker.ts';
 import { createRealClock, type Clock } from './clock.ts';
 import { createEventSink, type EventSink } from './events.ts';
 import { createRealFileSystem, type FileSystem } from './fs.ts';
@@ -50,8 +51,11 @@ export function definedEnv(env: Readonly<Record<string, string | undefined>>): R
 
 declare const __ANC_VERSION__: string | undefined;
 
-/** The version esbuild stamped into the bundle (build.mjs), or `dev` when running from source. */
-export const BUILD_VERSION: string = typeof __ANC_VERSION__ === 'string' ? __ANC_VERSION__ : 'dev';
+/**
+ * The version build.mjs stamped, read from the version marker (what `image manifest` finds in the bytes, so
+ * both always agree), else the plain define, else `dev` when running from source.
+ */
+export const BUILD_VERSION: string = markedVersion() ?? (typeof __ANC_VERSION__ === 'string' ? __ANC_VERSION__ : 'dev');
 
 export interface RealDepsOptions {
   /** A read-only command: no node log file, no events, log lines on stderr only on request. */

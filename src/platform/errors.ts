@@ -21,6 +21,10 @@ export const ERROR_CODES = {
     exitCode: 241,
     hint: "The image's own provisioning scripts could not be put back after a script hotfix, so provisioning did not start (never over a half-hotfixed mix). Run `aks-node-controller status`; reimage the node.",
   },
+  ANC_SCRIPTS_LOCKED: {
+    exitCode: 1,
+    hint: 'Another aks-node-controller command is writing the provisioning scripts (the lock names it); run this again when it has finished. Nothing was changed.',
+  },
   ANC_KUBE: { exitCode: 1, hint: 'Check the apiserver address, the cluster CA and the credentials.' },
   ANC_IO: { exitCode: 1, hint: 'Check permissions and free space under the node root.' },
   ANC_CUSTOM_DATA: {

@@ -29,10 +29,14 @@ export const NODE_PATHS = {
   // a second name of the baked binary while a candidate runs in the health gate (switch/baked-guard.ts)
   bakedGuard: '/opt/azure/containers/.aks-node-controller-baked-guard',
   hotfixQuarantine: '/opt/azure/containers/aks-node-controller-hotfix-quarantine.json',
+  // which version the staged hotfix is, recorded at promotion with the binary's identity (switch/staged-record.ts)
+  hotfixRecord: '/opt/azure/containers/aks-node-controller-hotfix.version.json',
   scriptsStartedMarker: '/opt/azure/containers/aks-node-controller-scripts-started',
   // script hotfixes (hotfix/scripts): the record of what an embedded payload replaced, the originals'
   // backups, the last restore; the files a payload may never replace (docs/hotfix.md "script payload")
   scriptHotfixState: '/opt/azure/containers/aks-node-controller-script-hotfix',
+  // one writer at a time on the scripts and their record (platform/lock.ts; flock(1), a dead holder releases it)
+  scriptsLock: '/opt/azure/containers/aks-node-controller-scripts.lock',
   // the image's own manifest, kept on the image by its build (image/: `status` diffs the node against it)
   imageManifest: '/opt/azure/containers/aks-node-controller-image-manifest.json',
   // the processes that run (status tells a live run from a dead one with bootId below, platform/boot.ts)

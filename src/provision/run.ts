@@ -14,6 +14,7 @@ import { nbcCommand } from './nbc.ts';
 import { launcherFallsBack, markScriptsStarted } from './scripts-marker.ts';
 import { CONFIG_ERROR_EXIT_CODE, writeCompleteFileOnError, type ProvisionResult } from './status.ts';
 import { startAttrs } from '../platform/build-info.ts';
+import { type HeldLock, takeScriptsLock } from '../platform/lock.ts';
 
 /** The script hotfix step (hotfix/scripts/step.ts), handed in by the command so provision/ stays below hotfix/. */
 export interface ScriptsBeforeStart {
@@ -156,16 +157,27 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   if (!req.dryRun) {
     removeLeftoverTemps(deps, dirname(deps.paths.provisionJson), TEMP_PREFIX.status, start);
     removeLeftoverTemps(deps, deps.paths.eventsDir, TEMP_PREFIX.event, start);
-    req.scripts?.cleanup?.(deps, start);
   }
   emit({ task: 'Provision', message: 'Starting', level: 'Informational', start, end: start });
   if (req.showSecrets && !req.dryRun) deps.log.warn('--show-secrets has no effect without --dry-run');
   const progress: Progress = { scriptsStarted: false };
   let outcome: StepOutcome & { hint?: string };
+  // One writer at a time on the scripts (R4-8): held from the cleanup through the scripts' end.
+  let lock: HeldLock | undefined;
+  let lockedOut = false;
   try {
+    if (!req.dryRun) {
+      lock = await takeScriptsLock(deps, 'provision').catch((error: unknown) => {
+        lockedOut = true;
+        throw error;
+      });
+      req.scripts?.cleanup?.(deps, start);
+    }
     outcome = await steps(req, deps, progress);
   } catch (error) {
     outcome = fromThrown(error, deps);
+  } finally {
+    await lock?.release();
   }
   const end = deps.clock.now();
   if (!outcome.failure) {
@@ -180,6 +192,8 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   // the node's final result, not this attempt's).
   const fallsBack = !req.dryRun && !progress.scriptsStarted && launcherFallsBack(deps);
   if (fallsBack) deps.log.info('failed before the provisioning scripts; the launcher falls back to the baked agent and writes the status');
+  // Locked out: the writer that holds the scripts (another provision) writes the status, never this attempt.
+  else if (lockedOut) deps.log.info('the scripts lock is held by another writer; its status files stand, this attempt writes none');
   else if (!req.dryRun) writeCompleteFileOnError(deps, outcome.failure);
   const error = outcome.failure.Error;
   emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });

@@ -2,7 +2,7 @@
 // from the script hotfix record; and the last restore of the baked scripts (after a fallback, before
 // another payload). Unreadable state becomes a note, like every other source of `status`.
 import type { Deps } from '../platform/deps.ts';
-import { errorMessage } from '../platform/errors.ts';
+import { AgentError, errorMessage } from '../platform/errors.ts';
 import type { QuarantineEntry } from '../pointer/quarantine.ts';
 
 export interface ScriptsStatus {
@@ -88,7 +88,10 @@ async function imageChanges(deps: Deps, notes: string[]): Promise<ScriptsStatus[
       import('../image/diff.ts'),
       import('../hotfix/scripts/written.ts'),
     ]);
-    const image = parseManifest(deps.fs.readText(file, 'config'), deps.paths.strip(file));
+    // Never through a symlink (R4-19): the image build writes a regular file here.
+    if (deps.fs.lstat(file)?.isSymlink)
+      throw new AgentError('ANC_IO', `${deps.paths.strip(file)} is a symbolic link; not read (the image build writes a regular file)`);
+    const image = parseManifest(deps.fs.readFileNoFollow(file, 'config').toString('utf8'), deps.paths.strip(file));
     const now = await collectManifest(deps, deps.paths, { askVersion: false });
     const d = diffManifests(image, now, hotfixExplainer(deps));
     return {

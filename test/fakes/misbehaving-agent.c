@@ -4,6 +4,7 @@
  * one fault it is compiled with. Test-only: the product code has no hook for any of this.
  *   -DCRASH_PROVISION     `provision` (not --dry-run) dies of SIGSEGV before doing anything
  *   -DHANG_VERSION        `version` never answers
+ *   -DSLOW_VERSION        `version` answers like the real agent, after 6 s (issue 41 R4-7)
  *   -DFAIL_SELF_TEST      `provision --dry-run` exits 1 with an agent-style error
  *   -DERROR_AFTER_SCRIPTS `provision` runs the real provisioning (scripts included), then exits 1
  *   -DCONFIG_ERROR        `provision` (not --dry-run) is handed a configuration file that does not exist,
@@ -118,6 +119,8 @@ int main(int argc, char **argv) {
 #elif defined(HANG_VERSION)
     if (strcmp(command, "version") == 0)
         for (;;) pause();
+#elif defined(SLOW_VERSION)
+    if (strcmp(command, "version") == 0) sleep(6);
 #elif defined(FAIL_SELF_TEST)
     if (provision && dry) {
         fputs("aks-node-controller: self-test stand-in: cannot build the provisioning command\n", stderr);
@@ -150,7 +153,7 @@ int main(int argc, char **argv) {
         unlink(baked);
     }
 #else
-#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS, CONFIG_ERROR, CRASH_BEFORE_SCRIPTS or DELETE_BAKED"
+#error "compile with one fault: CRASH_PROVISION, HANG_VERSION, SLOW_VERSION, FAIL_SELF_TEST, ERROR_AFTER_SCRIPTS, CONFIG_ERROR, CRASH_BEFORE_SCRIPTS or DELETE_BAKED"
 #endif
     execv(REAL, argv);
     perror("execv " REAL);

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 export type Fault =
   | 'CRASH_PROVISION'
   | 'HANG_VERSION'
+  | 'SLOW_VERSION'
   | 'FAIL_SELF_TEST'
   | 'ERROR_AFTER_SCRIPTS'
   | 'CONFIG_ERROR'

@@ -9,7 +9,7 @@
 //   runBoothook(root, mimeDocument);                          // what cloud-init does with custom data
 //   const out = await runLauncher(root);                      // = what the unit's ExecStart does
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -26,6 +26,7 @@ export function imagePaths(root: string) {
     binary: join(c, 'aks-node-controller'),
     hotfixBinary: join(c, 'aks-node-controller-hotfix'),
     hotfixPointer: join(c, 'aks-node-controller-hotfix.json'),
+    hotfixRecord: join(c, 'aks-node-controller-hotfix.version.json'),
     launcher: join(c, 'aks-node-controller-launcher.sh'),
     config: join(c, 'aks-node-controller-config.json'),
     nbcCmd: join(c, 'aks-node-controller-nbc-cmd.sh'),
@@ -46,6 +47,19 @@ function writeExecutable(path: string, text: string, mode = 0o755): string {
   writeFileSync(path, text);
   chmodSync(path, mode);
   return path;
+}
+
+/**
+ * Stages `bin` as the hotfix the way download-hotfix's promotion leaves it (issue 41 R4-7): the binary and
+ * the record of its version beside it, naming the file's identity (what switch/staged-record.ts checks).
+ */
+export function stageHotfix(root: string, bin: string, version: string): void {
+  const p = imagePaths(root);
+  copyFileSync(bin, p.hotfixBinary);
+  chmodSync(p.hotfixBinary, 0o755);
+  const s = lstatSync(p.hotfixBinary, { bigint: true });
+  const record = { version, file: `${s.dev}:${s.ino}`, content: `${s.size}:${s.mode}:${s.mtimeNs}`, promotedAt: new Date().toISOString() };
+  writeFileSync(p.hotfixRecord, `${JSON.stringify(record)}\n`);
 }
 
 /** Runs vhd/install.sh <root> <binary>; throws with its output when it fails. */

@@ -16,14 +16,23 @@
 # The index is bound to its place (issue 34): ANC_REPOSITORY_PATH is the URL path of the repository root
 # as nodes' sources name it (apt's URI, dnf's baseurl; e.g. /ubuntu/22.04/prod). It goes into the signed
 # metadata (apt: an Aks-Node-Controller-Repository field beside Suite; rpm: a repomd.xml repo tag), and a
-# node uses the index only when it names the node's own repository and suite.
+# node uses the index only when it names the node's own repository and suite. A path binds the place, not
+# the host (one repository served by several hosts keeps one index); ANC_REPOSITORY_PATH may instead be the
+# full https://host[:port]/path, which binds the origin too (issue 41 R4-20; docs/hotfix.md "The binding").
 set -eu
 usage() { echo "usage: ANC_REPOSITORY_PATH=<URL path of the repository> $0 apt <repository root> <suite> [<pool dir>] | rpm <repository root>" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 binding=${ANC_REPOSITORY_PATH:-}
+origin=
 case $binding in
 /*) ;;
-*) echo "$0: set ANC_REPOSITORY_PATH to the repository's URL path as nodes see it (starting with /)" >&2; exit 2 ;;
+http://?*/* | https://?*/*)
+  rest=${binding#*://}
+  origin=${binding%%://*}://${rest%%/*}
+  binding=/${rest#*/}
+  ;;
+http://?* | https://?*) origin=$binding binding=/ ;;
+*) echo "$0: set ANC_REPOSITORY_PATH to the repository's URL path as nodes see it (starting with /), or its https://host/path to bind the host too" >&2; exit 2 ;;
 esac
 case $binding in
 *[[:space:]]* | *'<'* | *'>'* | *'&'*) echo "$0: ANC_REPOSITORY_PATH must not contain white space, <, > or &" >&2; exit 2 ;;
@@ -31,6 +40,7 @@ esac
 # The node compares paths without a trailing slash ('/' for the root).
 while [ "$binding" != / ] && [ "${binding%/}" != "$binding" ]; do binding=${binding%/}; done
 [ -n "$binding" ] || binding=/
+binding=$origin$binding
 kind=$1
 root=$2
 sign() { gpg --batch --yes ${GPG_SIGN_KEY:+--local-user "$GPG_SIGN_KEY"} --digest-algo SHA256 "$@"; }

@@ -8,7 +8,7 @@ import { openDebDelta } from '../delta/package-files.ts';
 import { chooseAptSource } from '../install.ts';
 import { type AptSource, parseDeb822Sources, parseOneLineSources, releaseDirectory } from './apt-source.ts';
 import { writeCandidate } from './candidate.ts';
-import { type FastPathContext, HOTFIX_INDEX_DIR, repositoryPath, timed, timeLeft } from './context.ts';
+import { bindingNames, type FastPathContext, HOTFIX_INDEX_DIR, repositoryPath, timed, timeLeft } from './context.ts';
 import { debBinary } from './deb-package.ts';
 import { canReadZstd } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
@@ -83,6 +83,7 @@ export async function fetchAptCandidate(ctx: FastPathContext): Promise<string> {
   // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
   const entry =
     (await fromHotfixIndex(indices, new URL(`${HOTFIX_INDEX_DIR}/`, dir), `${repository} ${HOTFIX_INDEX_DIR}`, {
+      uri: source.uri,
       path: repositoryPath(source.uri),
       suite: source.suite,
     })) ??
@@ -121,6 +122,8 @@ type Found = { found: DebEntry; delta: DebEntry | string };
 
 /** Where a hotfix index must say it belongs (its binding), checked before its freshness. */
 interface Binding {
+  /** The source's URI: a binding with an origin must name its origin too (context.ts bindingNames). */
+  uri: string;
   path: string;
   suite: string;
 }
@@ -136,7 +139,7 @@ async function verifiedRelease({ ctx, fetcher, keyrings }: Indices, dir: URL, re
     const text = await verifyClearsigned(ctx.deps, ctx.scratch, signed, keyrings, `${dir}InRelease`, () => timeLeft(ctx));
     const parsed = parseRelease(text);
     if (typeof parsed === 'string') throw integrityError(`${dir}InRelease: ${parsed}`);
-    if (binding && (parsed.boundRepository !== binding.path || parsed.suite !== binding.suite)) {
+    if (binding && (!bindingNames(parsed.boundRepository, binding.uri) || parsed.suite !== binding.suite)) {
       const names =
         parsed.boundRepository === undefined
           ? `no ${BINDING_FIELD} field (published without a binding)`

@@ -20,6 +20,25 @@ export function repositoryPath(url: string): string {
   return path === '' ? '/' : path;
 }
 
+/**
+ * Whether a hotfix index's binding names the repository at `sourceUrl` (R4-20). A binding is the
+ * repository's URL path (`/ubuntu/22.04/prod`), which binds the place but not the host, so that one
+ * repository served by several hosts (mirrors, a CDN) keeps one index; or, when the publisher binds the
+ * origin too, a full `https://host[:port]/path`, which only that origin's source accepts. With a path-only
+ * binding, two repositories must never share both a signing key and a path (docs/hotfix.md "The binding").
+ */
+export function bindingNames(bound: string | undefined, sourceUrl: string): boolean {
+  if (bound === undefined) return false;
+  if (!/^https?:\/\//i.test(bound)) return bound === repositoryPath(sourceUrl);
+  try {
+    const b = new URL(bound);
+    const s = new URL(sourceUrl);
+    return b.origin === s.origin && repositoryPath(b.href) === repositoryPath(s.href);
+  } catch {
+    return false;
+  }
+}
+
 export interface FastPathContext {
   deps: Deps;
   scratch: Scratch;

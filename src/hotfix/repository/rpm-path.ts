@@ -8,7 +8,7 @@ import { DELTA_PACKAGE_NAME } from '../delta/manifest.ts';
 import { openRpmDelta } from '../delta/package-files.ts';
 import { parseOsReleaseField } from '../../platform/os-release.ts';
 import { writeCandidate } from './candidate.ts';
-import { type FastPathContext, HOTFIX_INDEX_DIR, repositoryPath, timed, timeLeft } from './context.ts';
+import { bindingNames, type FastPathContext, HOTFIX_INDEX_DIR, repositoryPath, timed, timeLeft } from './context.ts';
 import { compressionOf } from './decompress.ts';
 import { integrityError, isUnavailable, unavailableError } from './errors.ts';
 import { createFetcher, type Fetcher, SIZE_CAPS } from './fetcher.ts';
@@ -62,13 +62,8 @@ async function findInRepo(ctx: FastPathContext, repo: YumRepo, mainProxy: string
   const located = { ctx, fetcher, keyrings };
   // The small signed hotfix index first (docs/hotfix.md "The hotfix index"), else the repository's own.
   const entry =
-    (await fromHotfixIndex(
-      located,
-      new URL(`${HOTFIX_INDEX_DIR}/`, base),
-      `${repo.baseurl} ${HOTFIX_INDEX_DIR}`,
-      repo.id,
-      repositoryPath(repo.baseurl),
-    )) ?? (await findInRepodata(located, base, repo.baseurl, repo.id));
+    (await fromHotfixIndex(located, new URL(`${HOTFIX_INDEX_DIR}/`, base), `${repo.baseurl} ${HOTFIX_INDEX_DIR}`, repo.id, repo.baseurl)) ??
+    (await findInRepodata(located, base, repo.baseurl, repo.id));
   return { base, fetcher, keyFiles, entry: entry.found, delta: entry.delta };
 }
 
@@ -96,13 +91,13 @@ async function findInRepodata(
     const parsed = parseRepomd(xml.toString('utf8'));
     if (typeof parsed === 'string') throw integrityError(parsed);
     // A hotfix index names its repository; checked before its date may move this repository's floor.
-    if (binding !== undefined && parsed.boundRepository !== binding) {
+    if (binding !== undefined && !bindingNames(parsed.boundRepository, binding)) {
       const names =
         parsed.boundRepository === undefined
           ? 'no binding tag (published without one)'
           : JSON.stringify(parsed.boundRepository.slice(0, 200));
       throw unavailableError(
-        `${mdBase}repodata/repomd.xml is not this repository's hotfix index: it names ${names}, this repository is ${JSON.stringify(binding)}`,
+        `${mdBase}repodata/repomd.xml is not this repository's hotfix index: it names ${names}, this repository is ${JSON.stringify(repositoryPath(binding))} at ${JSON.stringify(new URL(binding).origin)}`,
       );
     }
     const date = parsed.revision !== undefined ? new Date(parsed.revision * 1000) : undefined;

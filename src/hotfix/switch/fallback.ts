@@ -17,6 +17,8 @@ import { restoreForFallback, restoreScripts } from '../scripts/restore.ts';
 import type { HotfixPointer } from '../../pointer/document.ts';
 import { isRecalled } from '../../pointer/eligibility.ts';
 import { currentBootId } from '../../platform/boot.ts';
+import { withScriptsLock } from '../../platform/lock.ts';
+import { removeStagedRecord, stagedVersionByRecord } from './staged-record.ts';
 
 export interface FallbackOptions {
   /**
@@ -31,18 +33,34 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
   const start = deps.clock.now();
   deps.log.info('aks-node-controller hotfix fallback started', startAttrs(deps, 'HotfixFallback'));
   const problems: string[] = [];
-  // First the baked scripts: the baked provision must never run over a hotfix's scripts (issue 21).
-  const scripts = restoreForFallback(deps);
+  const after = options.afterScripts;
+  // Before the scripts: the baked scripts first, under the scripts lock (R4-8); the baked provision must
+  // never run over a hotfix's scripts (issue 21). After the scripts started (R4-5): NO restore here. The
+  // scripts run in their own process group and may still be running after the hotfix agent died (a kill,
+  // an OOM); restoring now would change them under a running provision. The next provision restores the
+  // image's scripts before its own start (it takes the lock, and the record is still there).
+  let scripts: ReturnType<typeof restoreForFallback>;
+  if (!after) {
+    try {
+      scripts = await withScriptsLock(deps, 'hotfix fallback', () => restoreForFallback(deps));
+    } catch (error) {
+      problems.push(`restoring scripts: ${errorMessage(error)}`);
+    }
+  }
   if (scripts && scripts.problems.length > 0) problems.push(`restoring scripts: ${scripts.problems.join('; ')}`);
   const version = await failedHotfixVersion(deps, problems);
-  const after = options.afterScripts;
   const cause = after
     ? { cause: 'provisionFailed' as const, exitCode: after.exitCode, exitName: after.exitName }
     : { cause: 'beforeScripts' as const };
   quarantineAndUnstage(deps, { version, reason, recordedAt: start.toISOString(), ...cause }, problems);
   const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
+  // Only when a script hotfix left its state: then there is something for the next provision to restore.
+  const later =
+    after && deps.fs.lstat(deps.paths.scriptHotfixState)
+      ? "; the image's scripts are restored by the next provision, never under running scripts"
+      : '';
   const message = after
-    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node${restored}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
+    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node${later}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
     : `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}`;
   // Which boot fell back: `status` on a later boot shows it with that boot, not as this one's.
   const boot = currentBootId(deps) ? { bootId: currentBootId(deps) } : {};
@@ -72,21 +90,31 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
  * The pointer's recall (issue 34), run by download-hotfix (the baked binary) before it decides: a staged
  * hotfix whose version the recall list names is given up on this node exactly like a failed one: the
  * image's scripts restored, the version quarantined, the staged binary removed, one `HotfixFallback`
- * event. Returns the recalled version, or undefined when the staged hotfix (if any) is not recalled.
+ * event. The version comes from the record written at promotion, never from running the binary (R4-7);
+ * when it cannot be told (no record, a binary changed or truncated since), a non-empty recall recalls it.
+ * Returns the recalled version, or undefined when the staged hotfix (if any) is not recalled.
  */
 export async function recallStaged(deps: Deps, pointer: Pick<HotfixPointer, 'recall'>): Promise<string | undefined> {
   if ((pointer.recall ?? []).length === 0 || !deps.fs.lstat(deps.paths.hotfixBinary)) return undefined;
   const start = deps.clock.now();
   const problems: string[] = [];
-  const version = await stagedVersion(deps, problems);
-  if (version === undefined || !isRecalled(pointer, version)) return undefined;
-  const scripts = restoreScripts(deps, 'recall');
+  const staged = stagedVersionByRecord(deps);
+  if (staged.known && !isRecalled(pointer, staged.version)) return undefined;
+  const version = staged.known ? staged.version : (staged.recorded ?? 'unknown');
+  const reason = staged.known
+    ? 'recalled by the hotfix pointer'
+    : `recalled by the hotfix pointer: its version cannot be told (${staged.why}), so it is given up`;
+  let scripts: ReturnType<typeof restoreScripts>;
+  try {
+    scripts = await withScriptsLock(deps, 'recall', () => restoreScripts(deps, 'recall'));
+  } catch (error) {
+    problems.push(`restoring scripts: ${errorMessage(error)}`);
+  }
   if (scripts && scripts.problems.length > 0) problems.push(`restoring scripts: ${scripts.problems.join('; ')}`);
-  const reason = 'recalled by the hotfix pointer';
   quarantineAndUnstage(deps, { version, reason, recordedAt: start.toISOString(), cause: 'recalled' }, problems);
   const restored = scripts ? `; baked scripts restored: ${scripts.restored.length} of hotfix ${scripts.label}` : '';
   const suffix = problems.length === 0 ? '' : ` (problems: ${problems.join('; ')})`;
-  deps.log.error('staged hotfix recalled by the pointer; the baked agent provisions from now on', { hotfix: version, problems });
+  deps.log.error('staged hotfix recalled by the pointer; the baked agent provisions from now on', { hotfix: version, reason, problems });
   deps.events.emit({
     task: 'HotfixFallback',
     message: `recall: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}; the baked agent ${deps.version} provisions${suffix}`,
@@ -97,7 +125,6 @@ export async function recallStaged(deps: Deps, pointer: Pick<HotfixPointer, 'rec
   return version;
 }
 
-/** The staged binary's own `version` (bounded), or undefined with the problem noted. */
 /** Quarantine the version and remove the staged hotfix; what fails is added to `problems`, never thrown. */
 function quarantineAndUnstage(deps: Deps, entry: Parameters<typeof recordQuarantine>[1], problems: string[]): void {
   try {
@@ -110,8 +137,10 @@ function quarantineAndUnstage(deps: Deps, entry: Parameters<typeof recordQuarant
   } catch (error) {
     problems.push(`removing ${deps.paths.hotfixBinary}: ${errorMessage(error)}`);
   }
+  removeStagedRecord(deps);
 }
 
+/** The staged binary's own `version` (bounded), or undefined with the problem noted; never for a recall. */
 async function stagedVersion(deps: Deps, problems: string[]): Promise<string | undefined> {
   const binary = deps.paths.hotfixBinary;
   try {
@@ -131,8 +160,10 @@ async function stagedVersion(deps: Deps, problems: string[]): Promise<string | u
   return undefined;
 }
 
-/** The staged binary's own `version` (bounded), else the version the pointer resolves for our base. */
+/** The staged binary's record, else its own `version` (bounded), else the version the pointer resolves for our base. */
 async function failedHotfixVersion(deps: Deps, problems: string[]): Promise<string> {
+  const recorded = stagedVersionByRecord(deps);
+  if (recorded.known) return recorded.version;
   const asked = await stagedVersion(deps, problems);
   if (asked !== undefined) return asked;
   try {

@@ -11,6 +11,7 @@ import type { RunResult } from '../../platform/proc.ts';
 import { describeRun, type Deadline } from '../retry.ts';
 import { copyBinaryAlongside, VERIFY_TIMEOUT_MS } from '../stage.ts';
 import { guardBaked } from './baked-guard.ts';
+import { writeStagedRecord } from './staged-record.ts';
 
 /** Bound of the dry-run self-test (it reads the configuration and renders the command: well under 1 s). */
 export const SELF_TEST_TIMEOUT_MS = 30_000;
@@ -67,7 +68,7 @@ export async function promoteWithHealthGate(
         cause: error,
       });
     });
-    promote(deps, pending, hotfixBinary);
+    promote(deps, pending, hotfixBinary, expectedVersion);
   } catch (error) {
     removePending(deps, pending);
     throw error;
@@ -163,8 +164,10 @@ function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
-function promote(deps: Deps, pending: string, hotfixBinary: string): void {
+function promote(deps: Deps, pending: string, hotfixBinary: string, version: string): void {
   try {
+    // The version the gate verified, recorded first (R4-7): the recall reads it and never asks the binary.
+    writeStagedRecord(deps, pending, version);
     deps.fs.rename(pending, hotfixBinary);
   } catch (error) {
     throw new AgentError('ANC_HOTFIX', `stage hotfix binary: promoting ${pending}: ${errorMessage(error)}`, {

@@ -89,6 +89,32 @@ for (const kind of ['apt', 'rpm'] as const) {
   });
 }
 
+for (const kind of ['apt', 'rpm'] as const) {
+  test(`${kind} (R4-20): an index bound to another host at the same path, same key, is not used; one bound to this origin is`, async () => {
+    const served = await repo(kind);
+    const url = new URL(served.url);
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    // Repository B: another host, the very same path, the same key.
+    publishHotfixIndex(served, kind, served.key!, `${url.protocol}//b.example:${url.port}${path}`);
+    const sb = node(kind, served);
+    const other = await download(sb, served);
+    assert.is(other.result.exitCode, 0, other.result.stderr);
+    assert.match(other.log, "is not this repository's hotfix index: it names ");
+    assert.match(other.log, 'b.example');
+    // Bound to this origin and path: used.
+    publishHotfixIndex(served, kind, served.key!, `${url.origin}${path}`);
+    rmSync(sb.path('/opt/azure/containers/aks-node-controller-hotfix'));
+    const ours = await download(sb, served);
+    assert.is(ours.result.exitCode, 0, ours.result.stderr);
+    assert.match(ours.message, /^outcome=staged /);
+    const index = kind === 'apt' ? '/aks-node-controller/Packages' : '/aks-node-controller/repodata/';
+    assert.ok(
+      ours.requested.some((p) => p.includes(index) && !p.endsWith('repomd.xml') && !p.endsWith('.asc')),
+      `the hotfix index was used: ${ours.requested.join(' ')}`,
+    );
+  });
+}
+
 test("apt (R3-2): another repository's NEWER index served once does not make this repository's own index a replay", async () => {
   const served = await repo('apt');
   publishHotfixIndex(served, 'apt');

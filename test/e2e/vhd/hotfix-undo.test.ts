@@ -4,7 +4,7 @@
 // the launcher waits for and logs the AGENT's own pid (killing it never leaves an orphaned hotfix beside a
 // second provisioner); each agent step before provision is bounded (fail-open).
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,6 +14,7 @@ import {
   installImage,
   LAUNCHER,
   runLauncher,
+  stageHotfix,
   standInProvisionScript,
   writeFakeAgent,
   writeHostname,
@@ -49,10 +50,7 @@ function image(hotfix?: string): string {
   writeStandInProvisionScripts(root, { exitCode: 0 });
   writeFileSync(join(root, 'etc/os-release'), 'ID=ubuntu\nVERSION_ID="22.04"\n');
   writeFileSync(imagePaths(root).config, '{"version":"v1","bootstrappingConfig":{"tlsBootstrappingToken":"abcdef.0123456789abcdef"}}');
-  if (hotfix) {
-    copyFileSync(hotfix, imagePaths(root).hotfixBinary);
-    chmodSync(imagePaths(root).hotfixBinary, 0o755);
-  }
+  if (hotfix) stageHotfix(root, hotfix, HOTFIX);
   return root;
 }
 
@@ -89,9 +87,10 @@ test('§1: provisioning fails under a hotfix -> quarantined (exit code and name)
     [[HOTFIX, 'provisionFailed', 50, 'ERR_OUTBOUND_CONN_FAIL']],
   );
   assert.not.ok(existsSync(imagePaths(root).hotfixBinary), 'the staged hotfix is gone');
-  assert.is(start(root), BAKED_START, "the image's scripts are back");
+  // R4-5: never restored under scripts that may still run; the next provision restores first.
+  assert.is(start(root), HOTFIX_BUG, "the hotfix's scripts stay until the next provision");
   assert.equal(events(root, 'HotfixFallback'), [
-    `hotfix ${HOTFIX} failed provisioning with exit code 50 (ERR_OUTBOUND_CONN_FAIL) after the provisioning scripts started; version ${HOTFIX} quarantined on this node; baked scripts restored: 2 of hotfix ${SCRIPT_LABEL}; the next boot provisions with the baked agent ${BAKED} (never twice in one boot)`,
+    `hotfix ${HOTFIX} failed provisioning with exit code 50 (ERR_OUTBOUND_CONN_FAIL) after the provisioning scripts started; version ${HOTFIX} quarantined on this node; the image's scripts are restored by the next provision, never under running scripts; the next boot provisions with the baked agent ${BAKED} (never twice in one boot)`,
   ]);
   const status = await runAnc(['status'], { root, bin: baked });
   assert.match(status.stdout, `quarantined hotfix ${HOTFIX} at `);
@@ -104,6 +103,7 @@ test('§1: provisioning fails under a hotfix -> quarantined (exit code and name)
   assert.is(second.exitCode, 0, second.stdout + second.stderr);
   assert.ok(second.stdout.includes('Using VHD-baked binary'));
   assert.equal(provisionedBy(root), [HOTFIX, BAKED]);
+  assert.is(start(root), BAKED_START, "the baked provision restored the image's scripts before its own");
   // And the pointer can no longer bring it back on this node.
   writeFileSync(imagePaths(root).hotfixPointer, `{"hotfixes":{"202604.01":"${HOTFIX}"}}`);
   const download = await runAnc(['download-hotfix'], { root, bin: baked });

@@ -72,6 +72,11 @@ test('gate passes: version on the pending copy, then the dry-run self-test, then
     assert.is(readFileSync(d.paths.hotfixBinary, 'utf8'), 'CANDIDATE');
     assert.is(statSync(d.paths.hotfixBinary).mode & 0o777, 0o755);
     assert.not.ok(existsSync(d.paths.hotfixPending));
+    // R4-7: the verified version is recorded beside it, naming exactly this file.
+    const record = JSON.parse(readFileSync(d.paths.hotfixRecord, 'utf8'));
+    assert.is(record.version, '202604.01.1');
+    const s = statSync(d.paths.hotfixBinary, { bigint: true });
+    assert.equal([record.file, record.content], [`${s.dev}:${s.ino}`, `${s.size}:${s.mode}:${s.mtimeNs}`]);
   } finally {
     d.cleanup();
   }
