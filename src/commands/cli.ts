@@ -16,8 +16,21 @@ export function isReadOnlyInvocation(rawArgv: readonly string[], commands: reado
   const argv = rawArgv.map(normaliseFlag);
   const match = matchCommandWords(argv[0] === '--version' || argv[0] === '-v' ? ['version'] : argv, commands);
   if (!match.command) return true; // help, groups, typos: nothing runs
+  const rest = argv.slice(match.words);
+  // Help and usage errors (did-you-mean included) run nothing, so they write nothing: no log, no event.
+  if (rest.some(isHelpFlag) || !parses(match.command, rest)) return true;
   const readOnly = match.command.readOnly;
-  return typeof readOnly === 'function' ? readOnly(argv.slice(match.words)) : readOnly === true;
+  return typeof readOnly === 'function' ? readOnly(rest) : readOnly === true;
+}
+
+function parses(command: AnyCommand, rest: string[]): boolean {
+  if (rest.length === 0) return true; // the boot path: nothing to parse
+  try {
+    parseInput(command, rest);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyCommand[]): Promise<number> {
