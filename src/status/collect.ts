@@ -156,6 +156,16 @@ async function hotfixDecision(
   }
 }
 
+/** `V (script payload L)` when this provisioning failed under hotfix V and the fallback quarantined it after the scripts. */
+function failedUnderHotfix(binary: StatusReport['binary'], scripts: ScriptsStatus, startedAt: number | null): string | undefined {
+  if (binary?.kind !== 'hotfix') return undefined;
+  const q = scripts.quarantined.find(
+    (e) => e.version === binary.version && e.cause === 'provisionFailed' && (startedAt === null || Date.parse(e.recordedAt) >= startedAt),
+  );
+  if (!q) return undefined;
+  return `${q.version}${scripts.ran === 'hotfix' && scripts.label ? ` (script payload ${scripts.label})` : ''}`;
+}
+
 async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
   let text: string;
   try {
@@ -237,9 +247,13 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const startedText = runAt === null ? 'an unknown time' : `${utcText(runAt)} (${agoText(runAt, deps.clock.now())})`;
   const lastStep = last(steps, (r) => !r.agent);
   const reached = lastStep ? `; the last step it reached: ${lastStep.task}` : '';
+  const scripts = await scriptsStatus(deps, notes, noopOf(log, started), lineInstant(started));
+  const under = failed ? failedUnderHotfix(binary, scripts, lineInstant(started)) : undefined;
   const summary =
     state === 'failed'
-      ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}${fallback ? ` (ran${onBaked})` : ''}`
+      ? under
+        ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name} under hotfix ${under}; quarantined; reimage the node (it does not provision again on reboot)`
+        : `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}${fallback ? ` (ran${onBaked})` : ''}`
       : state === 'succeeded'
         ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}`
         : state === 'interrupted'
@@ -270,7 +284,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
-    scripts: await scriptsStatus(deps, notes, noopOf(log, started)),
+    scripts,
     timeline,
     boots,
     run: unsettled

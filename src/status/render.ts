@@ -2,7 +2,7 @@
 // hotfix decision, configuration warnings, the timeline and where to look next.
 import type { CheckState } from './checks.ts';
 import { type BootGroup, type StatusReport, utcText } from './collect.ts';
-import { renderScripts } from './scripts.ts';
+import { quarantineLines, renderScripts } from './scripts.ts';
 
 const duration = (ms: number | null) => (ms === null ? 'running' : ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : `${ms} ms`);
 
@@ -98,6 +98,7 @@ export function renderStatusText(r: StatusReport, columns?: number, wide = false
     `  staged     ${stagedLine(r.hotfix)}`,
     ...(r.hotfix.checkHotfix ? [`  check      ${r.hotfix.checkHotfix}`] : []),
     ...(r.hotfix.downloadHotfix ? [`  download   ${r.hotfix.downloadHotfix}`] : []),
+    ...quarantineLines(r.scripts.quarantined),
   );
   out.push(...renderScripts(r.scripts));
   if (r.report) out.push('', `report: ${r.report.outcome === 'ok' ? '' : 'FAILED '}${r.report.message} (${r.report.start})`);

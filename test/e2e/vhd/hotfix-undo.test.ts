@@ -91,13 +91,13 @@ test('§1: provisioning fails under a hotfix -> quarantined (exit code and name)
   assert.not.ok(existsSync(imagePaths(root).hotfixBinary), 'the staged hotfix is gone');
   assert.is(start(root), BAKED_START, "the image's scripts are back");
   assert.equal(events(root, 'HotfixFallback'), [
-    `hotfix ${HOTFIX} failed provisioning with exit code 50 (ERR_OUTBOUND_CONN_FAIL) after the provisioning scripts started; version ${HOTFIX} quarantined on this node; baked scripts restored: 2 of hotfix ${SCRIPT_LABEL}; the next boot provisions with the baked agent ${BAKED} (never twice in one boot)`,
+    `hotfix ${HOTFIX} failed provisioning with exit code 50 (ERR_OUTBOUND_CONN_FAIL) after the provisioning scripts started; version ${HOTFIX} quarantined on this node; baked scripts restored: 2 of hotfix ${SCRIPT_LABEL}; this node does not provision again (the unit runs only while provision.complete is absent, and the scripts never run twice): reimage it, and the new node provisions with the baked agent ${BAKED}`,
   ]);
   const status = await runAnc(['status'], { root, bin: baked });
-  assert.match(status.stdout, `quarantined hotfix ${HOTFIX} at `);
+  assert.match(status.stdout, `quarantined ${HOTFIX} at `);
   assert.match(
     status.stdout,
-    /: provisioning failed under it with exit code 50 ERR_OUTBOUND_CONN_FAIL after the scripts started; the image's scripts and the baked agent run from the next provision on/,
+    /: provisioning failed under it with exit code 50 ERR_OUTBOUND_CONN_FAIL after the scripts started; the image's scripts were restored, but this node does not provision again \(the unit runs only while provision.complete is absent\): reimage it/,
   );
   // The next boot: the baked agent and the image's scripts.
   const second = await runLauncher(root, {}, 120_000);
