@@ -166,6 +166,24 @@ function failedUnderHotfix(binary: StatusReport['binary'], scripts: ScriptsStatu
   return `${q.version}${scripts.ran === 'hotfix' && scripts.label ? ` (script payload ${scripts.label})` : ''}`;
 }
 
+/**
+ * A recall in the headline: the hotfix this node still runs is recalled (given up at the next download-hotfix),
+ * or it was given up and the baked agent runs since.
+ */
+function recallText(
+  binary: StatusReport['binary'],
+  scripts: ScriptsStatus,
+  decision: StatusReport['hotfix']['decision'],
+  hotfixStaged: boolean,
+): string {
+  if (binary?.kind === 'hotfix' && hotfixStaged && decision?.reason === 'recalled' && decision.resolved === binary.version)
+    return ` under hotfix ${binary.version}, which the pointer RECALLS: the next download-hotfix gives it up (the image's scripts restored, version quarantined) and the baked agent runs`;
+  const given = scripts.quarantined.filter((q) => q.cause === 'recalled').pop();
+  if (binary?.kind === 'baked' && given)
+    return `; hotfix ${given.version} recalled at ${given.recordedAt}: this node runs the baked agent ${binary.version} and the image's scripts`;
+  return '';
+}
+
 async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
   let text: string;
   try {
@@ -248,14 +266,16 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const lastStep = last(steps, (r) => !r.agent);
   const reached = lastStep ? `; the last step it reached: ${lastStep.task}` : '';
   const scripts = await scriptsStatus(deps, notes, noopOf(log, started), lineInstant(started));
+  const staged = stagedHotfixVerdict(deps);
   const under = failed ? failedUnderHotfix(binary, scripts, lineInstant(started)) : undefined;
+  const recall = recallText(binary, scripts, decision === 'unreadable' ? null : decision, staged.staged && staged.accepted);
   const summary =
     state === 'failed'
       ? under
         ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name} under hotfix ${under}; quarantined; reimage the node (it does not provision again on reboot)`
         : `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}${fallback ? ` (ran${onBaked})` : ''}`
       : state === 'succeeded'
-        ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}`
+        ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}${recall}`
         : state === 'interrupted'
           ? alive === 'earlier-boot'
             ? `provisioning started at ${startedText} in an earlier boot and never finished${reached}; this boot has not started it again (journalctl -u aks-node-controller -b)`
@@ -265,7 +285,6 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
             : state === 'in-progress'
               ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.at, deps.clock.now())})` : ''}`
               : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
-  const staged = stagedHotfixVerdict(deps);
   return {
     state,
     summary,

@@ -50,7 +50,8 @@ function timelineLines(r: StatusReport): string[] {
     const ended = !g.current || r.state === 'interrupted';
     for (const t of g.rows) {
       const unfinished = ended ? 'never finished' : 'running';
-      const outcome = t.outcome === 'ok' ? 'ok' : t.outcome === 'error' ? `ERROR ${t.message}` : unfinished;
+      const said = t.task === 'HotfixFallback' && t.message ? ` ${t.message}` : '';
+      const outcome = t.outcome === 'ok' ? `ok${said}` : t.outcome === 'error' ? `ERROR ${t.message}` : unfinished;
       const took = t.durationMs === null && ended ? '-' : duration(t.durationMs);
       out.push(`${TABLE}  ${t.task.padEnd(width)}  ${t.start.padEnd(23)}  ${took.padStart(8)}  ${outcome}`);
     }
