@@ -21,6 +21,9 @@ import { eventWriter, startLines } from './writers.ts';
  */
 export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'stalled' | 'interrupted' | 'not-started';
 
+/** INTERRUPTED's next step: the unit's condition lets a reboot provision again. */
+const REBOOT = '; reboot the node: the unit runs provisioning again while provision.complete is absent';
+
 /** How long the CustomScript extension waits for provisioning (`provision-wait --timeout 900`). */
 export const EXTENSION_BUDGET_MS = 15 * 60_000;
 
@@ -278,11 +281,13 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
         ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}${recall}`
         : state === 'interrupted'
           ? alive === 'earlier-boot'
-            ? `provisioning started at ${startedText} in an earlier boot and never finished${reached}; this boot has not started it again (journalctl -u aks-node-controller -b)`
-            : `provisioning started at ${startedText} in this boot and never finished: its process (pid ${pid}) is gone without writing a result (killed? journalctl -k | grep -i oom)${reached}`
+            ? `provisioning started at ${startedText} in an earlier boot and never finished${reached}; this boot has not started it again (journalctl -u aks-node-controller -b)${REBOOT}`
+            : `provisioning started at ${startedText}${started?.bootId && thisBoot ? ' in this boot' : ''} and never finished: its process (pid ${pid}) is gone without writing a result (killed? journalctl -k | grep -i oom)${reached}${REBOOT}`
           : state === 'stalled'
             ? `provisioning ${running ? `step ${running.task} ` : ''}started at ${startedText}, running ${spanText(elapsedMs!)}, beyond the ${EXTENSION_BUDGET_MS / 60_000} min the extension waits${alive === 'alive' ? ` (pid ${pid} still runs)` : ' (whether its process still runs cannot be told: no boot id to compare)'}`
-            : state === 'in-progress'
+            : state === 'in-progress' && alive === 'unknown' && !complete && started
+              ? `provisioning started at ${startedText} and has no result yet${running ? ` (last step: ${running.task})` : ''}; whether its process (pid ${pid}) still runs cannot be told here (no boot id or /proc under this root to compare): running, or killed without a result`
+              : state === 'in-progress'
               ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.at, deps.clock.now())})` : ''}`
               : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
   return {
