@@ -71,7 +71,7 @@ export const hotfixExplainCommand = {
     const absolute = (p: string) => (p.startsWith('/') ? p : `${deps.cwd}/${p}`);
     const path = given === undefined ? deps.paths.hotfixPointer : absolute(given);
     const versions = (options.currentVersion ?? []).map(String);
-    const { bakedAgentVersion, checkExplainFlags, lastCheckHotfix, peekPointer, waveContext } = await import(
+    const { bakedAgentVersion, checkExplainFlags, checkUuidTarget, lastCheckHotfix, peekPointer, waveContext } = await import(
       '../pointer/explain-context.ts'
     );
     checkExplainFlags(versions, options.mode);
@@ -83,6 +83,7 @@ export const hotfixExplainCommand = {
     const views = await import('../pointer/explain-views.ts');
     const preview = await import('../hotfix/preview.ts');
     const manifests = (options.imageManifest ?? []).map((m) => absolute(String(m)));
+    checkUuidTarget(context, decidedFor, manifests.length);
     const images = (await import('../image/read.ts')).readManifestFiles(deps, manifests);
     // --candidate: what that executable's script payload would replace here, or on each given image.
     const candidate = options.candidate === undefined ? undefined : absolute(String(options.candidate));
