@@ -10,7 +10,7 @@
 //   npm run demo -- [--packages DIR | --repo DIR] [--pointer FILE] [--baked-bin FILE | --baked-version V] [--keep]
 //
 // Without --keep everything the demo wrote under the temporary directory is removed at the end.
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -34,7 +34,7 @@ the hotfix pointer, a signed apt repository serving the hotfix packages.
   --pointer FILE       the pointer the cluster serves: a pointer JSON ({"hotfixes": ...}) or a ConfigMap
                        from \`hotfix pointer render\`/\`sign\` (YAML or JSON). Default: the packages' version
                        for its base
-  --baked-bin FILE     the image's agent (default: built at --baked-version, ${BAKED_VERSION})
+  --baked-bin FILE     the image's agent, taken as given (default: built at --baked-version, ${BAKED_VERSION})
   --baked-version V    the version the image's agent is built at
   --keep               keep the sandbox files and the servers up (kubectl against the stand-in) until Ctrl-C
 `;
@@ -102,8 +102,39 @@ function pointerFor(debs: string[]): Record<string, unknown> {
   return { hotfixes: { [version.split('.').slice(0, 2).join('.')]: version } };
 }
 
+/**
+ * The demo boots a node through the real launcher (bash, /proc) with real apt and a gpg-signed repository:
+ * Linux with the Debian tools. Said at once, naming what is missing, instead of a spawn error 10 s in.
+ */
+function preflight(): void {
+  const tools = ['apt-get', 'dpkg', 'dpkg-deb', 'apt-ftparchive', 'gpg']; // test/needs.mjs `boot/`: what a first boot uses
+  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean);
+  const missing = tools.filter((t) => !dirs.some((d) => existsSync(join(d, t))));
+  if (process.platform === 'linux' && missing.length === 0) return;
+  const what = process.platform === 'linux' ? `missing ${missing.join(', ')}` : `this is ${process.platform}, not Linux`;
+  process.stderr.write(
+    `demo: cannot run here: it boots a node through the Linux launcher with apt and a signed repository (${what}).\n` +
+      'On Debian or Ubuntu: run it as root once (`npm run demo` installs the tools: scripts/ensure-tools.sh), or apt-get install ' +
+      'apt dpkg-dev apt-utils gnupg.\nOn macOS: run it in a Linux VM or container; README "On a Mac" lists what runs where.\n',
+  );
+  process.exit(1);
+}
+
+/** A rehearsal's hotfix that the node refused (health gate, fallback, download): the reason, else undefined. */
+function refusal(result: Awaited<ReturnType<typeof sandboxedFirstBoot>>): string | undefined {
+  const message = (task: string) =>
+    result.events.filter((e) => e.TaskName === `AKS.AKSNodeController.${task}`).map((e) => e.Message?.split(' | ')[0] ?? '');
+  const fallback = message('HotfixFallback')[0];
+  if (fallback) return fallback;
+  const download = message('DownloadHotfix').find((m) => !/outcome=staged\b/.test(m));
+  if (download && !result.hotfixVersion) return download;
+  if (!/Using hotfix binary/.test(result.launcher.stdout)) return 'the launcher ran the baked agent, not the hotfix';
+  return undefined;
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
+  preflight();
   const agentSteps = new Set(['CheckHotfix', 'DownloadHotfix', 'ScriptHotfix', 'Provision']);
   const source = flags.packages ?? flags.repo;
   const debs = source ? debsIn(source, flags.repo !== undefined) : undefined;
@@ -136,7 +167,9 @@ async function main(): Promise<void> {
     ...(debs ? { debs, pointer: pointerFor(debs) } : ownFix()),
     ...(flags.pointer ? { configMapData: configMapData(flags.pointer) } : {}),
     onStep: (s) => {
-      if (!agentSteps.has(s.name)) process.stdout.write(line(s) + '\n');
+      // A given image agent is taken, not built: its row says so.
+      const named = flags.bakedBin && s.name.startsWith("build the image's agent") ? { ...s, name: "the image's agent (--baked-bin)" } : s;
+      if (!agentSteps.has(s.name)) process.stdout.write(line(named) + '\n');
     },
   };
   const result = await sandboxedFirstBoot(options).finally(() => rmSync(scratch, { recursive: true, force: true }));
@@ -167,6 +200,16 @@ async function main(): Promise<void> {
   writeFileSync(launcherLog, result.launcher.stdout + result.launcher.stderr);
   const logLines = readFileSync(result.logFile, 'utf8').trim().split('\n').length;
   process.exitCode = result.launcher.exitCode === 0 && result.provisionWait.exitCode === 0 ? 0 : 1;
+  // A refused hotfix is never a success, even when the baked agent then provisioned fine.
+  const refused = refusal(result);
+  if (refused) {
+    process.exitCode = 1;
+    const pinned = /another image build|pinned|replaces/.test(refused)
+      ? '\nIts script payload is pinned to the images it was built against; this demo boots its own image (stand-in ' +
+        "scripts), so that payload cannot take here. Rehearse it on the real image: npm run demo:vm (the demo never runs an image's real scripts on this machine).\n"
+      : '';
+    process.stdout.write(`\nREFUSED: the node did not take the hotfix: ${refused.replaceAll(result.root, '<root>')}\n${pinned}`);
+  }
   if (!flags.keep) {
     const bytes = treeBytes(result.root);
     result.cleanup();
