@@ -17,7 +17,7 @@ export function outputFormat(value: unknown): OutputFormat {
   const text = String(value);
   if ((OUTPUT_FORMATS as readonly string[]).includes(text)) return text as OutputFormat;
   throw new AgentError('ANC_USAGE', `unknown output format "${text}"; use one of ${OUTPUT_FORMATS.join(', ')}`, {
-    hint: 'Pass -o text, -o json or -o yaml right after the command words.',
+    hint: 'Pass -o text, -o json or -o yaml right after the command words (-o wide where a wider view exists: status).',
   });
 }
 

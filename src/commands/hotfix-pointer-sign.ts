@@ -23,11 +23,13 @@ export const hotfixPointerSignCommand = {
   ],
   // -o text|json|yaml (the CLI's one output flag); a manifest's text form is YAML.
   output: true,
+  defaultOutput: 'yaml',
+  outputHelp: 'Output format: yaml (default, the signed ConfigMap; -o text prints the same YAML) or json',
   readOnly: true,
   examples: [
     ['hotfix pointer sign --key signing.pem --key-id fleet-2026 pointer.yaml', 'print the signed ConfigMap'],
     [
-      'hotfix pointer render ... | hotfix pointer sign --key signing.pem --key-id fleet-2026 - | kubectl apply -f -',
+      'hotfix pointer render ... | aks-node-controller hotfix pointer sign --key signing.pem --key-id fleet-2026 - | kubectl apply -f -',
       'render, sign and publish in one line',
     ],
   ],

@@ -10,7 +10,10 @@ export const hotfixRolloutStatusCommand = {
   name: 'hotfix rollout status',
   description:
     "Show the hotfix rollout from the nodes' reports: on the hotfix, not yet in their wave, fell back, failed, recalled, not reported",
-  options: [{ flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, then ~/.kube/config)' }],
+  options: [
+    { flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, then ~/.kube/config)' },
+    { flag: '--wide', description: 'Name the nodes under each row (also -o wide)', boolean: true },
+  ],
   output: true,
   readOnly: true,
   examples: [
@@ -35,6 +38,6 @@ export const hotfixRolloutStatusCommand = {
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
     if (options.output === 'json') return { exitCode, stdout: `${JSON.stringify(view, null, 2)}\n` };
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };
-    return { exitCode, stdout: rolloutText(view) };
+    return { exitCode, stdout: rolloutText(view, options.wide === true) };
   },
-} satisfies Command<{ kubeconfig?: string; output?: OutputFormat }>;
+} satisfies Command<{ kubeconfig?: string; wide?: boolean; output?: OutputFormat }>;

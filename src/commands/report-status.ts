@@ -7,6 +7,7 @@ export const reportStatusCommand = {
   name: 'report-status',
   description: "Write this boot's provisioning report on the node's own Node object (fail-open, always exits 0)",
   options: [],
+  failOpen: true,
   details:
     'Writes the annotation kubernetes.azure.com/aks-node-controller-status (compact JSON: versions, binary, hotfix path,\n' +
     'quarantine, scripts, pointer serial, provisioning exit code) and the label kubernetes.azure.com/aks-node-controller-version,\n' +
