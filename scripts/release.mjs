@@ -244,7 +244,9 @@ async function packageAll(a, bins, pkgDir, started) {
     if (r.status !== 0) fail(`packaging ${name}:\n${r.stderr.trimEnd()}`);
     // A requested delta that was not built is an error, never a warning swallowed here.
     if (a.deltaFrom.length && /no delta package/.test(r.stderr)) fail(`packaging ${name}: ${r.stderr.trim()}`);
-    for (const line of r.stdout.split('\n').filter((l) => / sha256 | -> |\.(deb|rpm) /.test(l))) say(`    ${line.trim()}`);
+    // The package script's own counter and total are for one run of it: the release's counter is the one shown.
+    for (const line of r.stdout.split('\n').filter((l) => / sha256 | -> |\.(deb|rpm) /.test(l)))
+      say(`    ${line.replace(/\s*\[\d+\/\d+, total [^\]]*\]/, '').trim()}`);
   }
 }
 
@@ -346,7 +348,7 @@ async function main() {
   mkdirSync(a.outDir, { recursive: true });
   // A directory that holds others' files (--force) is never marked: the next release there needs --force again.
   if (!foreign) writeFileSync(join(a.outDir, OUT_MARKER), `aks-node-controller release ${a.version}: this directory is its output\n`);
-  say(`release ${a.version}: build every target${a.scripts ? `, the script payload checked against ${a.manifests.length} image(s)` : ''}`);
+  say(`release ${a.version}: build ${a.arch === 'all' ? 'every target' : `linux-${a.arch} only`}${a.scripts ? `, the script payload checked against ${a.manifests.length} image(s)` : ''}`);
   const bins = await buildAll(a, binDir);
   const host = bins[HOST];
   if (!host) fail(`no ${HOST} executable to preview with (--arch ${a.arch})`);

@@ -56,6 +56,7 @@ test('a payload no checked image takes (the wrong platform, after --unchecked-pl
   assert.match(r.stderr, 'release: the script payload bad-fix changes nothing on any checked image: it is no fix there, so it is not released.\n');
   assert.match(r.stderr, `  takes nothing: ${manifest} (ubuntu 22.04, agent 202604.01.0): no script hotfix on this image: the payload has no entry for platform ubuntu`);
   assert.not.match(r.stdout, /done|package/);
+  assert.match(r.stdout, 'release 202604.01.1: build linux-amd64 only, the script payload checked against 1 image(s)\n', 'not "every target"');
   assert.not.ok(existsSync(join(out, 'packages')), 'nothing packaged');
   assert.is(readFileSync(join(out, 'keep.txt'), 'utf8'), 'mine\n');
   assert.not.ok(existsSync(join(out, '.aks-node-controller-release')), 'a directory of others is never marked as ours');
