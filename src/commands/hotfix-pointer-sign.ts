@@ -45,7 +45,8 @@ export const hotfixPointerSignCommand = {
     const format = options.output === 'json' ? 'json' : 'yaml';
     const { parseConfigMapText, signConfigMap, formatConfigMap } = await import('../pointer/configmap.ts');
     const doc = await parseConfigMapText(readInputFile(deps, file, 'ConfigMap'), file);
-    const signed = signConfigMap(doc, readInputFile(deps, options.key, 'private key'), String(options.keyId));
+    const { bakedKeys } = await import('../pointer/keys.ts');
+    const signed = signConfigMap(doc, readInputFile(deps, options.key, 'private key'), String(options.keyId), bakedKeys());
     const { expiryWarning } = await import('../pointer/expiry.ts');
     const warning = expiryWarning(pointerExpires(doc.data), deps.clock.now());
     return { exitCode: 0, stdout: await formatConfigMap(signed, format), ...(warning ? { stderr: `warning: ${warning}\n` } : {}) };
