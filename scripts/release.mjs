@@ -162,7 +162,7 @@ function elfArch(file) {
     if (fd !== undefined) closeSync(fd);
   }
   if (head.readUInt32BE(0) !== 0x7f454c46) fail(`--delta-from ${file}: not an executable (no ELF header)`);
-  return { 0x3e: 'amd64', 0xb7: 'arm64' }[head.readUInt16LE(18)] ?? `machine ${head.readUInt16LE(18)}`;
+  return { 62: 'amd64', 183: 'arm64' }[head.readUInt16LE(18)] ?? `machine ${head.readUInt16LE(18)}`;
 }
 
 /** A delta that would not be built is an error, named before the build: from an executable of another architecture. */
@@ -348,7 +348,9 @@ async function main() {
   mkdirSync(a.outDir, { recursive: true });
   // A directory that holds others' files (--force) is never marked: the next release there needs --force again.
   if (!foreign) writeFileSync(join(a.outDir, OUT_MARKER), `aks-node-controller release ${a.version}: this directory is its output\n`);
-  say(`release ${a.version}: build ${a.arch === 'all' ? 'every target' : `linux-${a.arch} only`}${a.scripts ? `, the script payload checked against ${a.manifests.length} image(s)` : ''}`);
+  say(
+    `release ${a.version}: build ${a.arch === 'all' ? 'every target' : `linux-${a.arch} only`}${a.scripts ? `, the script payload checked against ${a.manifests.length} image(s)` : ''}`,
+  );
   const bins = await buildAll(a, binDir);
   const host = bins[HOST];
   if (!host) fail(`no ${HOST} executable to preview with (--arch ${a.arch})`);

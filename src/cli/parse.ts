@@ -10,6 +10,17 @@ import { outputFormat } from './output.ts';
 
 const flagName = (arg: string) => arg.split('=')[0]!;
 
+/** Whether the arguments parse without a usage error (main opens no log for one: issue 40). */
+export function parsesCleanly(command: AnyCommand, rest: string[]): boolean {
+  if (rest.length === 0) return true; // the boot path: nothing to parse
+  try {
+    parseInput(command, rest);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function parseInput(command: AnyCommand, rest: string[]): { args: string[]; options: Record<string, unknown> } {
   const taken = command.output ? takeOutputFlag(rest) : { format: undefined, args: rest };
   // kubectl's `-o wide` is the text view with --wide, where the command has one.

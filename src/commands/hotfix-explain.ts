@@ -83,8 +83,7 @@ export const hotfixExplainCommand = {
     const views = await import('../pointer/explain-views.ts');
     const preview = await import('../hotfix/preview.ts');
     const manifests = (options.imageManifest ?? []).map((m) => absolute(String(m)));
-    checkUuidTarget(context, decidedFor, manifests.length);
-    const images = (await import('../image/read.ts')).readManifestFiles(deps, manifests);
+    const images = (await import('../image/read.ts')).readManifestFiles(deps, checkUuidTarget(context, decidedFor, manifests));
     // --candidate: what that executable's script payload would replace here, or on each given image.
     const candidate = options.candidate === undefined ? undefined : absolute(String(options.candidate));
     const inspect = await import('../hotfix/scripts/inspect.ts');

@@ -34,7 +34,9 @@ function fleetWaves(pointer: HotfixPointer, d: HotfixExplanation, context: WaveC
   if (context.uuid !== undefined || d.reason !== 'notInWave' || base === null || !pointer.rollout || !Object.hasOwn(pointer.rollout, base))
     return undefined;
   const entry = pointer.rollout[base]!;
-  return entry.schedule ? entry.schedule.map((s: { at: string; percent: number }) => ({ at: s.at, percent: s.percent })) : [{ at: null, percent: entry.percent }];
+  return entry.schedule
+    ? entry.schedule.map((s: { at: string; percent: number }) => ({ at: s.at, percent: s.percent }))
+    : [{ at: null, percent: entry.percent }];
 }
 
 const wavesText = (waves: NonNullable<ImageVerdict['waves']>) =>
@@ -54,15 +56,16 @@ export function previewImages(
     const plan = scripts?.images?.[i] ?? null;
     const scriptsBlock = plan !== null && !plan.skipped && !plan.takes;
     const waves = fleetWaves(pointer, decision, context);
-    const inWaves = waves !== undefined && waves.some((w) => w.percent > 0);
+    const inWaves = waves?.some((w) => w.percent > 0) === true;
     const takes = (decision.upgrade || inWaves) && !scriptsBlock;
-    const why = inWaves && !scriptsBlock
-      ? `takes hotfix ${decision.resolved} in waves: ${wavesText(waves)} (--uuid U: one node's answer)`
-      : !decision.upgrade
-      ? `stays on ${version} (${decision.reason}${decision.detail ? `: ${decision.detail}` : ''})`
-      : scriptsBlock
-        ? `no fix: ${plan.noop ?? `the script payload is refused here (${plan.entries.find((e) => e.action === 'refused')?.reason})`}`
-        : `takes hotfix ${decision.resolved}${plan && !plan.skipped ? ` (scripts: ${plan.entries.filter((e) => e.action === 'replace').length} replaced)` : ''}`;
+    const why =
+      inWaves && !scriptsBlock
+        ? `takes hotfix ${decision.resolved} in waves: ${wavesText(waves)} (--uuid U: one node's answer)`
+        : !decision.upgrade
+          ? `stays on ${version} (${decision.reason}${decision.detail ? `: ${decision.detail}` : ''})`
+          : scriptsBlock
+            ? `no fix: ${plan.noop ?? `the script payload is refused here (${plan.entries.find((e) => e.action === 'refused')?.reason})`}`
+            : `takes hotfix ${decision.resolved}${plan && !plan.skipped ? ` (scripts: ${plan.entries.filter((e) => e.action === 'replace').length} replaced)` : ''}`;
     return { image: imageName(img.manifest, img.source), version, decision, scripts: plan, takes, why, ...(waves ? { waves } : {}) };
   });
 }

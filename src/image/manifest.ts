@@ -109,7 +109,9 @@ export function imageName(m: ImageManifest, source: string): string {
  * the path it was read from (the same inputs give the same bytes wherever they are built, and no path leaks).
  */
 export function imageIdentity(m: ImageManifest): string {
-  const os = [m.platform.name ?? `unclassified ${m.platform.id || 'OS'}`, m.platform.versionId, m.platform.variantId].filter(Boolean).join(' ');
+  const os = [m.platform.name ?? `unclassified ${m.platform.id || 'OS'}`, m.platform.versionId, m.platform.variantId]
+    .filter(Boolean)
+    .join(' ');
   return `${os}, agent ${m.agentVersion ?? 'unknown'}, manifest sha256:${sha256Hex(renderManifest(m))}`;
 }
 

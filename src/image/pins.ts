@@ -100,7 +100,12 @@ export function pinPayload<E extends PinnableEntry, P extends PinnablePayload<E>
       );
     return digests.size === 0 ? entry : { ...entry, replaces: [...digests].sort() };
   });
-  const pinned: P = { ...payload, entries, images: images.map((img) => imageIdentity(img.manifest)), uncheckedPlatforms: [...unchecked].sort() };
+  const pinned: P = {
+    ...payload,
+    entries,
+    images: images.map((img) => imageIdentity(img.manifest)),
+    uncheckedPlatforms: [...unchecked].sort(),
+  };
   return { problems, payload: pinned };
 }
 

@@ -105,7 +105,9 @@ export function signConfigMap(doc: ConfigMapDoc, privateKeyPem: string, keyid: s
     throw new AgentError(
       'ANC_USAGE',
       `--key does not match key id "${keyid}": this binary bakes another public key under that id, so nodes built like it would refuse the signature (as altered)`,
-      { hint: `Sign with the private key of "${keyid}", or give the key id the nodes know this key by (\`hotfix pointer verify\` lists the baked key ids).` },
+      {
+        hint: `Sign with the private key of "${keyid}", or give the key id the nodes know this key by (\`hotfix pointer verify\` lists the baked key ids).`,
+      },
     );
   envelope.signatures.push({ keyid, sig });
   return { ...doc, data: { ...doc.data, [ENVELOPE_KEY]: serializeEnvelope(envelope) } };

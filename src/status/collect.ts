@@ -10,6 +10,7 @@ import { agoText, type BootCheck, bootChecks, notStartedSummary, spanText } from
 import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
 import { stagedHotfixVerdict } from '../pointer/staged.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
+import { failedText, failedUnderHotfix, REBOOT, recallText, untellableText } from './hotfix-headline.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 import { type BootGroup, groupByBoot, lineInstant, type LogLine, utcText } from './boots.ts';
 import { type ProvisionFile, parseProvisionJson } from './provision-json.ts';
@@ -20,9 +21,6 @@ import { eventWriter, startLines } from './writers.ts';
  * or an earlier boot); `stalled`: it still runs (or cannot be told) beyond the extension's 15 minutes.
  */
 export type BootState = 'succeeded' | 'failed' | 'in-progress' | 'stalled' | 'interrupted' | 'not-started';
-
-/** INTERRUPTED's next step: the unit's condition lets a reboot provision again. */
-const REBOOT = '; reboot the node: the unit runs provisioning again while provision.complete is absent';
 
 /** How long the CustomScript extension waits for provisioning (`provision-wait --timeout 900`). */
 export const EXTENSION_BUDGET_MS = 15 * 60_000;
@@ -159,34 +157,6 @@ async function hotfixDecision(
   }
 }
 
-/** `V (script payload L)` when this provisioning failed under hotfix V and the fallback quarantined it after the scripts. */
-function failedUnderHotfix(binary: StatusReport['binary'], scripts: ScriptsStatus, startedAt: number | null): string | undefined {
-  if (binary?.kind !== 'hotfix') return undefined;
-  const q = scripts.quarantined.find(
-    (e) => e.version === binary.version && e.cause === 'provisionFailed' && (startedAt === null || Date.parse(e.recordedAt) >= startedAt),
-  );
-  if (!q) return undefined;
-  return `${q.version}${scripts.ran === 'hotfix' && scripts.label ? ` (script payload ${scripts.label})` : ''}`;
-}
-
-/**
- * A recall in the headline: the hotfix this node still runs is recalled (given up at the next download-hotfix),
- * or it was given up and the baked agent runs since.
- */
-function recallText(
-  binary: StatusReport['binary'],
-  scripts: ScriptsStatus,
-  decision: StatusReport['hotfix']['decision'],
-  hotfixStaged: boolean,
-): string {
-  if (binary?.kind === 'hotfix' && hotfixStaged && decision?.reason === 'recalled' && decision.resolved === binary.version)
-    return ` under hotfix ${binary.version}, which the pointer RECALLS: the next download-hotfix gives it up (the image's scripts restored, version quarantined) and the baked agent runs`;
-  const given = scripts.quarantined.filter((q) => q.cause === 'recalled').pop();
-  if (binary?.kind === 'baked' && given)
-    return `; hotfix ${given.version} recalled at ${given.recordedAt}: this node runs the baked agent ${binary.version} and the image's scripts`;
-  return '';
-}
-
 async function configWarnings(deps: Deps, notes: string[]): Promise<string[]> {
   let text: string;
   try {
@@ -270,15 +240,11 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const reached = lastStep ? `; the last step it reached: ${lastStep.task}` : '';
   const scripts = await scriptsStatus(deps, notes, noopOf(log, started), lineInstant(started));
   const staged = stagedHotfixVerdict(deps);
-  const under = failed ? failedUnderHotfix(binary, scripts, lineInstant(started)) : undefined;
-  const recall = recallText(binary, scripts, decision === 'unreadable' ? null : decision, staged.staged && staged.accepted);
   const summary =
     state === 'failed'
-      ? under
-        ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name} under hotfix ${under}; quarantined; reimage the node (it does not provision again on reboot)`
-        : `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}${fallback ? ` (ran${onBaked})` : ''}`
+      ? failedText(exitCode!, failedUnderHotfix(binary, scripts, lineInstant(started)), fallback ? ` (ran${onBaked})` : '')
       : state === 'succeeded'
-        ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}${recall}`
+        ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}${recallText(binary, scripts, decision === 'unreadable' ? null : decision, staged.staged && staged.accepted)}`
         : state === 'interrupted'
           ? alive === 'earlier-boot'
             ? `provisioning started at ${startedText} in an earlier boot and never finished${reached}; this boot has not started it again (journalctl -u aks-node-controller -b)${REBOOT}`
@@ -286,10 +252,10 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
           : state === 'stalled'
             ? `provisioning ${running ? `step ${running.task} ` : ''}started at ${startedText}, running ${spanText(elapsedMs!)}, beyond the ${EXTENSION_BUDGET_MS / 60_000} min the extension waits${alive === 'alive' ? ` (pid ${pid} still runs)` : ' (whether its process still runs cannot be told: no boot id to compare)'}`
             : state === 'in-progress' && alive === 'unknown' && !complete && started
-              ? `provisioning started at ${startedText} and has no result yet${running ? ` (last step: ${running.task})` : ''}; whether its process (pid ${pid}) still runs cannot be told here (no boot id or /proc under this root to compare): running, or killed without a result`
+              ? untellableText(startedText, running?.task, pid)
               : state === 'in-progress'
-              ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.at, deps.clock.now())})` : ''}`
-              : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
+                ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.at, deps.clock.now())})` : ''}`
+                : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
   return {
     state,
     summary,

@@ -32,7 +32,10 @@ test('without the Debian tools: refused at once, the missing tools named, what t
   symlinkSync(process.execPath, join(bin, 'node'));
   const r = await demo([], { PATH: bin });
   assert.is(r.code, 1, r.out);
-  assert.match(r.out, 'demo: cannot run here: it boots a node through the Linux launcher with apt and a signed repository (missing apt-get, dpkg, dpkg-deb, apt-ftparchive, gpg).');
+  assert.match(
+    r.out,
+    'demo: cannot run here: it boots a node through the Linux launcher with apt and a signed repository (missing apt-get, dpkg, dpkg-deb, apt-ftparchive, gpg).',
+  );
   assert.match(r.out, 'README "On a Mac" lists what runs where');
   assert.not.match(r.out, 'ENOENT');
 });
@@ -44,7 +47,14 @@ test('--packages whose payload is pinned to another image: REFUSED with the reas
   const target = `${y}.${d}.${Number(patch) + 1}`;
   const manifest = imageManifestFor(BIN, join(work, 'real-image'), { exitCode: 7, note: 'the real image' });
   const payload = writePayloadDir(join(work, 'payload'), pinnedFixEntries());
-  const bin = buildAgent(target, join(work, 'hotfix'), ['--scripts', payload, '--scripts-label', SCRIPT_LABEL, '--image-manifest', manifest]);
+  const bin = buildAgent(target, join(work, 'hotfix'), [
+    '--scripts',
+    payload,
+    '--scripts-label',
+    SCRIPT_LABEL,
+    '--image-manifest',
+    manifest,
+  ]);
   const built = buildHotfixPackages(target, join(work, 'built'), { bin });
   const packages = join(work, 'packages');
   mkdirSync(packages);

@@ -30,7 +30,8 @@ function report(path: 'hotfix' | 'baked', decision: string, exitCode = 0, name =
 
 function annotate(api: FakeApiServer, name: string, text: string | undefined): void {
   api.nodes.register(name, { bootId: 'boot-1' });
-  (api.nodes.nodes.get(name)!.metadata as { annotations: Record<string, string> }).annotations = text === undefined ? {} : { [ANNOTATION]: text };
+  (api.nodes.nodes.get(name)!.metadata as { annotations: Record<string, string> }).annotations =
+    text === undefined ? {} : { [ANNOTATION]: text };
 }
 
 test('rollout status -o wide: each row followed by its nodes; --wide the same; the plain table has no names', async () => {

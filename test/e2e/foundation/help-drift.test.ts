@@ -29,7 +29,10 @@ test('-o wide: status takes it as --wide; a command without a wider view says so
 
 test('groups are described, not listed as "Commands: ..."; the root help has a blank line before Flags:', async () => {
   const top = (await run(['--help'])).stdout;
-  assert.match(top, "\n  image                  What an image holds: its manifest of scripts, platform and baked agent, and what changed since\n");
+  assert.match(
+    top,
+    '\n  image                  What an image holds: its manifest of scripts, platform and baked agent, and what changed since\n',
+  );
   assert.match(top, "for a command's flags, examples and exit codes.\n\nFlags:\n");
   const hotfix = (await run(['hotfix', '--help'])).stdout;
   assert.match(hotfix, "\n  pointer  Render, sign and verify the hotfix pointer (the fleet's anc-hotfix-version ConfigMap)\n");
@@ -54,7 +57,10 @@ test("sign's pipeline names the program; image manifest and sign say their defau
   assert.match(sign, '  aks-node-controller hotfix pointer render ... | aks-node-controller hotfix pointer sign --key');
   assert.match(sign, '-o, --output <format>  Output format: yaml (default, the signed ConfigMap; -o text prints the same YAML) or json\n');
   const manifest = (await run(['image', 'manifest', '--help'])).stdout;
-  assert.match(manifest, 'Output format: json (default, the manifest; -o text prints the same JSON) or yaml; with --diff: text (default, for people), json or yaml');
+  assert.match(
+    manifest,
+    'Output format: json (default, the manifest; -o text prints the same JSON) or yaml; with --diff: text (default, for people), json or yaml',
+  );
   assert.not.match(manifest + sign, 'text (default, for people), json or yaml (for machines)');
 });
 

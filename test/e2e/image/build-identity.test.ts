@@ -23,7 +23,14 @@ test('the same payload and image manifest built from two directories: the same b
     mkdirSync(inputs, { recursive: true });
     cpSync(payload, join(inputs, 'payload'), { recursive: true });
     cpSync(manifest, join(inputs, 'ubuntu-2204.json'));
-    const args = ['--scripts', join(inputs, 'payload'), '--scripts-label', SCRIPT_LABEL, '--image-manifest', join(inputs, 'ubuntu-2204.json')];
+    const args = [
+      '--scripts',
+      join(inputs, 'payload'),
+      '--scripts-label',
+      SCRIPT_LABEL,
+      '--image-manifest',
+      join(inputs, 'ubuntu-2204.json'),
+    ];
     return buildAgent('202604.01.1', join(inputs, 'out'), args);
   });
   assert.is(sha(bins[0]!), sha(bins[1]!), 'the same bytes from two directories');

@@ -32,8 +32,14 @@ test('--out-dir: a non-empty directory that is not a release output is refused, 
   writeFileSync(join(out, 'keep.txt'), 'mine\n');
   const r = release(['--image-manifest', manifest, '--out-dir', out]);
   assert.is(r.status, 1, r.stdout + r.stderr);
-  assert.match(r.stderr, `release: --out-dir ${out} is not empty and is not a release's output (no .aks-node-controller-release in it): it holds `);
-  assert.match(r.stderr, 'or --force to write into it (only bin/, packages/ and pointer-proposed.yaml are replaced; nothing else is deleted)');
+  assert.match(
+    r.stderr,
+    `release: --out-dir ${out} is not empty and is not a release's output (no .aks-node-controller-release in it): it holds `,
+  );
+  assert.match(
+    r.stderr,
+    'or --force to write into it (only bin/, packages/ and pointer-proposed.yaml are replaced; nothing else is deleted)',
+  );
   assert.is(r.stdout, '', 'nothing started');
   assert.equal(readdirSync(out).sort(), ['keep.txt', 'notes']);
   assert.is(readFileSync(join(out, 'keep.txt'), 'utf8'), 'mine\n');
@@ -53,10 +59,20 @@ test('a payload no checked image takes (the wrong platform, after --unchecked-pl
   const args = ['--scripts', payload, '--scripts-label', 'bad-fix', '--unchecked-platform', 'mariner'];
   const r = release([...args, '--image-manifest', manifest, '--out-dir', out, '--force']);
   assert.is(r.status, 1, r.stdout + r.stderr);
-  assert.match(r.stderr, 'release: the script payload bad-fix changes nothing on any checked image: it is no fix there, so it is not released.\n');
-  assert.match(r.stderr, `  takes nothing: ${manifest} (ubuntu 22.04, agent 202604.01.0): no script hotfix on this image: the payload has no entry for platform ubuntu`);
+  assert.match(
+    r.stderr,
+    'release: the script payload bad-fix changes nothing on any checked image: it is no fix there, so it is not released.\n',
+  );
+  assert.match(
+    r.stderr,
+    `  takes nothing: ${manifest} (ubuntu 22.04, agent 202604.01.0): no script hotfix on this image: the payload has no entry for platform ubuntu`,
+  );
   assert.not.match(r.stdout, /done|package/);
-  assert.match(r.stdout, 'release 202604.01.1: build linux-amd64 only, the script payload checked against 1 image(s)\n', 'not "every target"');
+  assert.match(
+    r.stdout,
+    'release 202604.01.1: build linux-amd64 only, the script payload checked against 1 image(s)\n',
+    'not "every target"',
+  );
   assert.not.ok(existsSync(join(out, 'packages')), 'nothing packaged');
   assert.is(readFileSync(join(out, 'keep.txt'), 'utf8'), 'mine\n');
   assert.not.ok(existsSync(join(out, '.aks-node-controller-release')), 'a directory of others is never marked as ours');
@@ -103,7 +119,10 @@ test('--delta-from an executable of another architecture: an error before the bu
   );
   const notElf = join(work, 'not-elf');
   writeFileSync(notElf, '#!/bin/sh\n');
-  assert.match(release(['--image-manifest', manifest, '--delta-from', notElf]).stderr, `--delta-from ${notElf}: not an executable (no ELF header)`);
+  assert.match(
+    release(['--image-manifest', manifest, '--delta-from', notElf]).stderr,
+    `--delta-from ${notElf}: not an executable (no ELF header)`,
+  );
   // The host's own baked agent is of the built architecture: accepted (the next check, --out-dir, speaks).
   const accepted = release(['--image-manifest', manifest, '--out-dir', join(work, 'mine'), '--delta-from', baked]);
   assert.match(accepted.stderr, /^release: --out-dir \S+ is not empty/);

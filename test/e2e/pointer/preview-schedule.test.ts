@@ -18,10 +18,18 @@ const image = join(work, 'ubuntu-2204.json');
 const configMap = join(work, 'scheduled.yaml');
 
 test.before(async () => {
-  const manifest = { schemaVersion: 1, agentVersion: '202604.01.0', platform: { name: 'ubuntu', id: 'ubuntu', versionId: '22.04', variantId: '' }, files: [] };
+  const manifest = {
+    schemaVersion: 1,
+    agentVersion: '202604.01.0',
+    platform: { name: 'ubuntu', id: 'ubuntu', versionId: '22.04', variantId: '' },
+    files: [],
+  };
   writeFileSync(image, JSON.stringify(manifest));
   const args = ['hotfix', 'pointer', 'render', '--hotfix', '202604.01=202604.01.1', '--schedule', `202604.01=10@${first},100@${full}`];
-  const r = await runAnc([...args, '--serial', '1', '--expires', new Date(Date.now() + 14 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z')], { root: work });
+  const r = await runAnc(
+    [...args, '--serial', '1', '--expires', new Date(Date.now() + 14 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z')],
+    { root: work },
+  );
   assert.is(r.exitCode, 0, r.stderr);
   writeFileSync(configMap, r.stdout);
 });
@@ -36,14 +44,16 @@ test('a schedule whose first step is in an hour: the image takes it in waves, ea
   );
   assert.not.match(r.stdout, 'product_uuid');
   assert.not.match(r.stdout, 'NO image takes');
-  const json = JSON.parse((await runAnc(['hotfix', 'explain', '--pointer', configMap, '--image-manifest', image, '-o', 'json'], { root: work })).stdout);
+  const json = JSON.parse(
+    (await runAnc(['hotfix', 'explain', '--pointer', configMap, '--image-manifest', image, '-o', 'json'], { root: work })).stdout,
+  );
   assert.equal(json.images[0].waves, [
     { at: at(first), percent: 10 },
     { at: at(full), percent: 100 },
   ]);
 });
 
-test('--uuid answers for that node: with its image, when it joins; without a version, refused (never this machine\'s binary)', async () => {
+test("--uuid answers for that node: with its image, when it joins; without a version, refused (never this machine's binary)", async () => {
   const node = await runAnc(['hotfix', 'explain', '--pointer', configMap, '--image-manifest', image, '--uuid', UUID], { root: work });
   assert.match(node.stdout, /\(notInWave: node is outside the 0% wave for base 202604\.01: seed [\d.]+, cutoff 0; it joins at /);
   assert.not.match(node.stdout, 'product_uuid');
@@ -52,7 +62,9 @@ test('--uuid answers for that node: with its image, when it joins; without a ver
   assert.match(bare.stderr, `--uuid ${UUID} decides for that node, but its version is not known here`);
   assert.match(bare.stderr, "give the node's version (--current-version V) or its image (--image-manifest FILE)");
   assert.not.match(bare.stdout, 'not-newer');
-  const given = await runAnc(['hotfix', 'explain', '--pointer', configMap, '--uuid', UUID, '--current-version', '202604.01.0'], { root: work });
+  const given = await runAnc(['hotfix', 'explain', '--pointer', configMap, '--uuid', UUID, '--current-version', '202604.01.0'], {
+    root: work,
+  });
   assert.match(given.stdout, '202604.01.0 (requested 202604.01.1): stays (notInWave');
 });
 

@@ -12,7 +12,17 @@ const sign = (key: string, keyid: string, file: string) =>
 
 test("a private key that is not the baked key id's: exit 1 at signing, nothing printed; the right key signs", async () => {
   const rendered = await runAnc(
-    ['hotfix', 'pointer', 'render', '--hotfix', '202604.01=202604.01.1', '--serial', '3', '--expires', new Date(Date.now() + 7 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z')],
+    [
+      'hotfix',
+      'pointer',
+      'render',
+      '--hotfix',
+      '202604.01=202604.01.1',
+      '--serial',
+      '3',
+      '--expires',
+      new Date(Date.now() + 7 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+    ],
     { root: DIR, bin: SIGNED_BIN },
   );
   assert.is(rendered.exitCode, 0, rendered.stderr);

@@ -49,10 +49,16 @@ test('status: what ran in this boot (the hotfix scripts), the hotfix in the head
     headline,
     `FAILED: provisioning FAILED with exit code 50 ERR_OUTBOUND_CONN_FAIL under hotfix ${HOTFIX_VERSION} (script payload bad-fix); quarantined; reimage the node (it does not provision again on reboot)`,
   );
-  assert.match(r.stdout, '\n  ran        hotfix bad-fix, 1 replaced (since restored)\n             /opt/azure/containers/provision_start.sh\n');
+  assert.match(
+    r.stdout,
+    '\n  ran        hotfix bad-fix, 1 replaced (since restored)\n             /opt/azure/containers/provision_start.sh\n',
+  );
   assert.not.match(r.stdout, 'ran        baked');
   assert.match(r.stdout, `\n  quarantined ${HOTFIX_VERSION} at `);
-  assert.match(r.stdout, /after the scripts started; the image's scripts were restored, but this node does not provision again .*: reimage it\n/);
+  assert.match(
+    r.stdout,
+    /after the scripts started; the image's scripts were restored, but this node does not provision again .*: reimage it\n/,
+  );
   assert.not.match(r.stdout, 'from the next provision on');
   const j = JSON.parse((await runAnc(['status', '-o', 'json'], { root: b.root })).stdout);
   assert.equal([j.scripts.ran, j.scripts.label, j.scripts.replaced], ['hotfix', 'bad-fix', ['/opt/azure/containers/provision_start.sh']]);

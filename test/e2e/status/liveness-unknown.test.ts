@@ -20,7 +20,15 @@ function killedRun(pid: number): string {
   roots.push(root);
   mkdirSync(join(root, 'var/log/azure'), { recursive: true });
   const time = new Date(Date.now() - 60_000).toISOString();
-  const line = { time, level: 'INFO', msg: 'aks-node-controller started', task: 'Provision', version: '202604.01.0', binary: 'baked', pid: String(pid) };
+  const line = {
+    time,
+    level: 'INFO',
+    msg: 'aks-node-controller started',
+    task: 'Provision',
+    version: '202604.01.0',
+    binary: 'baked',
+    pid: String(pid),
+  };
   writeFileSync(join(root, 'var/log/azure/aks-node-controller.log'), `${JSON.stringify(line)}\n`);
   return root;
 }
@@ -30,7 +38,10 @@ test('no <root>/proc: whether the run lives cannot be told, and status says so (
   const r = await runAnc(['status'], { root });
   const headline = r.stdout.split('\n')[0]!;
   assert.match(headline, /^in-progress: provisioning started at \S+ \S+ UTC \([^)]* ago\) and has no result yet; /);
-  assert.match(headline, 'whether its process (pid 4000000) still runs cannot be told here (no boot id or /proc under this root to compare): running, or killed without a result');
+  assert.match(
+    headline,
+    'whether its process (pid 4000000) still runs cannot be told here (no boot id or /proc under this root to compare): running, or killed without a result',
+  );
 });
 
 test('a readable /proc and no boot id in the log: a pid that is gone is INTERRUPTED, with reboot as its next step', async () => {
@@ -39,7 +50,10 @@ test('a readable /proc and no boot id in the log: a pid that is gone is INTERRUP
   const r = await runAnc(['status'], { root });
   assert.is(r.exitCode, 5, r.stdout);
   const headline = r.stdout.split('\n')[0]!;
-  assert.match(headline, /^INTERRUPTED: provisioning started at .* and never finished: its process \(pid 4000000\) is gone without writing a result/);
+  assert.match(
+    headline,
+    /^INTERRUPTED: provisioning started at .* and never finished: its process \(pid 4000000\) is gone without writing a result/,
+  );
   assert.ok(headline.endsWith('; reboot the node: the unit runs provisioning again while provision.complete is absent'), headline);
 });
 

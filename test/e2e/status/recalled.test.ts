@@ -20,7 +20,12 @@ let root = '';
 
 test.before(async () => {
   baked = buildAgent(BAKED, join(work, 'baked'));
-  const hotfix = buildAgent(HOTFIX, join(work, 'good'), ['--scripts', writePayloadDir(join(work, 'payload')), '--scripts-label', SCRIPT_LABEL]);
+  const hotfix = buildAgent(HOTFIX, join(work, 'good'), [
+    '--scripts',
+    writePayloadDir(join(work, 'payload')),
+    '--scripts-label',
+    SCRIPT_LABEL,
+  ]);
   root = mkdtempSync(join(work, 'root-'));
   installImage(root, baked);
   writeHostname(root);
@@ -61,7 +66,9 @@ test('given up: the headline says recalled and what runs now; the recall row is 
   const status = await runAnc(['status'], { root, bin: baked });
   assert.match(
     status.stdout.split('\n')[0]!,
-    new RegExp(`^succeeded: provisioning succeeded in \\d+ s; hotfix ${HOTFIX} recalled at \\S+: this node runs the baked agent ${BAKED} and the image's scripts$`),
+    new RegExp(
+      `^succeeded: provisioning succeeded in \\d+ s; hotfix ${HOTFIX} recalled at \\S+: this node runs the baked agent ${BAKED} and the image's scripts$`,
+    ),
   );
   assert.match(status.stdout, /\n {2}HotfixFallback .* ok recall: hotfix 202604\.01\.1 recalled by the hotfix pointer;/);
   assert.not.match(status.stdout, 'ERROR');
