@@ -37,6 +37,7 @@ the hotfix pointer, a signed apt repository serving the hotfix packages.
   --baked-bin FILE     the image's agent, taken as given (default: built at --baked-version, ${BAKED_VERSION})
   --baked-version V    the version the image's agent is built at
   --keep               keep the sandbox files and the servers up (kubectl against the stand-in) until Ctrl-C
+  --verbose            the agent's raw telemetry in the rows too (download-hotfix's sourceMs=..., indexMs=...)
 `;
 
 interface DemoFlags {
@@ -46,6 +47,7 @@ interface DemoFlags {
   bakedBin?: string;
   bakedVersion?: string;
   keep: boolean;
+  verbose?: boolean;
 }
 
 function parseFlags(argv: string[]): DemoFlags {
@@ -64,6 +66,7 @@ function parseFlags(argv: string[]): DemoFlags {
       process.exit(0);
     }
     if (name === '--keep') flags.keep = true;
+    else if (name === '--verbose') flags.verbose = true;
     else if (valued[name]) {
       const value = inline ?? argv[++i];
       if (!value) throw new Error(`${name} needs a value (see --help)`);
@@ -148,11 +151,29 @@ async function main(): Promise<void> {
       '    at  step                                              took  outcome\n',
   );
   const scratch = mkdtempSync(join(tmpdir(), 'anc-demo-'));
-  const bakedBin = flags.bakedBin ?? buildAgent(flags.bakedVersion ?? BAKED_VERSION, join(scratch, 'baked'));
+  // The demo's own steps before the boot are timed here; the boot's rows follow them on the same clock.
+  const demoStart = Date.now();
+  const timed = <T>(name: string, body: () => T, outcome: (v: T) => string): T => {
+    const at = Date.now();
+    const value = body();
+    process.stdout.write(`${line({ name, atMs: at - demoStart, durationMs: Date.now() - at, outcome: outcome(value) })}\n`);
+    return value;
+  };
+  const bakedBin =
+    flags.bakedBin ??
+    timed(
+      `build the image's agent ${flags.bakedVersion ?? BAKED_VERSION}`,
+      () => buildAgent(flags.bakedVersion ?? BAKED_VERSION, join(scratch, 'baked')),
+      (p) => p,
+    );
   // The demo's own hotfix: the image build's last step is its manifest, published beside it; the hotfix
   // build is checked against it, and the image keeps it so `status` shows what changed since.
   const ownFix = (): BootOptions => {
-    const manifest = imageManifestFor(bakedBin, join(scratch, 'image'), { exitCode: BUG.exitCode, note: BUG.note });
+    const manifest = timed(
+      "the image's manifest (image manifest --root)",
+      () => imageManifestFor(bakedBin, join(scratch, 'image'), { exitCode: BUG.exitCode, note: BUG.note }),
+      () => 'the hotfix build checks its payload against it',
+    );
     const payload = writePayloadDir(join(scratch, 'payload'), pinnedFixEntries());
     return {
       standIn: { exitCode: BUG.exitCode, note: BUG.note },
@@ -160,6 +181,12 @@ async function main(): Promise<void> {
       prepareRoot: (root) => copyFileSync(manifest, join(root, 'opt/azure/containers/aks-node-controller-image-manifest.json')),
     };
   };
+  const offset = Date.now() - demoStart;
+  const shown = (s: BootStep): BootStep => ({
+    ...s,
+    atMs: s.atMs + offset,
+    outcome: flags.verbose ? s.outcome : s.outcome.replace(/ \w+Ms=\d+/g, ''),
+  });
   const options: BootOptions = {
     hotfixIndex: true,
     keepServers: flags.keep,
@@ -167,15 +194,18 @@ async function main(): Promise<void> {
     ...(debs ? { debs, pointer: pointerFor(debs) } : ownFix()),
     ...(flags.pointer ? { configMapData: configMapData(flags.pointer) } : {}),
     onStep: (s) => {
-      // A given image agent is taken, not built: its row says so.
-      const named = flags.bakedBin && s.name.startsWith("build the image's agent") ? { ...s, name: "the image's agent (--baked-bin)" } : s;
-      if (!agentSteps.has(s.name)) process.stdout.write(line(named) + '\n');
+      // The image's agent was built (and timed) above, or given: the boot only takes it.
+      if (s.name.startsWith("build the image's agent")) {
+        if (flags.bakedBin) process.stdout.write(`${line(shown({ ...s, name: "the image's agent (--baked-bin)" }))}\n`);
+        return;
+      }
+      if (!agentSteps.has(s.name)) process.stdout.write(line(shown(s)) + '\n');
     },
   };
   const result = await sandboxedFirstBoot(options).finally(() => rmSync(scratch, { recursive: true, force: true }));
   process.stdout.write("\ninside the launcher (from the agent's guest-agent events):\n");
   for (const s of result.steps.filter((x) => agentSteps.has(x.name)).sort((a, b) => a.atMs - b.atMs)) {
-    process.stdout.write(line(s, '  ') + '\n');
+    process.stdout.write(line(shown(s), '  ') + '\n');
   }
   const chosen = /Using (hotfix|VHD-baked) binary: (\S+)/.exec(result.launcher.stdout);
   process.stdout.write(
