@@ -100,7 +100,7 @@ export const hotfixExplainCommand = {
       });
       return {
         exitCode: fleet.value.takes ? 0 : 3,
-        stdout: await render(options.output, fleet.value, fleet.screen, { compactJson: true }),
+        stdout: await render(options.output, fleet.value, fleet.screen),
       };
     }
     const checkHotfix = lastCheckHotfix(deps);
@@ -110,7 +110,7 @@ export const hotfixExplainCommand = {
       currents.length === 1
         ? { ...one(currents[0]!), decidedFor: views.decidedForView(decidedFor), ...(scripts === undefined ? {} : { scripts }) }
         : { decisions: currents.map(one) };
-    return { exitCode: 0, stdout: await render(options.output, value, leadWithSummary, { compactJson: true }) };
+    return { exitCode: 0, stdout: await render(options.output, value, leadWithSummary) };
   },
 } satisfies Command<Options & { output?: OutputFormat }>;
 

@@ -2,7 +2,7 @@
 // exists (status) and suggested in the error elsewhere; group commands have descriptions; a blank line
 // before the root's Flags:; fail-open commands list no error exit; sign's pipeline names the program;
 // image manifest and sign say which format they print by default.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -62,6 +62,15 @@ test("sign's pipeline names the program; image manifest and sign say their defau
     'Output format: json (default, the manifest; -o text prints the same JSON) or yaml; with --diff: text (default, for people), json or yaml',
   );
   assert.not.match(manifest + sign, 'text (default, for people), json or yaml (for machines)');
+});
+
+test('hotfix explain -o json is indented JSON, like every other -o json', async () => {
+  const pointer = join(root, 'pointer.json');
+  writeFileSync(pointer, '{"hotfixes":{"202604.01":"202604.01.1"}}');
+  const r = await run(['hotfix', 'explain', '-o', 'json', '--current-version', '202604.01.0', '--pointer', pointer]);
+  assert.is(r.exitCode, 0, r.stderr);
+  assert.ok(r.stdout.startsWith('{\n  "summary": '), r.stdout.slice(0, 80));
+  assert.is(JSON.parse(r.stdout).resolved, '202604.01.1');
 });
 
 test.run();
