@@ -41,11 +41,7 @@ export function plainText(value: unknown, indent = ''): string {
 }
 
 /** Renders `value` in the chosen format (JSON indented, for people reading it too); `text` defaults to the generic layout. */
-export async function render(
-  format: OutputFormat | undefined,
-  value: unknown,
-  text: (value: any) => string = plainText,
-): Promise<string> {
+export async function render(format: OutputFormat | undefined, value: unknown, text: (value: any) => string = plainText): Promise<string> {
   if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
   if (format === 'yaml') {
     const { stringify } = await import('yaml');
