@@ -238,7 +238,9 @@ async function main(): Promise<void> {
       ? '\nIts script payload is pinned to the images it was built against; this demo boots its own image (stand-in ' +
         "scripts), so that payload cannot take here. Rehearse it on the real image: npm run demo:vm (the demo never runs an image's real scripts on this machine).\n"
       : '';
-    process.stdout.write(`\nREFUSED: the node did not take the hotfix: ${refused.replaceAll(result.root, '<root>')}\n${pinned}`);
+    process.stdout.write(
+      `\nREFUSED: the node did not take the hotfix: ${(flags.verbose ? refused : refused.replace(/ \w+Ms=\d+/g, '')).replaceAll(result.root, '<root>')}\n${pinned}`,
+    );
   }
   if (!flags.keep) {
     const bytes = treeBytes(result.root);
