@@ -10,7 +10,7 @@
 //   npm run demo -- [--packages DIR | --repo DIR] [--pointer FILE] [--baked-bin FILE | --baked-version V] [--keep]
 //
 // Without --keep everything the demo wrote under the temporary directory is removed at the end.
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -34,9 +34,10 @@ the hotfix pointer, a signed apt repository serving the hotfix packages.
   --pointer FILE       the pointer the cluster serves: a pointer JSON ({"hotfixes": ...}) or a ConfigMap
                        from \`hotfix pointer render\`/\`sign\` (YAML or JSON). Default: the packages' version
                        for its base
-  --baked-bin FILE     the image's agent (default: built at --baked-version, ${BAKED_VERSION})
+  --baked-bin FILE     the image's agent, taken as given (default: built at --baked-version, ${BAKED_VERSION})
   --baked-version V    the version the image's agent is built at
   --keep               keep the sandbox files and the servers up (kubectl against the stand-in) until Ctrl-C
+  --verbose            the agent's raw telemetry in the rows too (download-hotfix's sourceMs=..., indexMs=...)
 `;
 
 interface DemoFlags {
@@ -46,6 +47,7 @@ interface DemoFlags {
   bakedBin?: string;
   bakedVersion?: string;
   keep: boolean;
+  verbose?: boolean;
 }
 
 function parseFlags(argv: string[]): DemoFlags {
@@ -64,6 +66,7 @@ function parseFlags(argv: string[]): DemoFlags {
       process.exit(0);
     }
     if (name === '--keep') flags.keep = true;
+    else if (name === '--verbose') flags.verbose = true;
     else if (valued[name]) {
       const value = inline ?? argv[++i];
       if (!value) throw new Error(`${name} needs a value (see --help)`);
@@ -102,8 +105,39 @@ function pointerFor(debs: string[]): Record<string, unknown> {
   return { hotfixes: { [version.split('.').slice(0, 2).join('.')]: version } };
 }
 
+/**
+ * The demo boots a node through the real launcher (bash, /proc) with real apt and a gpg-signed repository:
+ * Linux with the Debian tools. Said at once, naming what is missing, instead of a spawn error 10 s in.
+ */
+function preflight(): void {
+  const tools = ['apt-get', 'dpkg', 'dpkg-deb', 'apt-ftparchive', 'gpg']; // test/needs.mjs `boot/`: what a first boot uses
+  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean);
+  const missing = tools.filter((t) => !dirs.some((d) => existsSync(join(d, t))));
+  if (process.platform === 'linux' && missing.length === 0) return;
+  const what = process.platform === 'linux' ? `missing ${missing.join(', ')}` : `this is ${process.platform}, not Linux`;
+  process.stderr.write(
+    `demo: cannot run here: it boots a node through the Linux launcher with apt and a signed repository (${what}).\n` +
+      'On Debian or Ubuntu: run it as root once (`npm run demo` installs the tools: scripts/ensure-tools.sh), or apt-get install ' +
+      'apt dpkg-dev apt-utils gnupg.\nOn macOS: run it in a Linux VM or container; README "On a Mac" lists what runs where.\n',
+  );
+  process.exit(1);
+}
+
+/** A rehearsal's hotfix that the node refused (health gate, fallback, download): the reason, else undefined. */
+function refusal(result: Awaited<ReturnType<typeof sandboxedFirstBoot>>): string | undefined {
+  const message = (task: string) =>
+    result.events.filter((e) => e.TaskName === `AKS.AKSNodeController.${task}`).map((e) => e.Message?.split(' | ')[0] ?? '');
+  const fallback = message('HotfixFallback')[0];
+  if (fallback) return fallback;
+  const download = message('DownloadHotfix').find((m) => !/outcome=staged\b/.test(m));
+  if (download && !result.hotfixVersion) return download;
+  if (!/Using hotfix binary/.test(result.launcher.stdout)) return 'the launcher ran the baked agent, not the hotfix';
+  return undefined;
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
+  preflight();
   const agentSteps = new Set(['CheckHotfix', 'DownloadHotfix', 'ScriptHotfix', 'Provision']);
   const source = flags.packages ?? flags.repo;
   const debs = source ? debsIn(source, flags.repo !== undefined) : undefined;
@@ -117,11 +151,29 @@ async function main(): Promise<void> {
       '    at  step                                              took  outcome\n',
   );
   const scratch = mkdtempSync(join(tmpdir(), 'anc-demo-'));
-  const bakedBin = flags.bakedBin ?? buildAgent(flags.bakedVersion ?? BAKED_VERSION, join(scratch, 'baked'));
+  // The demo's own steps before the boot are timed here; the boot's rows follow them on the same clock.
+  const demoStart = Date.now();
+  const timed = <T>(name: string, body: () => T, outcome: (v: T) => string): T => {
+    const at = Date.now();
+    const value = body();
+    process.stdout.write(`${line({ name, atMs: at - demoStart, durationMs: Date.now() - at, outcome: outcome(value) })}\n`);
+    return value;
+  };
+  const bakedBin =
+    flags.bakedBin ??
+    timed(
+      `build the image's agent ${flags.bakedVersion ?? BAKED_VERSION}`,
+      () => buildAgent(flags.bakedVersion ?? BAKED_VERSION, join(scratch, 'baked')),
+      (p) => p,
+    );
   // The demo's own hotfix: the image build's last step is its manifest, published beside it; the hotfix
   // build is checked against it, and the image keeps it so `status` shows what changed since.
   const ownFix = (): BootOptions => {
-    const manifest = imageManifestFor(bakedBin, join(scratch, 'image'), { exitCode: BUG.exitCode, note: BUG.note });
+    const manifest = timed(
+      "the image's manifest (image manifest --root)",
+      () => imageManifestFor(bakedBin, join(scratch, 'image'), { exitCode: BUG.exitCode, note: BUG.note }),
+      () => 'the hotfix build checks its payload against it',
+    );
     const payload = writePayloadDir(join(scratch, 'payload'), pinnedFixEntries());
     return {
       standIn: { exitCode: BUG.exitCode, note: BUG.note },
@@ -129,6 +181,12 @@ async function main(): Promise<void> {
       prepareRoot: (root) => copyFileSync(manifest, join(root, 'opt/azure/containers/aks-node-controller-image-manifest.json')),
     };
   };
+  const offset = Date.now() - demoStart;
+  const shown = (s: BootStep): BootStep => ({
+    ...s,
+    atMs: s.atMs + offset,
+    outcome: flags.verbose ? s.outcome : s.outcome.replace(/ \w+Ms=\d+/g, ''),
+  });
   const options: BootOptions = {
     hotfixIndex: true,
     keepServers: flags.keep,
@@ -136,13 +194,18 @@ async function main(): Promise<void> {
     ...(debs ? { debs, pointer: pointerFor(debs) } : ownFix()),
     ...(flags.pointer ? { configMapData: configMapData(flags.pointer) } : {}),
     onStep: (s) => {
-      if (!agentSteps.has(s.name)) process.stdout.write(line(s) + '\n');
+      // The image's agent was built (and timed) above, or given: the boot only takes it.
+      if (s.name.startsWith("build the image's agent")) {
+        if (flags.bakedBin) process.stdout.write(`${line(shown({ ...s, name: "the image's agent (--baked-bin)" }))}\n`);
+        return;
+      }
+      if (!agentSteps.has(s.name)) process.stdout.write(line(shown(s)) + '\n');
     },
   };
   const result = await sandboxedFirstBoot(options).finally(() => rmSync(scratch, { recursive: true, force: true }));
   process.stdout.write("\ninside the launcher (from the agent's guest-agent events):\n");
   for (const s of result.steps.filter((x) => agentSteps.has(x.name)).sort((a, b) => a.atMs - b.atMs)) {
-    process.stdout.write(line(s, '  ') + '\n');
+    process.stdout.write(line(shown(s), '  ') + '\n');
   }
   const chosen = /Using (hotfix|VHD-baked) binary: (\S+)/.exec(result.launcher.stdout);
   process.stdout.write(
@@ -167,6 +230,18 @@ async function main(): Promise<void> {
   writeFileSync(launcherLog, result.launcher.stdout + result.launcher.stderr);
   const logLines = readFileSync(result.logFile, 'utf8').trim().split('\n').length;
   process.exitCode = result.launcher.exitCode === 0 && result.provisionWait.exitCode === 0 ? 0 : 1;
+  // A refused hotfix is never a success, even when the baked agent then provisioned fine.
+  const refused = refusal(result);
+  if (refused) {
+    process.exitCode = 1;
+    const pinned = /another image build|pinned|replaces/.test(refused)
+      ? '\nIts script payload is pinned to the images it was built against; this demo boots its own image (stand-in ' +
+        "scripts), so that payload cannot take here. Rehearse it on the real image: npm run demo:vm (the demo never runs an image's real scripts on this machine).\n"
+      : '';
+    process.stdout.write(
+      `\nREFUSED: the node did not take the hotfix: ${(flags.verbose ? refused : refused.replace(/ \w+Ms=\d+/g, '')).replaceAll(result.root, '<root>')}\n${pinned}`,
+    );
+  }
   if (!flags.keep) {
     const bytes = treeBytes(result.root);
     result.cleanup();

@@ -6,9 +6,26 @@
 //   3. publish the hotfix index into a repository root, when given one
 //   4. preview each image: what the payload does there (`hotfix scripts`), and whether it takes the
 //      hotfix under the pointer this release proposes (`hotfix explain`)
-// Exit 0 when at least one image takes the hotfix; 1 when a step fails; 3 when no image would take it.
+// Exit 0 when at least one image takes the hotfix; 1 when a step fails (a script payload no checked image
+// takes is one: refused before packaging); 3 when no image would take it.
+// It never deletes what it did not write: --out-dir must be empty, new, or a previous release's output
+// (marked with OUT_MARKER), unless --force; a repository root or apt suite must exist unless --new-repository.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +34,10 @@ import { createProgress } from '../vhd/packaging/progress.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const HOST = { x64: 'amd64', arm64: 'arm64' }[process.arch];
+/** The file that marks a directory as a release's output: only such a directory is emptied without --force. */
+const OUT_MARKER = '.aks-node-controller-release';
+/** What a release writes into --out-dir (with --force, only these are replaced). */
+const OUT_ENTRIES = ['bin', 'packages', 'pointer-proposed.yaml', OUT_MARKER];
 const USAGE = `Usage: npm run release -- --version V --image-manifest FILE... [flags]
 
   --version V               the release version, YYYYMM.DD.PATCH (stamped into every executable)
@@ -29,8 +50,13 @@ const USAGE = `Usage: npm run release -- --version V --image-manifest FILE... [f
   --arch amd64|arm64|all    architectures to build and package (default all)
   --formats deb,rpm         package formats (default both)
   --fast                    quick package compression (tests)
-  --out-dir DIR             where executables, packages and the preview go (default dist/release-V)
-  --repository-root DIR     copy the packages there and publish the hotfix index (signs with gpg)
+  --out-dir DIR             where executables, packages and the preview go (default dist/release-V); it
+                            must be empty, new, or an earlier release's output (marked ${OUT_MARKER})
+  --force                   write into a non-empty --out-dir anyway: only bin/, packages/ and
+                            pointer-proposed.yaml are replaced there, nothing else is deleted
+  --repository-root DIR     copy the packages there and publish the hotfix index (signs with gpg); the
+                            directory (and, for apt, its dists/SUITE) must exist
+  --new-repository          start a new repository root or apt suite there (a typo'd path is refused without it)
   --repository-path P       with --repository-root: the root's URL path as nodes' sources name it (e.g.
                             /ubuntu/22.04/prod, or /; https://host/path binds the host too); the signed
                             index is bound to it (docs/hotfix.md)
@@ -61,6 +87,8 @@ function parseArgs(argv) {
     else if (flag === '--formats') a.formats = value();
     else if (flag === '--fast') a.fast = true;
     else if (flag === '--out-dir') a.outDir = resolve(value());
+    else if (flag === '--force') a.force = true;
+    else if (flag === '--new-repository') a.newRepository = true;
     else if (flag === '--repository-root') a.repository = resolve(value());
     else if (flag === '--repository-path') a.repositoryPath = value();
     else if (flag === '--repository-kind') a.kind = value();
@@ -84,7 +112,70 @@ function parseArgs(argv) {
     );
   a.outDir ??= join(REPO, 'dist', `release-${a.version}`);
   a.label ??= a.version;
+  checkDeltaFrom(a);
+  checkOutDir(a);
+  if (a.repository) checkRepository(a);
   return a;
+}
+
+/** Refuses an --out-dir that holds what this release did not write (never empties it without a word). */
+function checkOutDir(a) {
+  if (!existsSync(a.outDir)) return;
+  if (!statSync(a.outDir).isDirectory()) fail(`--out-dir ${a.outDir} is not a directory`);
+  const entries = readdirSync(a.outDir);
+  if (entries.length === 0 || entries.includes(OUT_MARKER) || a.force) return;
+  const shown = entries.slice(0, 5).join(', ') + (entries.length > 5 ? `, … (${entries.length} entries)` : '');
+  fail(
+    `--out-dir ${a.outDir} is not empty and is not a release's output (no ${OUT_MARKER} in it): it holds ${shown}.\n` +
+      'Give a new or empty directory (or leave --out-dir out: dist/release-V), or --force to write into it ' +
+      '(only bin/, packages/ and pointer-proposed.yaml are replaced; nothing else is deleted).',
+  );
+}
+
+/** A typo'd repository root or suite would start a new tree and sign it: only with --new-repository. */
+function checkRepository(a) {
+  const hint = 'give --new-repository to start one there on purpose';
+  if (!existsSync(a.repository)) {
+    if (!a.newRepository) fail(`--repository-root ${a.repository} does not exist (a typo?); ${hint}`);
+    return;
+  }
+  if (!statSync(a.repository).isDirectory()) fail(`--repository-root ${a.repository} is not a directory`);
+  if (a.kind !== 'apt' || a.newRepository) return;
+  const dists = join(a.repository, 'dists');
+  if (!existsSync(join(dists, a.suite))) {
+    const suites = existsSync(dists) ? readdirSync(dists) : [];
+    fail(
+      `--apt-suite ${a.suite}: ${join(dists, a.suite)} does not exist (${suites.length ? `suites there: ${suites.join(', ')}` : 'no suite there'}); ${hint}`,
+    );
+  }
+}
+
+/** The architecture of an ELF executable (e_machine), or a reason it has none. */
+function elfArch(file) {
+  const head = Buffer.alloc(20);
+  let fd;
+  try {
+    fd = openSync(file, 'r');
+    readSync(fd, head, 0, 20, 0);
+  } catch (error) {
+    fail(`--delta-from ${file}: ${error.message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  if (head.readUInt32BE(0) !== 0x7f454c46) fail(`--delta-from ${file}: not an executable (no ELF header)`);
+  return { 62: 'amd64', 183: 'arm64' }[head.readUInt16LE(18)] ?? `machine ${head.readUInt16LE(18)}`;
+}
+
+/** A delta that would not be built is an error, named before the build: from an executable of another architecture. */
+function checkDeltaFrom(a) {
+  const built = a.arch === 'all' ? ['amd64', 'arm64'] : [a.arch];
+  for (const file of a.deltaFrom) {
+    const arch = elfArch(file);
+    if (!built.includes(arch))
+      fail(
+        `--delta-from ${file} is an ${arch} executable, but this release builds ${built.join(' and ')} only: no delta from it would be built (--arch all, or leave it out)`,
+      );
+  }
 }
 
 /** Runs a child; resolves with its status and output (streamed to ours when `echo`). */
@@ -152,7 +243,11 @@ async function packageAll(a, bins, pkgDir, started) {
     const r = await runChild(process.execPath, args);
     progress.stop();
     if (r.status !== 0) fail(`packaging ${name}:\n${r.stderr.trimEnd()}`);
-    for (const line of r.stdout.split('\n').filter((l) => / sha256 | -> |\.(deb|rpm) /.test(l))) say(`    ${line.trim()}`);
+    // A requested delta that was not built is an error, never a warning swallowed here.
+    if (a.deltaFrom.length && /no delta package/.test(r.stderr)) fail(`packaging ${name}: ${r.stderr.trim()}`);
+    // The package script's own counter and total are for one run of it: the release's counter is the one shown.
+    for (const line of r.stdout.split('\n').filter((l) => / sha256 | -> |\.(deb|rpm) /.test(l)))
+      say(`    ${line.replace(/\s*\[\d+\/\d+, total [^\]]*\]/, '').trim()}`);
   }
 }
 
@@ -173,15 +268,43 @@ async function publish(a, pkgDir) {
 }
 
 /** §4's preview per image: the payload's plan, then the decision under the pointer this release proposes. */
+/**
+ * The payload on each checked image (`hotfix scripts`), before packaging: a payload no image takes (its
+ * own exit 3 with nothing to apply anywhere) fails the release, naming the images that take nothing.
+ */
+async function checkPayload(a, bin) {
+  const root = mkdtempSync(join(tmpdir(), 'anc-release-preview-'));
+  const manifestArgs = a.manifests.flatMap((m) => ['--image-manifest', m]);
+  let json;
+  try {
+    json = await runChild(bin, ['hotfix', 'scripts', ...manifestArgs, '-o', 'json'], { env: { AKS_NODE_ROOT: root } });
+    const text = await runChild(bin, ['hotfix', 'scripts', ...manifestArgs], { env: { AKS_NODE_ROOT: root } });
+    say(indent(text.stdout || text.stderr));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  let images;
+  try {
+    images = JSON.parse(json.stdout).images;
+  } catch {}
+  if (!Array.isArray(images)) fail(`previewing the payload: \`hotfix scripts -o json\` exited ${json.status}: ${json.stderr.trim()}`);
+  const takesNothing = images.filter((i) => !i.takes);
+  const why = (i) => `  takes nothing: ${i.image}: ${i.skipped ?? (i.noop ? `nothing applies: ${i.noop}` : 'an entry is refused')}`;
+  if (takesNothing.length === images.length)
+    fail(
+      `the script payload ${a.label} changes nothing on any checked image: it is no fix there, so it is not released.\n` +
+        `${takesNothing.map(why).join('\n')}\n` +
+        "Check the payload entries' platforms and destinations against these images (an --unchecked-platform is checked against none).",
+    );
+  for (const i of takesNothing) say(why(i));
+}
+
+/** §4's preview per image: the decision under the pointer this release proposes. */
 async function preview(a, bin, outDir) {
   const root = mkdtempSync(join(tmpdir(), 'anc-release-preview-'));
   const agent = (args) => runChild(bin, args, { env: { AKS_NODE_ROOT: root } });
   try {
     const manifestArgs = a.manifests.flatMap((m) => ['--image-manifest', m]);
-    if (a.scripts) {
-      const r = await agent(['hotfix', 'scripts', ...manifestArgs]);
-      say(indent(r.stdout || r.stderr));
-    }
     const base = a.version.split('.').slice(0, 2).join('.');
     const images = a.manifests.map((m) => JSON.parse(readFileSync(m, 'utf8')).agentVersion);
     if (!images.some((v) => typeof v === 'string' && v.startsWith(`${base}.`))) {
@@ -219,18 +342,29 @@ async function main() {
   if (noKeys) process.stderr.write(`release: ${NO_KEYS_WARNING}\n`);
   const binDir = join(a.outDir, 'bin');
   const pkgDir = join(a.outDir, 'packages');
-  rmSync(a.outDir, { recursive: true, force: true });
+  // Only what a release writes: the whole directory when it is a release's output, else our entries (--force).
+  if (existsSync(join(a.outDir, OUT_MARKER))) rmSync(a.outDir, { recursive: true, force: true });
+  else for (const entry of OUT_ENTRIES) rmSync(join(a.outDir, entry), { recursive: true, force: true });
+  const foreign = existsSync(a.outDir) && readdirSync(a.outDir).length > 0;
   mkdirSync(a.outDir, { recursive: true });
-  say(`release ${a.version}: build every target${a.scripts ? `, the script payload checked against ${a.manifests.length} image(s)` : ''}`);
+  // A directory that holds others' files (--force) is never marked: the next release there needs --force again.
+  if (!foreign) writeFileSync(join(a.outDir, OUT_MARKER), `aks-node-controller release ${a.version}: this directory is its output\n`);
+  say(
+    `release ${a.version}: build ${a.arch === 'all' ? 'every target' : `linux-${a.arch} only`}${a.scripts ? `, the script payload checked against ${a.manifests.length} image(s)` : ''}`,
+  );
   const bins = await buildAll(a, binDir);
+  const host = bins[HOST];
+  if (!host) fail(`no ${HOST} executable to preview with (--arch ${a.arch})`);
+  if (a.scripts) {
+    say(`release ${a.version}: the script payload on each image`);
+    await checkPayload(a, host);
+  }
   say(`release ${a.version}: package`);
   await packageAll(a, bins, pkgDir, started);
   if (a.repository) {
     say(`release ${a.version}: publish the hotfix index`);
     await publish(a, pkgDir);
   }
-  const host = bins[HOST];
-  if (!host) fail(`no ${HOST} executable to preview with (--arch ${a.arch})`);
   say(`release ${a.version}: preview on each image`);
   const status = await preview(a, host, a.outDir);
   say(

@@ -93,7 +93,13 @@ if [[ "${HEADER:0:8}" != "7f454c46" ]]; then
     exit 1
 fi
 if [[ "${HEADER:8:2}" != "02" || "${HEADER:36:4}" != "$WANT_MACHINE" ]]; then
-    echo "install.sh: refusing ${BINARY}: not a linux-${ARCH} executable (ELF class ${HEADER:8:2}, machine ${HEADER:36:4})" >&2
+    # Name what it is (e_machine, little-endian) and the flag that takes it.
+    case "${HEADER:36:4}" in
+        3e00) FOUND="a linux-amd64 executable (x86-64); for an amd64 image pass --arch amd64" ;;
+        b700) FOUND="a linux-arm64 executable (aarch64); for an arm64 image pass --arch arm64" ;;
+        *) FOUND="ELF class ${HEADER:8:2}, machine ${HEADER:36:4}" ;;
+    esac
+    echo "install.sh: refusing ${BINARY}: not a linux-${ARCH} executable: it is ${FOUND}" >&2
     exit 1
 fi
 # Does it answer `version`? Run it in a throwaway root with a clean environment (it writes nothing there).
@@ -171,6 +177,6 @@ else
     echo "install.sh: no runnable agent to generate the man page and completion from (build this machine's with node build.mjs): left out"
 fi
 
-echo "installed aks-node-controller into ${ROOT}:"
+echo "installed aks-node-controller${VERSION_OUT:+ ${VERSION_OUT}} (linux-${ARCH}) into ${ROOT}:"
 printf '  %s\n' "${INSTALLED[@]}"
 echo "last step of the image build, once its scripts are in place: aks-node-controller image manifest --root ${ROOT} -o json (docs/node.md)"

@@ -9,6 +9,9 @@ export const PROGRAM = 'aks-node-controller';
 const GROUP_DESCRIPTIONS: Record<string, string> = {
   config: 'Work with node configuration files: validate, schema, hash, diff',
   hotfix: 'Inspect and publish hotfixes of the agent',
+  'hotfix pointer': "Render, sign and verify the hotfix pointer (the fleet's anc-hotfix-version ConfigMap)",
+  'hotfix rollout': "Follow a hotfix rollout from the nodes' own reports: status, watch",
+  image: 'What an image holds: its manifest of scripts, platform and baked agent, and what changed since',
 };
 
 export interface CommandGroup {

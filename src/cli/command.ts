@@ -55,6 +55,10 @@ export interface Command<O = Record<string, unknown>> {
   details?: string;
   /** Command lines shown in the help, each with what it does. */
   examples?: readonly (readonly [commandLine: string, what: string])[];
+  /** Fail-open (spec 1.4): exits 0 whatever fails once it runs; its help lists no error exit. */
+  failOpen?: boolean;
+  /** The -o flag's help when the default or a format means something else than text/json/yaml for people. */
+  outputHelp?: string;
   /** Exit codes beyond 0 = success and 1 = error, shown in the help and the man page. */
   exitCodes?: readonly (readonly [code: number, meaning: string])[];
   run(input: CommandInput<O>, deps: Deps): Promise<CommandResult>;

@@ -8,8 +8,9 @@ const HELP_OPTION: OptionSpec = { flag: '-h, --help', description: 'Show this he
 
 /** Every flag a command accepts, as shown to people (its own, then -o, then -h). */
 export function commandFlags(command: AnyCommand): OptionSpec[] {
-  const output =
-    command.defaultOutput === 'yaml'
+  const output = command.outputHelp
+    ? { ...OUTPUT_OPTION, description: command.outputHelp }
+    : command.defaultOutput === 'yaml'
       ? { ...OUTPUT_OPTION, description: 'Output format: yaml (default, the manifest), json, or text (a summary for people)' }
       : OUTPUT_OPTION;
   return [...command.options, ...(command.output ? [output] : []), HELP_OPTION];
@@ -18,6 +19,12 @@ export function commandFlags(command: AnyCommand): OptionSpec[] {
 /** Exit codes of a command: 0 and 1 always, then its own. */
 export function commandExitCodes(command: AnyCommand): (readonly [number, string])[] {
   const own = command.exitCodes ?? [];
+  // Fail-open: 0 whatever happens once it runs; 1 only for a flag it does not know (when it refuses those).
+  if (command.failOpen)
+    return [
+      [0, 'always, once it runs (fail-open: a failure is logged and carried in its event)'],
+      ...(command.allowUnknownOptions ? [] : [[1, 'usage error only (a flag it does not know): nothing ran'] as const]),
+    ];
   const base: (readonly [number, string])[] = [
     [0, 'success'],
     [1, 'error (usage, unreadable or invalid input)'],
@@ -52,6 +59,7 @@ export function groupHelp(name: string, commands: readonly AnyCommand[]): string
     `Run \`${PROGRAM}${where} <command> --help\` for a command's flags, examples and exit codes.`,
     ...(name === ''
       ? [
+          '',
           'Flags:',
           table([
             ['-h, --help', 'Show this help'],

@@ -17,7 +17,7 @@ export function outputFormat(value: unknown): OutputFormat {
   const text = String(value);
   if ((OUTPUT_FORMATS as readonly string[]).includes(text)) return text as OutputFormat;
   throw new AgentError('ANC_USAGE', `unknown output format "${text}"; use one of ${OUTPUT_FORMATS.join(', ')}`, {
-    hint: 'Pass -o text, -o json or -o yaml right after the command words.',
+    hint: 'Pass -o text, -o json or -o yaml right after the command words (-o wide where a wider view exists: status).',
   });
 }
 
@@ -40,17 +40,9 @@ export function plainText(value: unknown, indent = ''): string {
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * Renders `value` in the chosen format; `text` defaults to the generic layout. `compactJson` keeps a
- * command's JSON on one line where scripts already read it that way (`hotfix explain`).
- */
-export async function render(
-  format: OutputFormat | undefined,
-  value: unknown,
-  text: (value: any) => string = plainText,
-  options: { compactJson?: boolean } = {},
-): Promise<string> {
-  if (format === 'json') return `${options.compactJson ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`;
+/** Renders `value` in the chosen format (JSON indented, for people reading it too); `text` defaults to the generic layout. */
+export async function render(format: OutputFormat | undefined, value: unknown, text: (value: any) => string = plainText): Promise<string> {
+  if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
   if (format === 'yaml') {
     const { stringify } = await import('yaml');
     return stringify(value);

@@ -10,8 +10,27 @@ import { outputFormat } from './output.ts';
 
 const flagName = (arg: string) => arg.split('=')[0]!;
 
+/** Whether the arguments parse without a usage error (main opens no log for one: issue 40). */
+export function parsesCleanly(command: AnyCommand, rest: string[]): boolean {
+  if (rest.length === 0) return true; // the boot path: nothing to parse
+  try {
+    parseInput(command, rest);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function parseInput(command: AnyCommand, rest: string[]): { args: string[]; options: Record<string, unknown> } {
-  const { format, args: withoutOutput } = command.output ? takeOutputFlag(rest) : { format: undefined, args: rest };
+  const taken = command.output ? takeOutputFlag(rest) : { format: undefined, args: rest };
+  // kubectl's `-o wide` is the text view with --wide, where the command has one.
+  const wide = taken.format === 'wide';
+  if (wide && !command.options.some((o) => o.flag.startsWith('--wide')))
+    throw new AgentError('ANC_USAGE', `-o wide: ${command.name} has no wider view; use -o text, -o json or -o yaml`, {
+      hint: 'Commands with a wider view take -o wide (or --wide): status, hotfix rollout status.',
+    });
+  const format = wide ? undefined : taken.format;
+  const withoutOutput = wide ? [...taken.args, '--wide'] : taken.args;
   const unknown = withoutOutput.find((a) => a.startsWith('-') && a !== '--' && a !== '-' && !isKnownFlag(command, a));
   if (unknown && !command.allowUnknownOptions) {
     const names = command.options.map((o) => `--${o.flag.replace(/^--/, '').split(' ')[0]}`);

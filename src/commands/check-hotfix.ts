@@ -9,6 +9,7 @@ export const checkHotfixCommand = {
   description: 'Read the hotfix pointer from the cluster ConfigMap and stage it (fail-open, always exits 0)',
   options: [],
   allowUnknownOptions: true,
+  failOpen: true,
   details: 'Fail-open: extra arguments and flags are logged and ignored, and every failure still exits 0.',
   examples: [['check-hotfix', 'what the launcher runs at boot when ENABLE_PROVISIONING_HOTFIX=true; `status` shows the outcome']],
   async run({ args }, deps) {

@@ -7,7 +7,7 @@ import { normaliseFlag } from '../cli/argv.ts';
 import type { AnyCommand } from '../cli/command.ts';
 import { didYouMean, groupOf, matchCommandWords, PROGRAM } from '../cli/command-tree.ts';
 import { commandHelp, groupHelp } from '../cli/help.ts';
-import { parseInput } from '../cli/parse.ts';
+import { parseInput, parsesCleanly } from '../cli/parse.ts';
 
 const isHelpFlag = (arg: string) => arg === '--help' || arg === '-h';
 
@@ -16,8 +16,11 @@ export function isReadOnlyInvocation(rawArgv: readonly string[], commands: reado
   const argv = rawArgv.map(normaliseFlag);
   const match = matchCommandWords(argv[0] === '--version' || argv[0] === '-v' ? ['version'] : argv, commands);
   if (!match.command) return true; // help, groups, typos: nothing runs
+  const rest = argv.slice(match.words);
+  // Help and usage errors (did-you-mean included) run nothing, so they write nothing: no log, no event.
+  if (rest.some(isHelpFlag) || !parsesCleanly(match.command, rest)) return true;
   const readOnly = match.command.readOnly;
-  return typeof readOnly === 'function' ? readOnly(argv.slice(match.words)) : readOnly === true;
+  return typeof readOnly === 'function' ? readOnly(rest) : readOnly === true;
 }
 
 export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyCommand[]): Promise<number> {

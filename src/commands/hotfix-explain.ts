@@ -71,7 +71,7 @@ export const hotfixExplainCommand = {
     const absolute = (p: string) => (p.startsWith('/') ? p : `${deps.cwd}/${p}`);
     const path = given === undefined ? deps.paths.hotfixPointer : absolute(given);
     const versions = (options.currentVersion ?? []).map(String);
-    const { bakedAgentVersion, checkExplainFlags, lastCheckHotfix, peekPointer, waveContext } = await import(
+    const { bakedAgentVersion, checkExplainFlags, checkUuidTarget, lastCheckHotfix, peekPointer, waveContext } = await import(
       '../pointer/explain-context.ts'
     );
     checkExplainFlags(versions, options.mode);
@@ -83,7 +83,7 @@ export const hotfixExplainCommand = {
     const views = await import('../pointer/explain-views.ts');
     const preview = await import('../hotfix/preview.ts');
     const manifests = (options.imageManifest ?? []).map((m) => absolute(String(m)));
-    const images = (await import('../image/read.ts')).readManifestFiles(deps, manifests);
+    const images = (await import('../image/read.ts')).readManifestFiles(deps, checkUuidTarget(context, decidedFor, manifests));
     // --candidate: what that executable's script payload would replace here, or on each given image.
     const candidate = options.candidate === undefined ? undefined : absolute(String(options.candidate));
     const inspect = await import('../hotfix/scripts/inspect.ts');
@@ -100,7 +100,7 @@ export const hotfixExplainCommand = {
       });
       return {
         exitCode: fleet.value.takes ? 0 : 3,
-        stdout: await render(options.output, fleet.value, fleet.screen, { compactJson: true }),
+        stdout: await render(options.output, fleet.value, fleet.screen),
       };
     }
     const checkHotfix = lastCheckHotfix(deps);
@@ -110,7 +110,7 @@ export const hotfixExplainCommand = {
       currents.length === 1
         ? { ...one(currents[0]!), decidedFor: views.decidedForView(decidedFor), ...(scripts === undefined ? {} : { scripts }) }
         : { decisions: currents.map(one) };
-    return { exitCode: 0, stdout: await render(options.output, value, leadWithSummary, { compactJson: true }) };
+    return { exitCode: 0, stdout: await render(options.output, value, leadWithSummary) };
   },
 } satisfies Command<Options & { output?: OutputFormat }>;
 

@@ -23,11 +23,13 @@ export const hotfixPointerSignCommand = {
   ],
   // -o text|json|yaml (the CLI's one output flag); a manifest's text form is YAML.
   output: true,
+  defaultOutput: 'yaml',
+  outputHelp: 'Output format: yaml (default, the signed ConfigMap; -o text prints the same YAML) or json',
   readOnly: true,
   examples: [
     ['hotfix pointer sign --key signing.pem --key-id fleet-2026 pointer.yaml', 'print the signed ConfigMap'],
     [
-      'hotfix pointer render ... | hotfix pointer sign --key signing.pem --key-id fleet-2026 - | kubectl apply -f -',
+      'hotfix pointer render ... | aks-node-controller hotfix pointer sign --key signing.pem --key-id fleet-2026 - | kubectl apply -f -',
       'render, sign and publish in one line',
     ],
   ],
@@ -43,7 +45,8 @@ export const hotfixPointerSignCommand = {
     const format = options.output === 'json' ? 'json' : 'yaml';
     const { parseConfigMapText, signConfigMap, formatConfigMap } = await import('../pointer/configmap.ts');
     const doc = await parseConfigMapText(readInputFile(deps, file, 'ConfigMap'), file);
-    const signed = signConfigMap(doc, readInputFile(deps, options.key, 'private key'), String(options.keyId));
+    const { bakedKeys } = await import('../pointer/keys.ts');
+    const signed = signConfigMap(doc, readInputFile(deps, options.key, 'private key'), String(options.keyId), bakedKeys());
     const { expiryWarning } = await import('../pointer/expiry.ts');
     const warning = expiryWarning(pointerExpires(doc.data), deps.clock.now());
     return { exitCode: 0, stdout: await formatConfigMap(signed, format), ...(warning ? { stderr: `warning: ${warning}\n` } : {}) };

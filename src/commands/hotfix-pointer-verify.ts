@@ -102,7 +102,7 @@ export const hotfixPointerVerifyCommand = {
         ? `${JSON.stringify(report, null, 2)}\n`
         : format === 'yaml'
           ? (await import('yaml')).stringify(report)
-          : verifyText(report);
+          : verifyText(report, deps.clock.now());
     return { exitCode: report.accepted ? 0 : 1, stdout };
   },
 } satisfies Command<VerifyOptions>;

@@ -13,6 +13,7 @@ export const hotfixRolloutStatusCommand = {
   options: [
     { flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, its files merged, then ~/.kube/config)' },
     { flag: '--context <name>', description: 'The kubeconfig context to use (default: its current-context)' },
+    { flag: '--wide', description: 'Name the nodes under each row (also -o wide)', boolean: true },
   ],
   output: true,
   readOnly: true,
@@ -38,6 +39,6 @@ export const hotfixRolloutStatusCommand = {
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
     if (options.output === 'json') return { exitCode, stdout: `${JSON.stringify(view, null, 2)}\n` };
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };
-    return { exitCode, stdout: rolloutText(view) };
+    return { exitCode, stdout: rolloutText(view, options.wide === true) };
   },
-} satisfies Command<{ kubeconfig?: string; context?: string; output?: OutputFormat }>;
+} satisfies Command<{ kubeconfig?: string; context?: string; wide?: boolean; output?: OutputFormat }>;

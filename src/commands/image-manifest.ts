@@ -13,6 +13,8 @@ export const imageManifestCommand = {
     { flag: '--diff <image-manifest>', description: "The image's manifest: list what changed on this node since the image was built" },
   ],
   output: true,
+  outputHelp:
+    'Output format: json (default, the manifest; -o text prints the same JSON) or yaml; with --diff: text (default, for people), json or yaml',
   readOnly: true,
   details:
     "The manifest is JSON in every output format but yaml: the same tree gives the same bytes. Left out: the agent's own files (aks-node-controller*) and the boot's inputs and outputs (the node configuration, provision.complete, ...).",

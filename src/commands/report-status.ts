@@ -13,6 +13,7 @@ export const reportStatusCommand = {
       boolean: true,
     },
   ],
+  failOpen: true,
   details:
     'Writes the annotation kubernetes.azure.com/aks-node-controller-status (compact JSON: versions, binary, hotfix path,\n' +
     'quarantine, scripts, pointer serial, provisioning exit code) and the label kubernetes.azure.com/aks-node-controller-version,\n' +

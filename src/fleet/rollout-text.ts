@@ -2,8 +2,8 @@
 // the recall lines, then the totals. Pure.
 import type { RolloutView } from './rollout.ts';
 
-/** The table for people: one line per image base and platform, then the totals. */
-export function rolloutText(view: RolloutView): string {
+/** The table for people: one line per image base and platform (`wide`: each followed by its nodes), then the totals. */
+export function rolloutText(view: RolloutView, wide = false): string {
   const header = [
     'IMAGE BASE',
     'PLATFORM',
@@ -43,7 +43,7 @@ export function rolloutText(view: RolloutView): string {
           `live pointer UNVERIFIED: its signature does not verify with the fleet's keys (${view.liveUnverified}); nodes refuse it, so its serial, waves and recall are not shown as live`,
         ]),
     fmt(header),
-    ...lines.map(fmt),
+    ...lines.flatMap((l, i) => [fmt(l), ...(wide ? nodeLines(view, view.groups[i]!) : [])]),
     ...recallLines(view),
     `${t.nodes} nodes, ${t.reported} reported this boot, ${t.tookHotfix} took the hotfix, ${t.failedAmongTook} of them failed`,
     ...(t.stillOnRecalled === 0
@@ -54,6 +54,24 @@ export function rolloutText(view: RolloutView): string {
         ]),
     '',
   ].join('\n');
+}
+
+/** `-o wide`: the row's nodes by where they are, each with its exit name or join time when it has one. */
+function nodeLines(view: RolloutView, g: RolloutView['groups'][number]): string[] {
+  const mine = view.nodes.filter((n) => n.base === g.base && n.platform === g.platform);
+  const by = new Map<string, string[]>();
+  for (const n of mine) {
+    const extra = n.exit?.name ? ` (${n.exit.name})` : n.joinsAt ? ` (joins ${n.joinsAt})` : '';
+    by.set(n.bucket, [...(by.get(n.bucket) ?? []), `${n.name}${extra}`]);
+  }
+  const word: Record<string, string> = {
+    onHotfix: 'on hotfix',
+    notInWave: 'not yet in wave',
+    fellBack: 'fell back',
+    stillOnRecalled: 'still on recalled',
+    notReported: 'not reported',
+  };
+  return [...by].map(([bucket, names]) => `  ${word[bucket] ?? bucket}: ${names.join(', ')}`);
 }
 
 const counted = (by: Record<string, number>) =>

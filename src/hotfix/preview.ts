@@ -21,7 +21,26 @@ export interface ImageVerdict {
   scripts: ImagePlan | null;
   takes: boolean;
   why: string;
+  /**
+   * Without --uuid, a partial or scheduled wave as the fleet sees it: each step's share of the image's nodes
+   * (`at` null: a fixed percent, in force now). Never the release machine's own identity (issue 40).
+   */
+  waves?: Array<{ at: string | null; percent: number }>;
 }
+
+/** The base's wave steps when the only refusal is this machine's place in the wave (not the fleet's). */
+function fleetWaves(pointer: HotfixPointer, d: HotfixExplanation, context: WaveContext): ImageVerdict['waves'] {
+  const base = d.base;
+  if (context.uuid !== undefined || d.reason !== 'notInWave' || base === null || !pointer.rollout || !Object.hasOwn(pointer.rollout, base))
+    return undefined;
+  const entry = pointer.rollout[base]!;
+  return entry.schedule
+    ? entry.schedule.map((s: { at: string; percent: number }) => ({ at: s.at, percent: s.percent }))
+    : [{ at: null, percent: entry.percent }];
+}
+
+const wavesText = (waves: NonNullable<ImageVerdict['waves']>) =>
+  waves.map((w) => (w.at === null ? `${w.percent}% of its nodes now` : `${w.percent}% of its nodes from ${w.at}`)).join(', ');
 
 export function previewImages(
   deps: Pick<Deps, 'fs' | 'paths'>,
@@ -36,13 +55,18 @@ export function previewImages(
     const decision = explainPointer(deps, pointer, version, context);
     const plan = scripts?.images?.[i] ?? null;
     const scriptsBlock = plan !== null && !plan.skipped && !plan.takes;
-    const takes = decision.upgrade && !scriptsBlock;
-    const why = !decision.upgrade
-      ? `stays on ${version} (${decision.reason}${decision.detail ? `: ${decision.detail}` : ''})`
-      : scriptsBlock
-        ? `no fix: ${plan.noop ?? `the script payload is refused here (${plan.entries.find((e) => e.action === 'refused')?.reason})`}`
-        : `takes hotfix ${decision.resolved}${plan && !plan.skipped ? ` (scripts: ${plan.entries.filter((e) => e.action === 'replace').length} replaced)` : ''}`;
-    return { image: imageName(img.manifest, img.source), version, decision, scripts: plan, takes, why };
+    const waves = fleetWaves(pointer, decision, context);
+    const inWaves = waves?.some((w) => w.percent > 0) === true;
+    const takes = (decision.upgrade || inWaves) && !scriptsBlock;
+    const why =
+      inWaves && !scriptsBlock
+        ? `takes hotfix ${decision.resolved} in waves: ${wavesText(waves)} (--uuid U: one node's answer)`
+        : !decision.upgrade
+          ? `stays on ${version} (${decision.reason}${decision.detail ? `: ${decision.detail}` : ''})`
+          : scriptsBlock
+            ? `no fix: ${plan.noop ?? `the script payload is refused here (${plan.entries.find((e) => e.action === 'refused')?.reason})`}`
+            : `takes hotfix ${decision.resolved}${plan && !plan.skipped ? ` (scripts: ${plan.entries.filter((e) => e.action === 'replace').length} replaced)` : ''}`;
+    return { image: imageName(img.manifest, img.source), version, decision, scripts: plan, takes, why, ...(waves ? { waves } : {}) };
   });
 }
 
@@ -64,7 +88,7 @@ export async function previewFleet(
 ) {
   const { path, configMap, decisions, images, options } = input;
   const verdicts = previewImages(deps, input.pointer, images, input.scripts, input.fallbackVersion, input.context);
-  const wanted = [...decisions, ...verdicts.map((v) => v.decision)].filter((d) => d.upgrade).map((d) => d.resolved);
+  const wanted = [...decisions.filter((d) => d.upgrade), ...verdicts.filter((v) => v.takes).map((v) => v.decision)].map((d) => d.resolved);
   const repository = options.repository ? await checkRepository(deps, options.repository, wanted, options) : undefined;
   const listed = (v: string) => !repository || repository.some((a) => a.version === v && a.listed);
   const takes = decisions.some((d) => d.upgrade && listed(d.resolved)) || verdicts.some((v) => v.takes && listed(v.decision.resolved));

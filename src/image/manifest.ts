@@ -6,6 +6,7 @@
 import { posix } from 'node:path';
 import { AgentError } from '../platform/errors.ts';
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
+import { sha256Hex } from '../platform/hash.ts';
 import { NODE_PATHS } from '../platform/paths.ts';
 import { IMAGE_PLATFORMS, type ImagePlatform } from './platform.ts';
 
@@ -103,6 +104,17 @@ export function imageName(m: ImageManifest, source: string): string {
     .filter(Boolean)
     .join(' ');
   return `${source} (${os}, agent ${m.agentVersion ?? 'unknown'})`;
+}
+
+/**
+ * An image as a build records it inside the executable: os, version, agent and the manifest's digest, never
+ * the path it was read from (the same inputs give the same bytes wherever they are built, and no path leaks).
+ */
+export function imageIdentity(m: ImageManifest): string {
+  const os = [m.platform.name ?? `unclassified ${m.platform.id || 'OS'}`, m.platform.versionId, m.platform.variantId]
+    .filter(Boolean)
+    .join(' ');
+  return `${os}, agent ${m.agentVersion ?? 'unknown'}, manifest sha256:${sha256Hex(renderManifest(m))}`;
 }
 
 /** The path in `names` closest to `wanted` (edit distance on the file name), for "did you mean". */

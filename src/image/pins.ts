@@ -4,7 +4,7 @@
 // entry must change something on some image. The result pins each checked entry to the bytes it replaces
 // (`replaces`), so a node whose file differs refuses the payload instead of guessing (pinProblem, the
 // node's rule, lives here too so build, preview and node share it). Pure, over the payload's shape only.
-import { closestPath, type ImageManifest, imageName } from './manifest.ts';
+import { closestPath, type ImageManifest, imageIdentity, imageName } from './manifest.ts';
 import type { ImagePlatform } from './platform.ts';
 
 export interface GivenImage {
@@ -100,7 +100,12 @@ export function pinPayload<E extends PinnableEntry, P extends PinnablePayload<E>
       );
     return digests.size === 0 ? entry : { ...entry, replaces: [...digests].sort() };
   });
-  const pinned: P = { ...payload, entries, images: images.map(name), uncheckedPlatforms: [...unchecked].sort() };
+  const pinned: P = {
+    ...payload,
+    entries,
+    images: images.map((img) => imageIdentity(img.manifest)),
+    uncheckedPlatforms: [...unchecked].sort(),
+  };
   return { problems, payload: pinned };
 }
 

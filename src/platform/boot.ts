@@ -54,11 +54,14 @@ export type Liveness = 'alive' | 'gone' | 'earlier-boot' | 'unknown';
  */
 export function liveness(deps: BootDeps, logged: { bootId?: string; pid?: string; pidStart?: string }): Liveness {
   const now = currentBootId(deps);
-  if (!now || !logged.bootId) return 'unknown';
-  if (logged.bootId !== now) return 'earlier-boot';
+  if (now && logged.bootId && logged.bootId !== now) return 'earlier-boot';
+  const sameBoot = Boolean(now && logged.bootId);
   const pid = Number(logged.pid);
   if (!Number.isInteger(pid) || pid <= 0) return 'unknown';
+  // Without boot ids a readable /proc still answers: a pid that is not there runs in no boot (issue 40).
+  if (!sameBoot && processStartTime(deps, 'self') === undefined) return 'unknown';
   const start = processStartTime(deps, pid);
   if (start === undefined) return 'gone';
-  return logged.pidStart === undefined || logged.pidStart === start ? 'alive' : 'gone';
+  if (logged.pidStart !== undefined) return logged.pidStart === start ? 'alive' : 'gone';
+  return sameBoot ? 'alive' : 'unknown';
 }

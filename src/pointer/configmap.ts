@@ -5,7 +5,8 @@ import { AgentError } from '../platform/errors.ts';
 import { parseEnvelope, POINTER_PAYLOAD_TYPE, serializeEnvelope, type DsseEnvelope } from './dsse.ts';
 import { ENVELOPE_KEY } from './node-gate.ts';
 import { parseSignedPointer } from './payload.ts';
-import { signPayload } from './signature.ts';
+import { samePublicKey, signPayload } from './signature.ts';
+import type { TrustedKey } from './keys.ts';
 
 export const CONFIGMAP_NAME = 'anc-hotfix-version';
 export const CONFIGMAP_NAMESPACE = 'kube-system';
@@ -69,7 +70,11 @@ export async function parseConfigMapText(text: string, where: string): Promise<C
  * the others: signing with the old and the new key is how a rotation overlaps). Refuses a payload the
  * node would not read, and an envelope that signs other bytes than `hotfixes.json`.
  */
-export function signConfigMap(doc: ConfigMapDoc, privateKeyPem: string, keyid: string): ConfigMapDoc {
+/**
+ * `trusted`: the key set this binary bakes; a key id it knows with another public key than `privateKeyPem`'s
+ * is refused here, at signing, rather than read as "altered" by every node at verify (issue 40).
+ */
+export function signConfigMap(doc: ConfigMapDoc, privateKeyPem: string, keyid: string, trusted: readonly TrustedKey[] = []): ConfigMapDoc {
   const text = doc.data[POINTER_KEY];
   if (text === undefined)
     throw new AgentError('ANC_USAGE', `the ConfigMap has no data.${POINTER_KEY} to sign`, {
@@ -94,7 +99,16 @@ export function signConfigMap(doc: ConfigMapDoc, privateKeyPem: string, keyid: s
     }
     envelope = { ...previous, signatures: previous.signatures.filter((s) => s.keyid !== keyid) };
   }
-  const { sig } = signPayload(payload, privateKeyPem, keyid);
+  const { sig, publicKeyPem } = signPayload(payload, privateKeyPem, keyid);
+  const known = trusted.find((k) => k.keyid === keyid);
+  if (known && !samePublicKey(known.publicKey, publicKeyPem))
+    throw new AgentError(
+      'ANC_USAGE',
+      `--key does not match key id "${keyid}": this binary bakes another public key under that id, so nodes built like it would refuse the signature (as altered)`,
+      {
+        hint: `Sign with the private key of "${keyid}", or give the key id the nodes know this key by (\`hotfix pointer verify\` lists the baked key ids).`,
+      },
+    );
   envelope.signatures.push({ keyid, sig });
   return { ...doc, data: { ...doc.data, [ENVELOPE_KEY]: serializeEnvelope(envelope) } };
 }

@@ -109,3 +109,15 @@ export function waveContext(options: { uuid?: string; at?: string }): { uuid?: s
     );
   return { ...(uuid ? { uuid } : {}), ...(now ? { now } : {}) };
 }
+
+/**
+ * `--uuid` asks about another node: never answered for the version of this machine's own binary (a release
+ * machine has no baked agent), only for that node's version or image (issue 40).
+ */
+export function checkUuidTarget(context: { uuid?: string }, decidedFor: DecidedFor, manifests: string[]): string[] {
+  if (context.uuid === undefined || manifests.length > 0 || decidedFor.source !== 'this binary') return manifests;
+  throw new AgentError(
+    'ANC_USAGE',
+    `--uuid ${context.uuid} decides for that node, but its version is not known here (${decidedFor.note ?? 'no baked agent'}); give the node's version (--current-version V) or its image (--image-manifest FILE)`,
+  );
+}

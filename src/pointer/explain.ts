@@ -66,9 +66,12 @@ export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, curren
   const staged = stagedHotfixVerdict(deps);
   const hotfix = staged.staged && staged.accepted;
   const refused = decision.refusal;
-  const summary = decision.take
-    ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
-    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
+  const stillRuns = hotfix && refused?.outcome === 'recalled';
+  const summary = stillRuns
+    ? `This node stays on ${d.current}, but it still runs the staged hotfix: hotfix ${d.resolved} is recalled by the pointer, and the next download-hotfix gives the staged hotfix up if it is that version (the image's scripts restored, the version quarantined).`
+    : decision.take
+      ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
+      : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
   return {
     summary,
     current: d.current,

@@ -58,6 +58,16 @@ export function verifyEnvelope(envelope: DsseEnvelope, keys: readonly TrustedKey
 }
 
 /** Signs `payload` with a PEM private key (PKCS#8). The key text never appears in an error. */
+/** Whether two SPKI PEM texts are the same public key (their DER bytes; PEM wrapping and line ends aside). */
+export function samePublicKey(a: string, b: string): boolean {
+  try {
+    const der = (pem: string) => createPublicKey(pem).export({ type: 'spki', format: 'der' });
+    return der(a).equals(der(b));
+  } catch {
+    return false;
+  }
+}
+
 export function signPayload(payload: Buffer, privateKeyPem: string, keyid: string): { keyid: string; sig: Buffer; publicKeyPem: string } {
   let key: KeyObject;
   try {

@@ -155,7 +155,21 @@ const HINTS: Record<VerifyReport['outcome'], string> = {
   failed: 'render it with `hotfix pointer render` and sign it again',
 };
 
-export function verifyText(report: VerifyReport): string {
+/** One base's wave for people: each step `percent @ time` in order, which is in force at `now`, the salt apart. */
+function waveText(
+  base: string,
+  w: { percent: number; salt: string; schedule?: Array<{ at: string; percent: number }> },
+  now?: Date,
+): string {
+  const salt = `; salt ${JSON.stringify(w.salt)}`;
+  if (!w.schedule) return `${base}: ${w.percent}%${salt}`;
+  const t = now?.getTime();
+  const current = t === undefined ? -2 : w.schedule.findLastIndex((s) => Date.parse(s.at) <= t);
+  const steps = w.schedule.map((s, i) => `${s.percent}% @ ${s.at}${i === current ? ' (in force now)' : ''}`).join(', ');
+  return `${base}: ${steps}${current === -1 ? ` (none in force yet: 0% until ${w.schedule[0]!.at})` : ''}${salt}`;
+}
+
+export function verifyText(report: VerifyReport, now?: Date): string {
   const lines: string[] = [];
   if (report.accepted)
     lines.push(`accepted: outcome=accepted${report.signed ? ` (signed by key ${report.keyid}, serial ${report.serial})` : ' (unsigned)'}`);
@@ -172,14 +186,7 @@ export function verifyText(report: VerifyReport): string {
           .join(' ') || '(none)'
       }`,
     );
-  if (report.rollout)
-    lines.push(
-      `rollout: ${Object.entries(report.rollout)
-        .map(
-          ([b, w]) => `${b}=${w.schedule ? w.schedule.map((step) => `${step.percent}%@${step.at}`).join(',') : `${w.percent}%`}:${w.salt}`,
-        )
-        .join(' ')}`,
-    );
+  if (report.rollout) lines.push(...Object.entries(report.rollout).map(([b, w]) => `rollout: ${waveText(b, w, now)}`));
   if (report.recall) lines.push(`recall: ${report.recall.join(' ')} (nodes that staged these return to the baked agent)`);
   for (const w of report.warnings) lines.push(`warning: ${w}`);
   if (!report.accepted || report.hint) lines.push(`hint: ${report.hint ?? HINTS[report.outcome]}`);

@@ -10,6 +10,7 @@ import { agoText, type BootCheck, bootChecks, notStartedSummary, spanText } from
 import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
 import { stagedHotfixVerdict } from '../pointer/staged.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
+import { failedText, failedUnderHotfix, REBOOT, recallText, untellableText } from './hotfix-headline.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 import { type BootGroup, groupByBoot, lineInstant, type LogLine, utcText } from './boots.ts';
 import { type ProvisionFile, parseProvisionJson } from './provision-json.ts';
@@ -237,21 +238,24 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const startedText = runAt === null ? 'an unknown time' : `${utcText(runAt)} (${agoText(runAt, deps.clock.now())})`;
   const lastStep = last(steps, (r) => !r.agent);
   const reached = lastStep ? `; the last step it reached: ${lastStep.task}` : '';
+  const scripts = await scriptsStatus(deps, notes, noopOf(log, started), lineInstant(started));
+  const staged = stagedHotfixVerdict(deps);
   const summary =
     state === 'failed'
-      ? `provisioning FAILED with exit code ${exitCode!.code} ${exitCode!.name}: ${exitCode!.meaning}${fallback ? ` (ran${onBaked})` : ''}`
+      ? failedText(exitCode!, failedUnderHotfix(binary, scripts, lineInstant(started)), fallback ? ` (ran${onBaked})` : '')
       : state === 'succeeded'
-        ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}`
+        ? `provisioning succeeded${onBaked}${provision?.execDuration ? ` in ${provision.execDuration} s` : ''}${recallText(binary, scripts, decision === 'unreadable' ? null : decision, staged.staged && staged.accepted)}`
         : state === 'interrupted'
           ? alive === 'earlier-boot'
-            ? `provisioning started at ${startedText} in an earlier boot and never finished${reached}; this boot has not started it again (journalctl -u aks-node-controller -b)`
-            : `provisioning started at ${startedText} in this boot and never finished: its process (pid ${pid}) is gone without writing a result (killed? journalctl -k | grep -i oom)${reached}`
+            ? `provisioning started at ${startedText} in an earlier boot and never finished${reached}; this boot has not started it again (journalctl -u aks-node-controller -b)${REBOOT}`
+            : `provisioning started at ${startedText}${started?.bootId && thisBoot ? ' in this boot' : ''} and never finished: its process (pid ${pid}) is gone without writing a result (killed? journalctl -k | grep -i oom)${reached}${REBOOT}`
           : state === 'stalled'
             ? `provisioning ${running ? `step ${running.task} ` : ''}started at ${startedText}, running ${spanText(elapsedMs!)}, beyond the ${EXTENSION_BUDGET_MS / 60_000} min the extension waits${alive === 'alive' ? ` (pid ${pid} still runs)` : ' (whether its process still runs cannot be told: no boot id to compare)'}`
-            : state === 'in-progress'
-              ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.at, deps.clock.now())})` : ''}`
-              : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
-  const staged = stagedHotfixVerdict(deps);
+            : state === 'in-progress' && alive === 'unknown' && !complete && started
+              ? untellableText(startedText, running?.task, pid)
+              : state === 'in-progress'
+                ? `provisioning in progress${running ? ` (running: ${running.task} since ${running.start}, ${agoText(running.at, deps.clock.now())})` : ''}`
+                : notStartedSummary(boot, timeline.length > 0 || log.length > 0);
   return {
     state,
     summary,
@@ -270,7 +274,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
     },
-    scripts: await scriptsStatus(deps, notes, noopOf(log, started)),
+    scripts,
     timeline,
     boots,
     run: unsettled

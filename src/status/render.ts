@@ -2,7 +2,7 @@
 // hotfix decision, configuration warnings, the timeline and where to look next.
 import type { CheckState } from './checks.ts';
 import { type BootGroup, type StatusReport, utcText } from './collect.ts';
-import { renderScripts } from './scripts.ts';
+import { quarantineLines, renderScripts } from './scripts.ts';
 
 const duration = (ms: number | null) => (ms === null ? 'running' : ms >= 10_000 ? `${(ms / 1000).toFixed(0)} s` : `${ms} ms`);
 
@@ -50,7 +50,8 @@ function timelineLines(r: StatusReport): string[] {
     const ended = !g.current || r.state === 'interrupted';
     for (const t of g.rows) {
       const unfinished = ended ? 'never finished' : 'running';
-      const outcome = t.outcome === 'ok' ? 'ok' : t.outcome === 'error' ? `ERROR ${t.message}` : unfinished;
+      const said = t.task === 'HotfixFallback' && t.message ? ` ${t.message}` : '';
+      const outcome = t.outcome === 'ok' ? `ok${said}` : t.outcome === 'error' ? `ERROR ${t.message}` : unfinished;
       const took = t.durationMs === null && ended ? '-' : duration(t.durationMs);
       out.push(`${TABLE}  ${t.task.padEnd(width)}  ${t.start.padEnd(23)}  ${took.padStart(8)}  ${outcome}`);
     }
@@ -98,6 +99,7 @@ export function renderStatusText(r: StatusReport, columns?: number, wide = false
     `  staged     ${stagedLine(r.hotfix)}`,
     ...(r.hotfix.checkHotfix ? [`  check      ${r.hotfix.checkHotfix}`] : []),
     ...(r.hotfix.downloadHotfix ? [`  download   ${r.hotfix.downloadHotfix}`] : []),
+    ...quarantineLines(r.scripts.quarantined),
   );
   out.push(...renderScripts(r.scripts));
   if (r.report) out.push('', `report: ${r.report.outcome === 'ok' ? '' : 'FAILED '}${r.report.message} (${r.report.start})`);

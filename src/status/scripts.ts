@@ -12,6 +12,11 @@ export interface ScriptsStatus {
   replaced: string[];
   /** `applying`: an apply was interrupted (the next provision or fallback restores the originals). */
   state: 'applied' | 'applying' | null;
+  /**
+   * When the hotfix's scripts ran in this provisioning and were restored after it (a failure under the
+   * hotfix): `ran` says what ran, not what is installed now (issue 40).
+   */
+  restoredAt?: string;
   lastRestore: { label: string; reason: string; restoredAt: string; restored: string[]; problems: string[] } | null;
   /** Hotfix versions this node gave up (issue 34): failed before the scripts, failed provisioning, or recalled. */
   quarantined: QuarantineEntry[];
@@ -21,8 +26,16 @@ export interface ScriptsStatus {
   image?: { manifest: string; changed: Array<{ path: string; by: string }>; removed: string[]; added: string[] };
 }
 
-/** `noop`: this boot's no-op verdict from the agent log (collect.ts finds it). */
-export async function scriptsStatus(deps: Deps, notes: string[], noop?: { label: string; verdict: string }): Promise<ScriptsStatus> {
+/**
+ * `noop`: this boot's no-op verdict from the agent log (collect.ts finds it); `provisionStartedAt`: when the
+ * provisioning the verdict is about started (ms), so a restore after it means the hotfix's scripts ran in it.
+ */
+export async function scriptsStatus(
+  deps: Deps,
+  notes: string[],
+  noop?: { label: string; verdict: string },
+  provisionStartedAt?: number | null,
+): Promise<ScriptsStatus> {
   const { readRecord, readLastRestore } = await import('../hotfix/scripts/backup.ts');
   const status: ScriptsStatus = {
     ran: 'baked',
@@ -51,6 +64,11 @@ export async function scriptsStatus(deps: Deps, notes: string[], noop?: { label:
     if (last) {
       const { label, reason, restoredAt, restored, problems } = last;
       status.lastRestore = { label, reason, restoredAt, restored, problems };
+      // Restored after this provisioning started: the payload's scripts were what ran in it.
+      const at = Date.parse(restoredAt);
+      if (status.ran === 'baked' && provisionStartedAt != null && Number.isFinite(at) && at >= provisionStartedAt) {
+        Object.assign(status, { ran: 'hotfix', label, replaced: restored, state: 'applied', restoredAt });
+      }
     }
   } catch (error) {
     notes.push(errorMessage(error));
@@ -66,15 +84,20 @@ export async function scriptsStatus(deps: Deps, notes: string[], noop?: { label:
   return status;
 }
 
-/** Why a version was given up, for people. */
-function quarantineLine(q: QuarantineEntry): string {
-  const why =
-    q.cause === 'provisionFailed'
-      ? `provisioning failed under it with exit code ${q.exitCode} ${q.exitName ?? ''} after the scripts started`.replace('  ', ' ')
-      : q.cause === 'recalled'
-        ? 'recalled by the hotfix pointer'
-        : q.reason;
-  return `  quarantined hotfix ${q.version} at ${q.recordedAt}: ${why}; the image's scripts and the baked agent run from the next provision on`;
+/** Why a version was given up and what happened then (it already has), for people: the `hotfix:` block's lines. */
+export function quarantineLines(quarantined: QuarantineEntry[]): string[] {
+  return quarantined.map((q) => {
+    const what =
+      q.cause === 'provisionFailed'
+        ? `provisioning failed under it with exit code ${q.exitCode} ${q.exitName ?? ''} after the scripts started; the image's scripts stay until a provision restores them (never under running scripts), and this node does not provision again (the unit runs only while provision.complete is absent): reimage it`.replace(
+            '  ',
+            ' ',
+          )
+        : q.cause === 'recalled'
+          ? "recalled by the hotfix pointer; the image's scripts were restored and the baked agent runs since"
+          : `${q.reason}; the baked agent provisioned instead`;
+    return `  quarantined ${q.version} at ${q.recordedAt}: ${what}`;
+  });
 }
 
 /** The node against the manifest its image kept (paths.imageManifest); a problem becomes a note. */
@@ -111,7 +134,7 @@ export function renderScripts(s: ScriptsStatus): string[] {
   const ran =
     s.ran === 'baked'
       ? "baked (the image's own provisioning scripts)"
-      : `hotfix ${s.label}${s.state === 'applying' ? ' (INTERRUPTED apply: the next provision restores the originals)' : ''}, ${s.replaced.length} replaced`;
+      : `hotfix ${s.label}${s.state === 'applying' ? ' (INTERRUPTED apply: the next provision restores the originals)' : ''}, ${s.replaced.length} replaced${s.restoredAt ? ' (since restored)' : ''}`;
   const out = ['', 'scripts:', `  ran        ${ran}`, ...s.replaced.map((r) => `             ${r}`)];
   if (s.noop) {
     out.push(`  NO-OP      hotfix ${s.noop.label} changed nothing on this image: it is not a fix here`, `             ${s.noop.verdict}`);
@@ -129,6 +152,5 @@ export function renderScripts(s: ScriptsStatus): string[] {
       `  restored   ${last.restored.length} baked scripts of hotfix ${last.label} at ${last.restoredAt} (${last.reason})${problems}`,
     );
   }
-  out.push(...s.quarantined.map(quarantineLine));
   return out;
 }

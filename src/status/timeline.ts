@@ -84,7 +84,8 @@ export function buildTimeline(
     const agent = name.startsWith(AGENT_PREFIX);
     const task = agent ? name.slice(AGENT_PREFIX.length) : name;
     const message = messageOf(event);
-    const error = event.EventLevel === 'Error';
+    // A recall is an intended undo: its record (level Error on the wire, for the fleet's eyes) is no failed step.
+    const error = event.EventLevel === 'Error' && !(agent && task === 'HotfixFallback' && message.startsWith('recall:'));
     const base = {
       task,
       start: event.Timestamp ?? '',

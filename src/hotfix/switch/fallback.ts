@@ -24,7 +24,7 @@ export interface FallbackOptions {
   /**
    * The hotfix failed provisioning AFTER the scripts started (issue 34): quarantine it, restore the
    * image's scripts, but the launcher does not provision again in this boot (the reference's scripts are
-   * not built to run twice); the next boot runs the baked agent.
+   * not built to run twice), and no later boot provisions (provision.complete): the node is reimaged.
    */
   afterScripts?: { exitCode: number; exitName: string };
 }
@@ -60,12 +60,12 @@ export async function fallbackToBaked(deps: Deps, reason: string, options: Fallb
       ? "; the image's scripts are restored by the next provision, never under running scripts"
       : '';
   const message = after
-    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node${later}; the next boot provisions with the baked agent ${deps.version} (never twice in one boot)`
+    ? `hotfix ${version} failed provisioning with exit code ${after.exitCode} (${after.exitName}) after the provisioning scripts started; version ${version} quarantined on this node${later}; this node does not provision again (the unit runs only while provision.complete is absent, and the scripts never run twice): reimage it, and the new node provisions with the baked agent ${deps.version}`
     : `fallback to the baked agent ${deps.version}: hotfix ${version} ${reason}; version ${version} quarantined on this node${restored}`;
   // Which boot fell back: `status` on a later boot shows it with that boot, not as this one's.
   const boot = currentBootId(deps) ? { bootId: currentBootId(deps) } : {};
   if (after) {
-    deps.log.error('provisioning failed under a hotfix; quarantined, the next boot runs the baked agent', {
+    deps.log.error('provisioning failed under a hotfix; quarantined, reimage the node (it does not provision again)', {
       hotfix: version,
       reason,
       exitCode: after.exitCode,

@@ -170,7 +170,7 @@ test("exits with the agent's error after the scripts started: never retried", as
   // Issue 34: failed under a hotfix -> quarantined (exit code and name), the staged hotfix removed; the
   // scripts never run twice in this boot, the next boot runs the baked agent.
   assert.equal(messages(b, 'HotfixFallback'), [
-    `hotfix ${HOTFIX_VERSION} failed provisioning with exit code 1 (ERR_UNSPECIFIED) after the provisioning scripts started; version ${HOTFIX_VERSION} quarantined on this node; the next boot provisions with the baked agent ${BAKED_VERSION} (never twice in one boot)`,
+    `hotfix ${HOTFIX_VERSION} failed provisioning with exit code 1 (ERR_UNSPECIFIED) after the provisioning scripts started; version ${HOTFIX_VERSION} quarantined on this node; this node does not provision again (the unit runs only while provision.complete is absent, and the scripts never run twice): reimage it, and the new node provisions with the baked agent ${BAKED_VERSION}`,
   ]);
   assert.equal(messages(b, 'Provision'), ['Starting', 'Completed']);
   assert.not.ok(existsSync(imagePaths(b.root).hotfixBinary), 'quarantined: the staged hotfix is removed');

@@ -31,7 +31,7 @@ test('npm run release: build, package with progress, publish the hotfix index, p
   const repository = join(work, 'repository');
   const args = ['scripts/release.mjs', '--version', '202604.01.1', '--scripts', payload, '--scripts-label', SCRIPT_LABEL];
   args.push('--image-manifest', manifest, '--arch', 'amd64', '--formats', 'deb', '--fast', '--out-dir', join(work, 'out'));
-  args.push('--repository-root', repository, '--repository-path', '/');
+  args.push('--repository-root', repository, '--repository-path', '/', '--new-repository');
   const r = node(args, { GNUPGHOME: key.home });
   key.close();
   assert.is(r.status, 0, r.stdout + r.stderr);

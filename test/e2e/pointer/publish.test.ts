@@ -110,7 +110,7 @@ test('publish with kubectl apply, read back with kubectl get and check-hotfix; w
     const verdict = await anc(['hotfix', 'pointer', 'verify', fetched, '--mode', 'enforce']);
     assert.is(verdict.exitCode, 0, verdict.stdout);
     assert.match(verdict.stdout, `accepted: outcome=accepted (signed by key ${CURRENT.keyid}, serial 1)`);
-    assert.match(verdict.stdout, `rollout: ${BASE}=10%:wave-a`);
+    assert.match(verdict.stdout, `rollout: ${BASE}: 10%; salt "wave-a"`);
     const sb = nodeFor(api, { pointer: null });
     const first = await again(sb);
     assertRun(first, 'configMapRead');

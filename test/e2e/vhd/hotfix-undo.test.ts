@@ -90,13 +90,13 @@ test('§1: provisioning fails under a hotfix -> quarantined (exit code and name)
   // R4-5: never restored under scripts that may still run; the next provision restores first.
   assert.is(start(root), HOTFIX_BUG, "the hotfix's scripts stay until the next provision");
   assert.equal(events(root, 'HotfixFallback'), [
-    `hotfix ${HOTFIX} failed provisioning with exit code 50 (ERR_OUTBOUND_CONN_FAIL) after the provisioning scripts started; version ${HOTFIX} quarantined on this node; the image's scripts are restored by the next provision, never under running scripts; the next boot provisions with the baked agent ${BAKED} (never twice in one boot)`,
+    `hotfix ${HOTFIX} failed provisioning with exit code 50 (ERR_OUTBOUND_CONN_FAIL) after the provisioning scripts started; version ${HOTFIX} quarantined on this node; the image's scripts are restored by the next provision, never under running scripts; this node does not provision again (the unit runs only while provision.complete is absent, and the scripts never run twice): reimage it, and the new node provisions with the baked agent ${BAKED}`,
   ]);
   const status = await runAnc(['status'], { root, bin: baked });
-  assert.match(status.stdout, `quarantined hotfix ${HOTFIX} at `);
+  assert.match(status.stdout, `quarantined ${HOTFIX} at `);
   assert.match(
     status.stdout,
-    /: provisioning failed under it with exit code 50 ERR_OUTBOUND_CONN_FAIL after the scripts started; the image's scripts and the baked agent run from the next provision on/,
+    /: provisioning failed under it with exit code 50 ERR_OUTBOUND_CONN_FAIL after the scripts started; the image's scripts stay until a provision restores them \(never under running scripts\), and this node does not provision again \(the unit runs only while provision.complete is absent\): reimage it/,
   );
   // The next boot: the baked agent and the image's scripts.
   const second = await runLauncher(root, {}, 120_000);

@@ -1,0 +1,60 @@
+// Issue 40 (Low): `hotfix rollout status -o wide` (or --wide) names the nodes under each row, by where they are.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
+import { runAnc } from '../harness.ts';
+
+const ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
+const TOKEN = 'publisher.0123456789abcdef';
+const work = mkdtempSync(join(tmpdir(), 'anc-rollout-wide-'));
+test.after(() => rmSync(work, { recursive: true, force: true }));
+
+function report(path: 'hotfix' | 'baked', decision: string, exitCode = 0, name = 'ERR_SUCCESS') {
+  return JSON.stringify({
+    schemaVersion: 1,
+    bootId: 'boot-1',
+    time: '2026-11-27T05:00:00Z',
+    platform: 'ubuntu-22.04/amd64',
+    baked: '202604.01.0',
+    running: path === 'hotfix' ? '202604.01.1' : '202604.01.0',
+    binary: path,
+    hotfix: { base: '202604.01', requested: '202604.01.1', decision, path, quarantine: null, wave: { percent: 100 } },
+    scripts: { ran: 'baked', label: null, replaced: 0 },
+    pointer: { serial: 5, signed: false },
+    provision: { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, name },
+  });
+}
+
+function annotate(api: FakeApiServer, name: string, text: string | undefined): void {
+  api.nodes.register(name, { bootId: 'boot-1' });
+  (api.nodes.nodes.get(name)!.metadata as { annotations: Record<string, string> }).annotations =
+    text === undefined ? {} : { [ANNOTATION]: text };
+}
+
+test('rollout status -o wide: each row followed by its nodes; --wide the same; the plain table has no names', async () => {
+  const api = await startFakeApiServer({ tokens: { [TOKEN]: { user: 'publisher', canRead: true, canWrite: true } } });
+  try {
+    const kubeconfig = join(work, 'publisher.kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigFor(api, { token: TOKEN }));
+    annotate(api, 'aks-pool-0', report('hotfix', 'upgrade'));
+    annotate(api, 'aks-pool-1', report('hotfix', 'upgrade'));
+    annotate(api, 'aks-pool-2', report('hotfix', 'upgrade', 50, 'ERR_OUTBOUND_CONN_FAIL'));
+    annotate(api, 'aks-pool-3', undefined);
+    const wide = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'wide']);
+    assert.is(wide.exitCode, 2, wide.stderr);
+    assert.match(wide.stdout, '\n  on hotfix: aks-pool-0, aks-pool-1\n');
+    assert.match(wide.stdout, '\n  failed: aks-pool-2 (ERR_OUTBOUND_CONN_FAIL)\n');
+    assert.match(wide.stdout, /\n {2}not reported: aks-pool-3\n/);
+    const flag = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '--wide']);
+    assert.is(flag.stdout.replace(/^rollout at \S+/, ''), wide.stdout.replace(/^rollout at \S+/, ''));
+    const plain = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
+    assert.not.match(plain.stdout, 'aks-pool-0');
+  } finally {
+    await api.close();
+  }
+});
+
+test.run();
