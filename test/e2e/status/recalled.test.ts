@@ -2,12 +2,12 @@
 // download-hotfix has not yet given it up), `status` and `hotfix explain` say it is recalled, never that the
 // node takes it; after the node gives it up, the headline says `recalled` and what runs now, and the
 // timeline's recall row is a success (an intended undo), not an ERROR.
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { imagePaths, installImage, runLauncher, writeHostname, writeStandInProvisionScripts } from '../../fakes/node-image.ts';
+import { imagePaths, installImage, runLauncher, stageHotfix, writeHostname, writeStandInProvisionScripts } from '../../fakes/node-image.ts';
 import { buildAgent } from '../../fakes/repos.ts';
 import { SCRIPT_LABEL, writePayloadDir } from '../../fakes/script-fix.ts';
 import { runAnc } from '../harness.ts';
@@ -32,8 +32,8 @@ test.before(async () => {
   writeStandInProvisionScripts(root, { exitCode: 0 });
   writeFileSync(join(root, 'etc/os-release'), 'ID=ubuntu\nVERSION_ID="22.04"\n');
   writeFileSync(imagePaths(root).config, '{"version":"v1","bootstrappingConfig":{"tlsBootstrappingToken":"abcdef.0123456789abcdef"}}');
-  copyFileSync(hotfix, imagePaths(root).hotfixBinary);
-  chmodSync(imagePaths(root).hotfixBinary, 0o755);
+  // Staged as a download promotes it: the binary with its version record (the recall reads the record).
+  stageHotfix(root, hotfix, HOTFIX);
   const first = await runLauncher(root, {}, 120_000);
   assert.is(first.exitCode, 0, first.stdout + first.stderr);
 });
