@@ -3,6 +3,7 @@
 // the hotfix failed, or a node still runs a recalled version.
 import type { Command } from '../cli/command.ts';
 import type { OutputFormat } from '../cli/output.ts';
+import { AgentError } from '../platform/errors.ts';
 
 export const ROLLOUT_FAILED = 2;
 
@@ -10,7 +11,10 @@ export const hotfixRolloutStatusCommand = {
   name: 'hotfix rollout status',
   description:
     "Show the hotfix rollout from the nodes' reports: on the hotfix, not yet in their wave, fell back, failed, recalled, not reported",
-  options: [{ flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, then ~/.kube/config)' }],
+  options: [
+    { flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, then ~/.kube/config)' },
+    { flag: '--page-size <n>', description: 'Nodes per page of the list (default 500)' },
+  ],
   output: true,
   readOnly: true,
   examples: [
@@ -26,15 +30,18 @@ export const hotfixRolloutStatusCommand = {
     ],
   ],
   async run({ options }, deps) {
-    const { kubeconfigPath, operatorCredentials, readFleet } = await import('../fleet/read.ts');
+    const { kubeconfigPath, operatorCredentials, parsePageSize, readFleet } = await import('../fleet/read.ts');
+    const pageSize = parsePageSize(options.pageSize);
+    if (Number.isNaN(pageSize))
+      throw new AgentError('ANC_USAGE', `--page-size ${JSON.stringify(options.pageSize)}: expected a whole number from 1 to 10000`);
     const { rolloutFailed, rolloutView } = await import('../fleet/rollout.ts');
     const { rolloutText } = await import('../fleet/rollout-text.ts');
     const creds = await operatorCredentials(deps, kubeconfigPath(deps, options.kubeconfig));
-    const state = await readFleet(deps, creds);
+    const state = await readFleet(deps, creds, pageSize);
     const view = rolloutView(state.nodes, state.live, deps.clock.now());
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
     if (options.output === 'json') return { exitCode, stdout: `${JSON.stringify(view, null, 2)}\n` };
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };
     return { exitCode, stdout: rolloutText(view) };
   },
-} satisfies Command<{ kubeconfig?: string; output?: OutputFormat }>;
+} satisfies Command<{ kubeconfig?: string; pageSize?: string; output?: OutputFormat }>;

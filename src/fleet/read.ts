@@ -1,5 +1,5 @@
-// What the fleet views read through the apiserver (the same client check-hotfix uses): every Node and
-// the live hotfix pointer, with an operator's kubeconfig.
+// What the fleet views read through the apiserver (the same client check-hotfix uses): every Node
+// (metadata only, in pages: kube/nodes.ts) and the live hotfix pointer, with an operator's kubeconfig.
 import type { ApiCredentials } from '../kube/credentials.ts';
 import type { NodeObject } from '../kube/nodes.ts';
 import type { Deps } from '../platform/deps.ts';
@@ -25,25 +25,36 @@ export async function operatorCredentials(deps: Deps, kubeconfig: string): Promi
   return kubeconfigCredentials(deps, kubeconfig);
 }
 
-export async function readFleet(deps: Deps, creds: ApiCredentials): Promise<FleetState> {
+/** --page-size: Nodes per page of the list (the `limit` query parameter). */
+export function parsePageSize(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  return /^\d+$/.test(text) && n >= 1 && n <= 10_000 ? n : Number.NaN;
+}
+
+export async function readFleet(deps: Deps, creds: ApiCredentials, pageSize?: number): Promise<FleetState> {
   const { listNodes } = await import('../kube/nodes.ts');
+  const nodes = await listNodes(creds, undefined, { userAgent: `aks-node-controller/${deps.version}`, ...(pageSize ? { pageSize } : {}) });
+  return { nodes, ...(await readLive(deps, creds)) };
+}
+
+/** The live pointer's ConfigMap and what the fleet views need of it (nothing when the cluster has none). */
+export async function readLive(deps: Deps, creds: ApiCredentials): Promise<Omit<FleetState, 'nodes'>> {
   const { apiGet, HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
   const { parseConfigMapText, POINTER_KEY } = await import('../pointer/configmap.ts');
   const { livePayload } = await import('../pointer/live-pointer.ts');
   const userAgent = `aks-node-controller/${deps.version}`;
-  const nodes = await listNodes(creds, undefined, { userAgent });
   let text: string;
   try {
     text = await apiGet(creds, HOTFIX_CONFIGMAP_PATH, { userAgent });
   } catch (error) {
-    if (/returned status 404 /.test(errorMessage(error))) return { nodes };
+    if (/returned status 404 /.test(errorMessage(error))) return {};
     throw error;
   }
   const doc = await parseConfigMapText(text, 'the cluster ConfigMap');
   const signed = livePayload(doc);
   if (signed)
     return {
-      nodes,
       doc,
       live: {
         serial: signed.serial,
@@ -56,11 +67,10 @@ export async function readFleet(deps: Deps, creds: ApiCredentials): Promise<Flee
   try {
     const pointer = parsePointer(doc.data[POINTER_KEY] ?? null, 'the cluster ConfigMap');
     return {
-      nodes,
       doc,
       live: { ...(pointer.rollout ? { rollout: pointer.rollout } : {}), ...(pointer.recall ? { recall: pointer.recall } : {}) },
     };
   } catch {
-    return { nodes, doc, live: {} };
+    return { doc, live: {} };
   }
 }
