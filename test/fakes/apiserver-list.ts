@@ -29,6 +29,8 @@ export interface ListState {
   /** The collection's resourceVersion (the last change). */
   version: number;
   watchers: Set<(event: WatchEvent) => void>;
+  /** Open watch responses (tests end them cleanly or break them). */
+  streams: Set<ServerResponse>;
   snapshots: Map<string, { items: NodeDoc[]; rv: number; at: number }>;
   continueTtlMs: number;
   bookmarkMs: number;
@@ -42,6 +44,7 @@ export function createListState(): ListState {
     historyLimit: 10_000,
     version: 0,
     watchers: new Set(),
+    streams: new Set(),
     snapshots: new Map(),
     continueTtlMs: 5 * 60_000,
     bookmarkMs: 10_000,
@@ -191,7 +194,9 @@ function serveWatch(
       )
     : undefined;
   const end = setTimeout(() => res.end(), seconds * 1000);
+  state.streams.add(res);
   res.on('close', () => {
+    state.streams.delete(res);
     state.watchers.delete(watcher);
     clearInterval(tick);
     clearTimeout(end);

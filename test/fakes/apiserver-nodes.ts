@@ -32,6 +32,8 @@ export interface NodeStore {
   expireContinues(): void;
   /** Forgets the watch history: a watch from any earlier resourceVersion gets 410. */
   compact(): void;
+  /** Ends every open watch cleanly (as at its timeoutSeconds), or breaks their connections. */
+  endWatches(how: 'end' | 'break'): void;
   list: ListState;
 }
 
@@ -71,6 +73,12 @@ export function createNodeStore(nextVersion: () => number): NodeStore {
     compact() {
       list.history.length = 0;
       list.version = nextVersion();
+    },
+    endWatches(how) {
+      for (const res of [...list.streams]) {
+        if (how === 'end') res.end();
+        else res.socket?.destroy();
+      }
     },
     register(name, options = {}) {
       store.put({

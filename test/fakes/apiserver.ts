@@ -33,6 +33,9 @@ export interface Identity {
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string ('' when none). */
+  query: string;
+  acceptEncoding: string;
   accept: string;
   userAgent: string;
   /** The authenticated user, or '' when the request was unauthenticated. */
@@ -240,6 +243,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     requests.push({
       method: req.method ?? '',
       path,
+      query: (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '',
+      acceptEncoding: String(req.headers['accept-encoding'] ?? ''),
       accept: String(req.headers.accept ?? ''),
       userAgent: String(req.headers['user-agent'] ?? ''),
       user: typeof identity === 'object' ? identity.user : '',
