@@ -141,8 +141,7 @@ async function watchPoll() {
   const waiters = [];
   child.stdout.on('data', (chunk) => {
     buffer += chunk;
-    let nl;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
       if (/-> continue$/.test(line)) {

@@ -5,6 +5,7 @@
 // path, sha256, mode and size. Pure: the same tree gives the same bytes (sorted, fixed key order).
 import { posix } from 'node:path';
 import { AgentError } from '../platform/errors.ts';
+import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { NODE_PATHS } from '../platform/paths.ts';
 import { IMAGE_PLATFORMS, type ImagePlatform } from './platform.ts';
 
@@ -66,8 +67,9 @@ export function parseManifest(text: string, source: string): ImageManifest {
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(text);
-  } catch (error) {
-    throw invalid(source, `not JSON (${(error as Error).message})`);
+  } catch {
+    // Where, never what (R4-19): JSON.parse's message quotes the text, and the file may be a symlink to a secret.
+    throw invalid(source, jsonSyntaxProblem(text) ?? 'not valid JSON');
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalid(source, 'not a JSON object');
   const problems: string[] = [];

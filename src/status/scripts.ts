@@ -88,7 +88,9 @@ async function imageChanges(deps: Deps, notes: string[]): Promise<ScriptsStatus[
       import('../image/diff.ts'),
       import('../hotfix/scripts/written.ts'),
     ]);
-    const image = parseManifest(deps.fs.readText(file, 'config'), deps.paths.strip(file));
+    // Never through a symlink (R4-19): the image build writes a regular file here.
+    if (deps.fs.lstat(file)?.isSymlink) throw new Error(`${deps.paths.strip(file)} is a symbolic link; not read (the image build writes a regular file)`);
+    const image = parseManifest(deps.fs.readFileNoFollow(file, 'config').toString('utf8'), deps.paths.strip(file));
     const now = await collectManifest(deps, deps.paths, { askVersion: false });
     const d = diffManifests(image, now, hotfixExplainer(deps));
     return {

@@ -8,9 +8,11 @@
 // - `watch=1&resourceVersion=RV`: every change after RV as one JSON event per line (ADDED, MODIFIED,
 //   DELETED; BOOKMARK every `bookmarkMs` with allowWatchBookmarks), ending after timeoutSeconds; an RV older
 //   than the kept history gets an ERROR event with a 410 Status, as a real apiserver answers after compaction.
-// Still unlike a real apiserver: no fieldSelector, no resourceVersionMatch, no set-based label selectors,
-// one snapshot per list kept in memory (not an MVCC store), watch streams are never compressed, and only
-// Node reads compress. Each point is listed in docs/operators.md "The stand-in".
+// Still unlike a real apiserver (also in docs/operators.md "The stand-in"): no field selectors, no
+// set-based label selectors; a continue's snapshot is a copy of the list in memory (at most 16 lists in
+// flight), not an etcd revision; the watch history is the last 10,000 changes, not a time window; label
+// selectors do not filter watch events; watch streams are never compressed and only Node reads are; no
+// priority and fairness (429), no HTTP/2, no resourceVersionMatch, no sendInitialEvents.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 
