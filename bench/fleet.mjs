@@ -120,20 +120,57 @@ async function measure(command, argv, env = {}) {
 const kubeconfig = ready.kubeconfig;
 const { execFileSync } = await import('node:child_process');
 const pointer = JSON.parse(
-  execFileSync(bin, ['hotfix', 'pointer', 'render', '--hotfix', '202604.01=202604.01.1', '--rollout', '202604.01=25:bench', '--serial', '5', '--expires', '2099-01-01T00:00:00Z', '-o', 'json'], { encoding: 'utf8' }),
+  execFileSync(
+    bin,
+    [
+      'hotfix',
+      'pointer',
+      'render',
+      '--hotfix',
+      '202604.01=202604.01.1',
+      '--rollout',
+      '202604.01=25:bench',
+      '--serial',
+      '5',
+      '--expires',
+      '2099-01-01T00:00:00Z',
+      '-o',
+      'json',
+    ],
+    { encoding: 'utf8' },
+  ),
 );
 await ask('configmap', { data: pointer.data });
 const kubectl = (extra) => measure(KUBECTL, ['--kubeconfig', kubeconfig, '--cache-dir', join(work, 'kcache'), 'get', 'nodes', ...extra]);
 await kubectl(['-o', 'name']); // kubectl's discovery cache, once, outside the rounds
 const halt = join(work, 'halt.yaml');
-writeFileSync(halt, execFileSync(bin, ['hotfix', 'pointer', 'render', '--halt', '--withdraw', '--kubeconfig', kubeconfig], { encoding: 'utf8' }));
+writeFileSync(
+  halt,
+  execFileSync(bin, ['hotfix', 'pointer', 'render', '--halt', '--withdraw', '--kubeconfig', kubeconfig], { encoding: 'utf8' }),
+);
 
 /** One steady-state poll: the watch's third poll line after two, with CHANGES_PER_POLL changes in between. */
 async function watchPoll() {
-  const child = spawn(bin, ['hotfix', 'rollout', 'watch', '--kubeconfig', kubeconfig, '--halt-with', halt, '--max-failed', '100%', '--interval', String(INTERVAL_S)], {
-    env: { PATH: process.env.PATH, HOME: work },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    bin,
+    [
+      'hotfix',
+      'rollout',
+      'watch',
+      '--kubeconfig',
+      kubeconfig,
+      '--halt-with',
+      halt,
+      '--max-failed',
+      '100%',
+      '--interval',
+      String(INTERVAL_S),
+    ],
+    {
+      env: { PATH: process.env.PATH, HOME: work },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const polls = [];
   let buffer = '';
   let stderr = '';

@@ -34,7 +34,9 @@ export interface SourceOptions {
 export async function openNodeSource(deps: Deps, creds: ApiCredentials, options: SourceOptions = {}): Promise<NodeSource> {
   const { listNodePages, watchNodes, WatchExpired } = await import('../kube/nodes.ts');
   const userAgent = `aks-node-controller/${deps.version}`;
-  const list = () => listNodePages(creds, { userAgent, ...(options.pageSize ? { pageSize: options.pageSize } : {}) });
+  const { FLEET_KEYS } = await import('./read.ts');
+  const keep = FLEET_KEYS;
+  const list = () => listNodePages(creds, { userAgent, keep, ...(options.pageSize ? { pageSize: options.pageSize } : {}) });
   const first = await list();
   const map = new Map(first.nodes.map((n) => [n.name, n]));
   const counts = { lists: 1, watches: 0, events: 0 };
@@ -78,6 +80,7 @@ export async function openNodeSource(deps: Deps, creds: ApiCredentials, options:
           idleMs: (seconds + 30) * 1000,
           onEvent: apply,
           signal: stop.signal,
+          keep,
         });
         backoff = options.backoffMs ?? 1000;
       } catch (error) {

@@ -5,6 +5,7 @@ import type { NodeObject } from '../kube/nodes.ts';
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { ConfigMapDoc } from '../pointer/configmap.ts';
+import { STATE_LABEL, STATUS_ANNOTATION, VERSION_LABEL } from './report.ts';
 import type { LiveView } from './rollout.ts';
 
 export interface FleetState {
@@ -32,9 +33,16 @@ export function parsePageSize(text: string | undefined): number | undefined {
   return /^\d+$/.test(text) && n >= 1 && n <= 10_000 ? n : Number.NaN;
 }
 
+/** What the fleet views use of a Node's metadata: a fleet of 5,000 holds only these keys. */
+export const FLEET_KEYS = {
+  annotations: [STATUS_ANNOTATION],
+  labels: [VERSION_LABEL, STATE_LABEL, 'kubernetes.io/os', 'kubernetes.io/arch'],
+} as const;
+
 export async function readFleet(deps: Deps, creds: ApiCredentials, pageSize?: number): Promise<FleetState> {
   const { listNodes } = await import('../kube/nodes.ts');
-  const nodes = await listNodes(creds, undefined, { userAgent: `aks-node-controller/${deps.version}`, ...(pageSize ? { pageSize } : {}) });
+  const userAgent = `aks-node-controller/${deps.version}`;
+  const nodes = await listNodes(creds, undefined, { userAgent, keep: FLEET_KEYS, ...(pageSize ? { pageSize } : {}) });
   return { nodes, ...(await readLive(deps, creds)) };
 }
 

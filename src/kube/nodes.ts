@@ -4,6 +4,7 @@
 // (stream.ts), and a JSON merge patch (RFC 7386) of one node's labels and annotations. Also the
 // ConfigMap merge patch the rollout watch applies a pre-signed halt with.
 import { AgentError } from '../platform/errors.ts';
+import { collectGarbage } from '../platform/memory.ts';
 import { apiGet, apiWrite, type GetOptions } from './client.ts';
 import type { ApiCredentials } from './credentials.ts';
 import { apiStream } from './stream.ts';
@@ -38,14 +39,27 @@ const strings = (value: unknown): Record<string, string> => {
   return out;
 };
 
-function toNode(doc: unknown): NodeObject {
+/** Which labels and annotations a reader keeps of each Node (undefined: all); a fleet holds only these. */
+export interface KeepKeys {
+  labels?: readonly string[];
+  annotations?: readonly string[];
+}
+
+const only = (all: Record<string, string>, keys: readonly string[] | undefined): Record<string, string> => {
+  if (!keys) return all;
+  const out: Record<string, string> = {};
+  for (const k of keys) if (Object.hasOwn(all, k)) out[k] = all[k]!;
+  return out;
+};
+
+function toNode(doc: unknown, keep: KeepKeys = {}): NodeObject {
   const d = (doc ?? {}) as { metadata?: Record<string, unknown>; status?: { nodeInfo?: Record<string, unknown> } };
   const info = d.status?.nodeInfo ?? {};
   const labels = strings(d.metadata?.labels);
   return {
     name: String(d.metadata?.name ?? ''),
-    labels,
-    annotations: strings(d.metadata?.annotations),
+    labels: only(labels, keep.labels),
+    annotations: only(strings(d.metadata?.annotations), keep.annotations),
     bootId: typeof info.bootID === 'string' ? info.bootID : '',
     osImage: typeof info.osImage === 'string' ? info.osImage : (labels['kubernetes.io/os'] ?? ''),
     architecture: typeof info.architecture === 'string' ? info.architecture : (labels['kubernetes.io/arch'] ?? ''),
@@ -75,6 +89,7 @@ export interface ListOptions extends GetOptions {
   labelSelector?: string;
   /** Nodes per page (`limit`), default 500. */
   pageSize?: number;
+  keep?: KeepKeys;
 }
 
 export interface NodeList {
@@ -120,9 +135,11 @@ export async function listNodePages(creds: ApiCredentials, options: ListOptions 
             tooLarge,
           });
           const doc = parse(text, 'list nodes') as { items?: unknown; metadata?: { continue?: unknown; resourceVersion?: unknown } };
-          if (Array.isArray(doc.items)) for (const item of doc.items) nodes.push(toNode(item));
+          if (Array.isArray(doc.items)) for (const item of doc.items) nodes.push(toNode(item, options.keep));
           resourceVersion = typeof doc.metadata?.resourceVersion === 'string' ? doc.metadata.resourceVersion : '';
           next = typeof doc.metadata?.continue === 'string' && doc.metadata.continue !== '' ? doc.metadata.continue : undefined;
+          // Only one page's body at a time: what the last page left behind goes before the next one comes.
+          collectGarbage();
         } while (next);
         return { nodes, resourceVersion, requests };
       } catch (error) {
@@ -150,6 +167,7 @@ export interface WatchNodeOptions {
   idleMs: number;
   onEvent(event: NodeEvent): void;
   signal?: AbortSignal;
+  keep?: KeepKeys;
 }
 
 /** The apiserver's answer when the version a watch starts from is compacted away: relist. */
@@ -174,7 +192,10 @@ export function watchNodes(creds: ApiCredentials, resourceVersion: string, optio
     ...(options.userAgent ? { userAgent: options.userAgent } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     onLine(line) {
-      const event = parse(line, 'watch nodes') as { type?: unknown; object?: { metadata?: { resourceVersion?: unknown }; code?: unknown; message?: unknown } };
+      const event = parse(line, 'watch nodes') as {
+        type?: unknown;
+        object?: { metadata?: { resourceVersion?: unknown }; code?: unknown; message?: unknown };
+      };
       const rv = String(event.object?.metadata?.resourceVersion ?? '');
       if (event.type === 'ERROR') {
         const why = `the Node watch ended with status ${String(event.object?.code)}: ${String(event.object?.message ?? '').slice(0, 200)}`;
@@ -182,7 +203,7 @@ export function watchNodes(creds: ApiCredentials, resourceVersion: string, optio
       }
       if (event.type === 'BOOKMARK') return options.onEvent({ type: 'BOOKMARK', resourceVersion: rv });
       if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')
-        options.onEvent({ type: event.type, node: toNode(event.object), resourceVersion: rv });
+        options.onEvent({ type: event.type, node: toNode(event.object, options.keep), resourceVersion: rv });
     },
   });
 }

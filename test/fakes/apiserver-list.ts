@@ -146,7 +146,12 @@ export function serveList(
   const metadata = { resourceVersion: String(rv), ...(next ? { continue: next } : {}) };
   if (as === 'table') return sendJson(req, res, state, { ...(table(page, String(rv)) as object), metadata });
   if (as === 'metadata')
-    return sendJson(req, res, state, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: page.map(partial) });
+    return sendJson(req, res, state, {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata,
+      items: page.map(partial),
+    });
   sendJson(req, res, state, { kind: 'NodeList', apiVersion: 'v1', metadata, items: page });
 }
 
@@ -191,7 +196,12 @@ function serveWatch(
   state.watchers.add(watcher);
   const tick = bookmarks
     ? setInterval(
-        () => write('BOOKMARK', { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: String(state.version) } }),
+        () =>
+          write('BOOKMARK', {
+            kind: 'PartialObjectMetadata',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata: { resourceVersion: String(state.version) },
+          }),
         state.bookmarkMs,
       )
     : undefined;

@@ -18,7 +18,8 @@ export function mixedState(i: number): SyntheticState {
   return r < 40 ? 'notInWave' : r < 75 ? 'hotfix' : r < 93 ? 'baked' : r < 96 ? 'none' : r < 98 ? 'fellback' : 'failed';
 }
 
-export const nodeName = (i: number) => `aks-nodepool${1 + (i % 4)}-${String(10_000_000 + i).slice(1)}-vmss${(i * 7919).toString(36).padStart(6, '0').slice(-6)}`;
+export const nodeName = (i: number) =>
+  `aks-nodepool${1 + (i % 4)}-${String(10_000_000 + i).slice(1)}-vmss${(i * 7919).toString(36).padStart(6, '0').slice(-6)}`;
 
 /** The report a node in this state sends (report-status's shape: docs/operators.md "What a node writes"). */
 export function syntheticReport(state: Exclude<SyntheticState, 'none'>, bootId: string, exit?: { code: number; name: string }): string {
@@ -42,14 +43,24 @@ export function syntheticReport(state: Exclude<SyntheticState, 'none'>, bootId: 
     },
     scripts: { ran: 'baked', label: null, replaced: 0 },
     pointer: { serial: 5, signed: true },
-    provision: { state: code === 0 ? 'succeeded' : 'failed', exitCode: code, name: code === 0 ? 'ERR_SUCCESS' : (exit?.name ?? 'ERR_KUBELET_START_FAIL') },
+    provision: {
+      state: code === 0 ? 'succeeded' : 'failed',
+      exitCode: code,
+      name: code === 0 ? 'ERR_SUCCESS' : (exit?.name ?? 'ERR_KUBELET_START_FAIL'),
+    },
   });
 }
 
 const hex = (i: number, n: number) => createHash('sha256').update(String(i)).digest('hex').slice(0, n);
 
 function image(i: number, k: number) {
-  const repo = ['mcr.microsoft.com/oss/kubernetes/kube-proxy', 'mcr.microsoft.com/containernetworking/azure-cns', 'mcr.microsoft.com/oss/calico/node', 'mcr.microsoft.com/oss/kubernetes-csi/azuredisk-csi', 'mcr.microsoft.com/aks/command/runtime'][k % 5]!;
+  const repo = [
+    'mcr.microsoft.com/oss/kubernetes/kube-proxy',
+    'mcr.microsoft.com/containernetworking/azure-cns',
+    'mcr.microsoft.com/oss/calico/node',
+    'mcr.microsoft.com/oss/kubernetes-csi/azuredisk-csi',
+    'mcr.microsoft.com/aks/command/runtime',
+  ][k % 5]!;
   const tag = `v1.${k % 33}.${(i + k) % 9}`;
   return { names: [`${repo}@sha256:${hex(k * 31 + 7, 64)}`, `${repo}:${tag}-${k}`], sizeBytes: 10_000_000 + k * 123_457 };
 }
@@ -59,7 +70,7 @@ export function realisticNode(i: number, kib: number, state: SyntheticState): Re
   const name = nodeName(i);
   const bootId = `${hex(i, 8)}-${hex(i + 1, 4)}-${hex(i + 2, 4)}-${hex(i + 3, 4)}-${hex(i + 4, 12)}`;
   const labels: Record<string, string> = {
-    'agentpool': `nodepool${1 + (i % 4)}`,
+    agentpool: `nodepool${1 + (i % 4)}`,
     'beta.kubernetes.io/arch': 'amd64',
     'beta.kubernetes.io/instance-type': 'Standard_D4ds_v5',
     'beta.kubernetes.io/os': 'linux',
@@ -78,8 +89,8 @@ export function realisticNode(i: number, kib: number, state: SyntheticState): Re
     'kubernetes.io/hostname': name,
     'kubernetes.io/os': 'linux',
     'node.kubernetes.io/instance-type': 'Standard_D4ds_v5',
-    'storageprofile': 'managed',
-    'storagetier': 'Premium_LRS',
+    storageprofile: 'managed',
+    storagetier: 'Premium_LRS',
     'topology.disk.csi.azure.com/zone': `eastus-${1 + (i % 3)}`,
     'topology.kubernetes.io/region': 'eastus',
     'topology.kubernetes.io/zone': `eastus-${1 + (i % 3)}`,
@@ -96,31 +107,112 @@ export function realisticNode(i: number, kib: number, state: SyntheticState): Re
   }
   const fields = (keys: string[]) => Object.fromEntries(keys.map((k) => [`f:${k}`, {}]));
   const managedFields = [
-    { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: '2026-11-27T04:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': fields(Object.keys(annotations)), 'f:labels': fields(Object.keys(labels)) } } },
-    { manager: 'cloud-node-manager', operation: 'Update', apiVersion: 'v1', time: '2026-11-27T04:00:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:providerID': {} }, 'f:status': { 'f:addresses': fields(['InternalIP', 'Hostname']) } } },
-    { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: '2026-11-27T04:01:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:podCIDR': {}, 'f:podCIDRs': { '.': {}, [`v:"10.244.${i % 256}.0/24"`]: {} } } }, subresource: 'status' },
-    { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: '2026-11-27T05:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': fields(['DiskPressure', 'MemoryPressure', 'PIDPressure', 'Ready']), 'f:images': {}, 'f:nodeInfo': fields(['bootID']) } }, subresource: 'status' },
+    {
+      manager: 'kubelet',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-11-27T04:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:metadata': { 'f:annotations': fields(Object.keys(annotations)), 'f:labels': fields(Object.keys(labels)) } },
+    },
+    {
+      manager: 'cloud-node-manager',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-11-27T04:00:05Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { 'f:providerID': {} }, 'f:status': { 'f:addresses': fields(['InternalIP', 'Hostname']) } },
+    },
+    {
+      manager: 'kube-controller-manager',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-11-27T04:01:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { 'f:podCIDR': {}, 'f:podCIDRs': { '.': {}, [`v:"10.244.${i % 256}.0/24"`]: {} } } },
+      subresource: 'status',
+    },
+    {
+      manager: 'kubelet',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: '2026-11-27T05:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {
+        'f:status': {
+          'f:conditions': fields(['DiskPressure', 'MemoryPressure', 'PIDPressure', 'Ready']),
+          'f:images': {},
+          'f:nodeInfo': fields(['bootID']),
+        },
+      },
+      subresource: 'status',
+    },
   ];
   const condition = (type: string, status: string, reason: string, message: string) => ({
-    type, status, lastHeartbeatTime: '2026-11-27T05:00:00Z', lastTransitionTime: '2026-11-27T04:00:00Z', reason, message,
+    type,
+    status,
+    lastHeartbeatTime: '2026-11-27T05:00:00Z',
+    lastTransitionTime: '2026-11-27T04:00:00Z',
+    reason,
+    message,
   });
   const node = {
     kind: 'Node',
     apiVersion: 'v1',
-    metadata: { name, uid: `${hex(i, 8)}-0000-4000-8000-${hex(i, 12)}`, resourceVersion: '1', creationTimestamp: '2026-11-27T04:00:00Z', labels, annotations, managedFields },
-    spec: { podCIDR: `10.244.${i % 256}.0/24`, podCIDRs: [`10.244.${i % 256}.0/24`], providerID: `azure:///subscriptions/${hex(1, 8)}/resourceGroups/mc_rg/providers/Microsoft.Compute/virtualMachineScaleSets/${name}/virtualMachines/${i}` },
+    metadata: {
+      name,
+      uid: `${hex(i, 8)}-0000-4000-8000-${hex(i, 12)}`,
+      resourceVersion: '1',
+      creationTimestamp: '2026-11-27T04:00:00Z',
+      labels,
+      annotations,
+      managedFields,
+    },
+    spec: {
+      podCIDR: `10.244.${i % 256}.0/24`,
+      podCIDRs: [`10.244.${i % 256}.0/24`],
+      providerID: `azure:///subscriptions/${hex(1, 8)}/resourceGroups/mc_rg/providers/Microsoft.Compute/virtualMachineScaleSets/${name}/virtualMachines/${i}`,
+    },
     status: {
-      capacity: { cpu: '4', 'ephemeral-storage': '129886128Ki', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '16375568Ki', pods: '110' },
-      allocatable: { cpu: '3860m', 'ephemeral-storage': '119703055367', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '12618512Ki', pods: '110' },
+      capacity: {
+        cpu: '4',
+        'ephemeral-storage': '129886128Ki',
+        'hugepages-1Gi': '0',
+        'hugepages-2Mi': '0',
+        memory: '16375568Ki',
+        pods: '110',
+      },
+      allocatable: {
+        cpu: '3860m',
+        'ephemeral-storage': '119703055367',
+        'hugepages-1Gi': '0',
+        'hugepages-2Mi': '0',
+        memory: '12618512Ki',
+        pods: '110',
+      },
       conditions: [
         condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
         condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
         condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
         condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
       ],
-      addresses: [{ type: 'InternalIP', address: `10.224.${(i >> 8) % 256}.${i % 256}` }, { type: 'Hostname', address: name }],
+      addresses: [
+        { type: 'InternalIP', address: `10.224.${(i >> 8) % 256}.${i % 256}` },
+        { type: 'Hostname', address: name },
+      ],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-      nodeInfo: { machineID: hex(i, 32), systemUUID: hex(i + 5, 32), bootID: bootId, kernelVersion: '5.15.0-1075-azure', osImage: 'Ubuntu 22.04.5 LTS', containerRuntimeVersion: 'containerd://1.7.25-1', kubeletVersion: 'v1.32.4', kubeProxyVersion: 'v1.32.4', operatingSystem: 'linux', architecture: 'amd64' },
+      nodeInfo: {
+        machineID: hex(i, 32),
+        systemUUID: hex(i + 5, 32),
+        bootID: bootId,
+        kernelVersion: '5.15.0-1075-azure',
+        osImage: 'Ubuntu 22.04.5 LTS',
+        containerRuntimeVersion: 'containerd://1.7.25-1',
+        kubeletVersion: 'v1.32.4',
+        kubeProxyVersion: 'v1.32.4',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+      },
       images: [] as unknown[],
     },
   };

@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kubeconfigFor, startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../../fakes/apiserver.ts';
-import { mixedState, nodeName, realisticNode, REPORT_ANNOTATION, syntheticReport, type SyntheticState } from '../../fakes/realistic-node.ts';
+import {
+  mixedState,
+  nodeName,
+  realisticNode,
+  REPORT_ANNOTATION,
+  syntheticReport,
+  type SyntheticState,
+} from '../../fakes/realistic-node.ts';
 import { runAnc } from '../harness.ts';
 import { runKubectl } from '../pointer/kubectl.ts';
 
@@ -36,7 +43,8 @@ async function fleetOf(
   return { api, kubeconfig, fullBytes };
 }
 
-const nodeLists = (api: FakeApiServer) => api.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/nodes' && !/watch=/.test(r.query));
+const nodeLists = (api: FakeApiServer) =>
+  api.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/nodes' && !/watch=/.test(r.query));
 
 async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -50,12 +58,29 @@ async function until(what: string, check: () => boolean, ms = 20_000): Promise<v
 function report(api: FakeApiServer, i: number, state: Exclude<SyntheticState, 'none'>): void {
   const node = api.nodes.nodes.get(nodeName(i))!;
   const meta = node.metadata as { annotations: Record<string, string> };
-  api.nodes.put({ ...node, metadata: { ...meta, annotations: { ...meta.annotations, [REPORT_ANNOTATION]: syntheticReport(state, `boot-${i}`) } } });
+  api.nodes.put({
+    ...node,
+    metadata: { ...meta, annotations: { ...meta.annotations, [REPORT_ANNOTATION]: syntheticReport(state, `boot-${i}`) } },
+  });
 }
 
 /** A halt the watch accepts in unsigned-allowed mode: the live pointer (serial 5) and its halt (serial 6). */
 async function pointerAndHalt(api: FakeApiServer, kubeconfig: string): Promise<string> {
-  const rendered = await runAnc(['hotfix', 'pointer', 'render', '--hotfix', '202604.01=202604.01.1', '--rollout', '202604.01=25:salt1', '--serial', '5', '--expires', '2099-01-01T00:00:00Z', '-o', 'json']);
+  const rendered = await runAnc([
+    'hotfix',
+    'pointer',
+    'render',
+    '--hotfix',
+    '202604.01=202604.01.1',
+    '--rollout',
+    '202604.01=25:salt1',
+    '--serial',
+    '5',
+    '--expires',
+    '2099-01-01T00:00:00Z',
+    '-o',
+    'json',
+  ]);
   assert.is(rendered.exitCode, 0, rendered.stderr);
   api.configMaps.set('kube-system/anc-hotfix-version', JSON.parse(rendered.stdout).data);
   const halt = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--withdraw', '--kubeconfig', kubeconfig]);
@@ -132,7 +157,14 @@ test('an expired continue token (410) relists from the start; kubectl pages and 
     assert.match(get.stdout, /AKS-NODE-CONTROLLER-STATE/);
     const table = api.requests.filter((r) => r.path === '/api/v1/nodes' && /as=Table/.test(r.accept));
     assert.ok(table.length >= 3 && table.every((r) => new URLSearchParams(r.query).get('limit') === '500'), 'kubectl pages too');
-    const failed = await runKubectl(kubeconfig, work, ['get', 'nodes', '-l', 'kubernetes.azure.com/aks-node-controller-state=failed', '-o', 'name']);
+    const failed = await runKubectl(kubeconfig, work, [
+      'get',
+      'nodes',
+      '-l',
+      'kubernetes.azure.com/aks-node-controller-state=failed',
+      '-o',
+      'name',
+    ]);
     assert.is(failed.stdout.trim().split('\n').length, 24, 'the 2% that failed');
   } finally {
     await api.close();
@@ -143,7 +175,8 @@ test('one page over 64 MiB says so and names --page-size (never the CA or the cr
   const { api, kubeconfig } = await fleetOf(300, 4, () => 'baked');
   try {
     // 300 Nodes with 230 KiB of annotations each: 69 MB of metadata in one page of 300.
-    for (const node of api.nodes.nodes.values()) (node.metadata as { annotations: Record<string, string> }).annotations['example.com/blob'] = 'x'.repeat(230 * 1024);
+    for (const node of api.nodes.nodes.values())
+      (node.metadata as { annotations: Record<string, string> }).annotations['example.com/blob'] = 'x'.repeat(230 * 1024);
     const big = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '--page-size', '300']);
     assert.is(big.exitCode, 1);
     assert.match(big.stderr, /one page of the Node list \(limit=300\) is over 67108864 bytes \(64 MiB\): lower --page-size/);
@@ -168,7 +201,11 @@ test('the stand-in validates as the apiserver does: annotations 256 KiB in bytes
           path: `/api/v1/nodes/${nodeName(0)}`,
           method: 'PATCH',
           ca: api.pki.ca.cert,
-          headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/merge-patch+json', 'Content-Length': Buffer.byteLength(text) },
+          headers: {
+            Authorization: `Bearer ${TOKEN}`,
+            'Content-Type': 'application/merge-patch+json',
+            'Content-Length': Buffer.byteLength(text),
+          },
         },
         (res) => {
           let out = '';
@@ -194,7 +231,9 @@ test('the stand-in validates as the apiserver does: annotations 256 KiB in bytes
     const key = await patch({ metadata: { labels: { [`example.com/${'k'.repeat(64)}`]: 'v' } } });
     assert.is(key.code, 422);
     assert.match(key.text, /name part must be 1 to 63 characters/);
-    const fine = await patch({ metadata: { labels: { 'kubernetes.azure.com/aks-node-controller-state': 'fellback', 'example.com/v': 'a'.repeat(63) } } });
+    const fine = await patch({
+      metadata: { labels: { 'kubernetes.azure.com/aks-node-controller-state': 'fellback', 'example.com/v': 'a'.repeat(63) } },
+    });
     assert.is(fine.code, 200, fine.text);
   } finally {
     await api.close();
@@ -217,7 +256,9 @@ test('the watch: lists once, then events; a bookmark keeps it resumable; 410 and
   api.nodes.list.bookmarkMs = 150;
   try {
     const halt = await pointerAndHalt(api, kubeconfig);
-    const watching = runAnc(['hotfix', 'rollout', 'watch', '--kubeconfig', kubeconfig, '--halt-with', halt, '--interval', '0.2'], { timeoutMs: 60_000 });
+    const watching = runAnc(['hotfix', 'rollout', 'watch', '--kubeconfig', kubeconfig, '--halt-with', halt, '--interval', '0.2'], {
+      timeoutMs: 60_000,
+    });
     const lists = () => api.nodes.list.served.metadata;
     await until('the watch stream', () => api.nodes.list.served.watches >= 1);
     assert.is(lists(), 1, 'one list (after two refused reads)');
