@@ -7,7 +7,9 @@
 //
 //   npm run apiserver -- [--dir DIR] [--nodes N]   kubeconfigs go to DIR (default: a new temporary directory)
 //
-// The same server backs the end-to-end tests (test/fakes/apiserver.ts).
+// The same server backs the end-to-end tests (test/fakes/apiserver.ts): Node lists in pages (limit/continue,
+// 410 for an expired token), metadata-only and Table answers, gzip over 128 KiB, watch with bookmarks;
+// where it still differs from kube-apiserver: test/fakes/apiserver-list.ts and docs/operators.md.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -87,6 +87,7 @@ export const E2E_NEEDS = [
   ['check-hotfix/kubectl', ['kubectl'], 'kubectl against the apiserver stand-in'],
   ['pointer/rehearsal', ['kubectl'], 'the publish checklist with kubectl against the apiserver stand-in'],
   ['fleet/report-unit', ['linux', 'systemd-analyze'], 'systemd checks the report unit in the image'],
+  ['fleet/scale.test', ['kubectl'], 'kubectl get nodes -L / -l over a paged list of 1,200 Nodes in the apiserver stand-in'],
   ['fleet/report.test', ['kubectl'], 'kubectl get nodes -L and a node label refused by NodeRestriction, against the apiserver stand-in'],
   [
     'fleet/recall-condition',

@@ -3,6 +3,7 @@
 // the hotfix failed, or a node still runs a recalled version.
 import type { Command } from '../cli/command.ts';
 import type { OutputFormat } from '../cli/output.ts';
+import { AgentError } from '../platform/errors.ts';
 
 export const ROLLOUT_FAILED = 2;
 
@@ -14,6 +15,7 @@ export const hotfixRolloutStatusCommand = {
     { flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, its files merged, then ~/.kube/config)' },
     { flag: '--context <name>', description: 'The kubeconfig context to use (default: its current-context)' },
     { flag: '--wide', description: 'Name the nodes under each row (also -o wide)', boolean: true },
+    { flag: '--page-size <n>', description: 'Nodes per page of the list (default 500)' },
   ],
   output: true,
   readOnly: true,
@@ -30,15 +32,18 @@ export const hotfixRolloutStatusCommand = {
     ],
   ],
   async run({ options }, deps) {
-    const { operatorCredentials, readFleet } = await import('../fleet/read.ts');
+    const { operatorCredentials, parsePageSize, readFleet } = await import('../fleet/read.ts');
+    const pageSize = parsePageSize(options.pageSize);
+    if (Number.isNaN(pageSize))
+      throw new AgentError('ANC_USAGE', `--page-size ${JSON.stringify(options.pageSize)}: expected a whole number from 1 to 10000`);
     const { rolloutFailed, rolloutView } = await import('../fleet/rollout.ts');
     const { rolloutText } = await import('../fleet/rollout-text.ts');
     const creds = await operatorCredentials(deps, options);
-    const state = await readFleet(deps, creds);
+    const state = await readFleet(deps, creds, { pageSize });
     const view = rolloutView(state.nodes, state.live, deps.clock.now());
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
     if (options.output === 'json') return { exitCode, stdout: `${JSON.stringify(view, null, 2)}\n` };
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };
     return { exitCode, stdout: rolloutText(view, options.wide === true) };
   },
-} satisfies Command<{ kubeconfig?: string; context?: string; wide?: boolean; output?: OutputFormat }>;
+} satisfies Command<{ kubeconfig?: string; context?: string; wide?: boolean; pageSize?: string; output?: OutputFormat }>;

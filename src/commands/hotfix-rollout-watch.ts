@@ -13,6 +13,7 @@ interface WatchFlags {
   untilComplete?: boolean;
   mode?: string;
   keys?: string;
+  pageSize?: string;
   output?: OutputFormat;
 }
 
@@ -37,6 +38,7 @@ export const hotfixRolloutWatchCommand = {
       values: ['enforce', 'unsigned-allowed'],
     },
     { flag: '--keys <file>', description: 'Trust this key set file instead of the keys baked into this binary' },
+    { flag: '--page-size <n>', description: 'Nodes per page of the first list and each relist (default 500)' },
   ],
   output: true,
   readOnly: true,
@@ -73,7 +75,10 @@ export const hotfixRolloutWatchCommand = {
     const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readConfigFile(deps, options.keys, 'key set'), options.keys);
     const { parseConfigMapText } = await import('../pointer/configmap.ts');
     const halt = await parseConfigMapText(readConfigFile(deps, options.haltWith, 'ConfigMap'), options.haltWith);
-    const { operatorCredentials } = await import('../fleet/read.ts');
+    const { operatorCredentials, parsePageSize } = await import('../fleet/read.ts');
+    const pageSize = parsePageSize(options.pageSize);
+    if (Number.isNaN(pageSize))
+      throw new AgentError('ANC_USAGE', `--page-size ${JSON.stringify(options.pageSize)}: expected a whole number from 1 to 10000`, HELP);
     const creds = await operatorCredentials(deps, options);
     const { runWatch } = await import('../fleet/watch.ts');
     return runWatch(deps, {
@@ -86,6 +91,7 @@ export const hotfixRolloutWatchCommand = {
       intervalMs: interval * 1000,
       untilComplete: options.untilComplete === true,
       json: options.output === 'json',
+      ...(pageSize ? { pageSize } : {}),
     });
   },
 } satisfies Command<WatchFlags>;

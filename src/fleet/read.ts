@@ -1,5 +1,5 @@
-// What the fleet views read through the apiserver (the same client check-hotfix uses): every Node and
-// the live hotfix pointer, with an operator's kubeconfig.
+// What the fleet views read through the apiserver (the same client check-hotfix uses): every Node
+// (metadata only, in pages: kube/nodes.ts) and the live hotfix pointer, with an operator's kubeconfig.
 import type { ApiCredentials } from '../kube/credentials.ts';
 import type { KubeTarget } from '../kube/kubeconfig-load.ts';
 import type { NodeObject } from '../kube/nodes.ts';
@@ -7,6 +7,7 @@ import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { ConfigMapDoc } from '../pointer/configmap.ts';
 import type { TrustedKey } from '../pointer/keys.ts';
+import { STATE_LABEL, STATUS_ANNOTATION, VERSION_LABEL } from './report.ts';
 import type { LiveView } from './rollout.ts';
 
 export interface FleetState {
@@ -22,33 +23,56 @@ export async function operatorCredentials(deps: Deps, target: KubeTarget): Promi
   return operatorKubeconfig(deps, target);
 }
 
+/** --page-size: Nodes per page of the list (the `limit` query parameter). */
+export function parsePageSize(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  return /^\d+$/.test(text) && n >= 1 && n <= 10_000 ? n : Number.NaN;
+}
+
+/** What the fleet views use of a Node's metadata: a fleet of 5,000 holds only these keys. */
+export const FLEET_KEYS = {
+  annotations: [STATUS_ANNOTATION],
+  labels: [VERSION_LABEL, STATE_LABEL, 'kubernetes.io/os', 'kubernetes.io/arch'],
+} as const;
+
 /**
  * Reads the nodes and the live pointer. `keys`: the fleet's pointer-signing keys (the watch's --keys),
  * else the keys baked into this binary, which are the ones the nodes verify with.
  */
-export async function readFleet(deps: Deps, creds: ApiCredentials, keys?: readonly TrustedKey[]): Promise<FleetState> {
+export async function readFleet(
+  deps: Deps,
+  creds: ApiCredentials,
+  options: { keys?: readonly TrustedKey[]; pageSize?: number | undefined } = {},
+): Promise<FleetState> {
   const { listNodes } = await import('../kube/nodes.ts');
+  const userAgent = `aks-node-controller/${deps.version}`;
+  const pageSize = options.pageSize;
+  const nodes = await listNodes(creds, undefined, { userAgent, keep: FLEET_KEYS, ...(pageSize ? { pageSize } : {}) });
+  return { nodes, ...(await readLive(deps, creds, options.keys)) };
+}
+
+/** The live pointer's ConfigMap and what the fleet views need of it (nothing when the cluster has none). */
+export async function readLive(deps: Deps, creds: ApiCredentials, keys?: readonly TrustedKey[]): Promise<Omit<FleetState, 'nodes'>> {
   const { apiGet, HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
   const { parseConfigMapText, POINTER_KEY } = await import('../pointer/configmap.ts');
   const { livePayload } = await import('../pointer/live-pointer.ts');
   const userAgent = `aks-node-controller/${deps.version}`;
-  const nodes = await listNodes(creds, undefined, { userAgent });
   let text: string;
   try {
     text = await apiGet(creds, HOTFIX_CONFIGMAP_PATH, { userAgent });
   } catch (error) {
-    if (/returned status 404 /.test(errorMessage(error))) return { nodes };
+    if (/returned status 404 /.test(errorMessage(error))) return {};
     throw error;
   }
   const doc = await parseConfigMapText(text, 'the cluster ConfigMap');
   // R4-12: ConfigMap write is not the signing key. A live envelope that does not verify with the fleet's
   // keys is flagged, and nothing in it (serial, waves, recall) is taken as live.
   const unverified = await unverifiedEnvelope(doc, keys);
-  if (unverified !== undefined) return { nodes, doc, live: { unverified } };
+  if (unverified !== undefined) return { doc, live: { unverified } };
   const signed = livePayload(doc);
   if (signed)
     return {
-      nodes,
       doc,
       live: {
         serial: signed.serial,
@@ -61,12 +85,11 @@ export async function readFleet(deps: Deps, creds: ApiCredentials, keys?: readon
   try {
     const pointer = parsePointer(doc.data[POINTER_KEY] ?? null, 'the cluster ConfigMap');
     return {
-      nodes,
       doc,
       live: { ...(pointer.rollout ? { rollout: pointer.rollout } : {}), ...(pointer.recall ? { recall: pointer.recall } : {}) },
     };
   } catch {
-    return { nodes, doc, live: {} };
+    return { doc, live: {} };
   }
 }
 

@@ -8,6 +8,9 @@ import type { StatusReport } from '../status/collect.ts';
 export const REPORT_SCHEMA_VERSION = 1;
 export const STATUS_ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
 export const VERSION_LABEL = 'kubernetes.azure.com/aks-node-controller-version';
+/** Where provisioning went this boot, for `kubectl get nodes -l ...-state=failed` (docs/operators.md). */
+export const STATE_LABEL = 'kubernetes.azure.com/aks-node-controller-state';
+export type NodeState = 'hotfix' | 'baked' | 'fellback' | 'failed' | 'recalled';
 export const MAX_REPORT_BYTES = 4096;
 
 export interface NodeReport {
@@ -117,6 +120,19 @@ export function versionLabelValue(version: string): string {
     .slice(0, 63)
     .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
   return value || 'unknown';
+}
+
+/**
+ * The state label's value: failed (provisioning failed, whatever ran it), recalled (gave up a version the
+ * pointer recalls), fellback (the hotfix failed and the node went back to, or stays on, the baked agent),
+ * hotfix (runs it), baked (no hotfix for it, or not yet in its wave).
+ */
+export function stateLabelValue(report: NodeReport): NodeState {
+  if (report.provision.state === 'failed' || (report.provision.exitCode !== null && report.provision.exitCode !== 0)) return 'failed';
+  const recalled = report.hotfix.quarantine?.cause === 'recalled' || report.hotfix.decision === 'recalled';
+  if (recalled && report.hotfix.path !== 'hotfix') return 'recalled';
+  if (report.hotfix.path === 'fallback' || report.hotfix.decision === 'quarantined') return 'fellback';
+  return report.hotfix.path === 'hotfix' ? 'hotfix' : 'baked';
 }
 
 /** The annotation text -> a report, or undefined when it is missing or not one this reader knows. */

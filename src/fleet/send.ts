@@ -7,7 +7,16 @@
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { parseOsReleaseField } from '../platform/os-release.ts';
-import { buildReport, renderReport, STATUS_ANNOTATION, VERSION_LABEL, versionLabelValue, type NodeReport } from './report.ts';
+import {
+  buildReport,
+  renderReport,
+  STATE_LABEL,
+  STATUS_ANNOTATION,
+  stateLabelValue,
+  VERSION_LABEL,
+  versionLabelValue,
+  type NodeReport,
+} from './report.ts';
 
 const TASK = 'ReportStatus';
 
@@ -204,7 +213,7 @@ async function patchWhenReady(deps: Deps, name: string, report: NodeReport, boun
       const creds = await kubeconfigCredentials(deps, deps.paths.kubeconfig);
       await getNode(creds, name, options());
       const metadata = {
-        labels: { [VERSION_LABEL]: versionLabelValue(report.running) },
+        labels: { [VERSION_LABEL]: versionLabelValue(report.running), [STATE_LABEL]: stateLabelValue(report) },
         annotations: { [STATUS_ANNOTATION]: renderReport(report) },
       };
       await patchNodeMetadata(creds, name, metadata, options());

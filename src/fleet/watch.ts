@@ -2,14 +2,16 @@
 // hotfix cross --max-failed, applies the pre-signed halt FILE to the anc-hotfix-version ConfigMap (a JSON
 // merge patch of its data), prints what it saw and exits WATCH_HALTED. One line per decision, for the
 // release record. Before the first poll it checks that FILE verifies in the fleet's signing mode and
-// that its serial is above the live pointer's: a halt that nodes would refuse is worse than none.
+// that its serial is above the live pointer's: a halt that nodes would refuse is worse than none. The
+// Nodes come from a source that lists once and then follows the apiserver's watch (node-source.ts).
 import type { ApiCredentials } from '../kube/credentials.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import type { ConfigMapDoc } from '../pointer/configmap.ts';
 import type { SigningMode } from '../pointer/gate.ts';
 import type { TrustedKey } from '../pointer/keys.ts';
-import { readFleet } from './read.ts';
+import { firstRead, openNodeSource } from './node-source.ts';
+import { readLive } from './read.ts';
 import { crossesThreshold, rolloutView, type RolloutView } from './rollout.ts';
 import { rolloutText } from './rollout-text.ts';
 
@@ -25,6 +27,8 @@ export interface WatchOptions {
   intervalMs: number;
   untilComplete: boolean;
   json: boolean;
+  /** Nodes per page of the list (default 500). */
+  pageSize?: number;
 }
 
 const maxText = (max: WatchOptions['max']) => ('count' in max ? `${max.count}` : `${max.percent}%`);
@@ -59,11 +63,29 @@ function complete(view: RolloutView): boolean {
 }
 
 export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exitCode: number; stdout: string }> {
+  const say = (line: string) => deps.stdout.write(`${deps.clock.now().toISOString()} ${line}\n`);
+  const source = await firstRead(
+    () => openNodeSource(deps, options.creds, { ...(options.pageSize ? { pageSize: options.pageSize } : {}), say }),
+    say,
+  );
+  try {
+    return await judge(deps, options, source, say);
+  } finally {
+    source.close();
+  }
+}
+
+async function judge(
+  deps: Deps,
+  options: WatchOptions,
+  source: import('./node-source.ts').NodeSource,
+  say: (line: string) => void,
+): Promise<{ exitCode: number; stdout: string }> {
   const { patchConfigMapData } = await import('../kube/nodes.ts');
   const { HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');
-  const first = await readFleet(deps, options.creds, options.keys);
+  const readFleet = async () => ({ nodes: source.nodes(), ...(await readLive(deps, options.creds, options.keys)) });
+  const first = await firstRead(readFleet, say);
   const haltSerial = await checkHalt(deps, options, first.live?.serial);
-  const say = (line: string) => deps.stdout.write(`${deps.clock.now().toISOString()} ${line}\n`);
   say(
     `watch started: halt ${options.haltName} (serial ${haltSerial}, verified for mode ${options.mode}) when failures among nodes that took the hotfix exceed ${maxText(options.max)}; polling every ${options.intervalMs / 1000} s`,
   );
@@ -92,7 +114,7 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
     say(`${counts} -> continue`);
     await deps.clock.sleep(options.intervalMs);
     try {
-      state = await readFleet(deps, options.creds, options.keys);
+      state = await readFleet();
     } catch (error) {
       // One failed poll is not a verdict: say so and poll again.
       say(`poll failed: ${errorMessage(error)} -> continue`);

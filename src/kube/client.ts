@@ -21,6 +21,14 @@ export interface GetOptions {
   userAgent?: string;
   /** The whole bound the message names when part of it was spent before the request (default timeoutMs). */
   boundMs?: number;
+  /** A keep-alive agent shared by several requests (paged lists): one connection, one TLS handshake. */
+  agent?: import('node:https').Agent;
+  /** Accept header (default application/json), e.g. a PartialObjectMetadataList. */
+  accept?: string;
+  /** Send Accept-Encoding: gzip and decode a gzip answer (the bound applies to the decoded body). */
+  gzip?: boolean;
+  /** What to say when the body passes maxBodyBytes (default: the reference's wording, the code's hint). */
+  tooLarge?: { message: string; hint: string };
 }
 
 export interface WriteOptions extends GetOptions {
@@ -78,7 +86,8 @@ async function apiRequest(creds: ApiCredentials, path: string, options: GetOptio
   const url = `https://${creds.server}${path}`;
   const target = targetOf(creds.server);
   if (creds.ca && !hasPemCertificate(creds.ca)) throw kubeError('failed to parse cluster CA PEM');
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
+  if (options.gzip) headers['Accept-Encoding'] = 'gzip';
   if (options.userAgent) headers['User-Agent'] = options.userAgent;
   if (options.body !== undefined) {
     headers['Content-Type'] = options.contentType ?? 'application/json';
@@ -87,6 +96,7 @@ async function apiRequest(creds: ApiCredentials, path: string, options: GetOptio
   if (creds.token) headers.Authorization = `Bearer ${creds.token.reveal()}`;
   const mtls = creds.clientCert !== undefined && creds.clientKey !== undefined;
   const https = await import('node:https');
+  const gunzip = options.gzip ? (await import('node:zlib')).createGunzip : undefined;
   return new Promise<string>((resolve, reject) => {
     let request: import('node:http').ClientRequest | undefined;
     let settled = false;
@@ -94,7 +104,8 @@ async function apiRequest(creds: ApiCredentials, path: string, options: GetOptio
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      request?.destroy();
+      // A kept-alive connection goes back to its agent after a complete answer.
+      if (error || !options.agent) request?.destroy();
       if (error) reject(error);
       else resolve(body ?? '');
     };
@@ -111,14 +122,14 @@ async function apiRequest(creds: ApiCredentials, path: string, options: GetOptio
           path,
           method,
           headers,
-          agent: false,
+          agent: options.agent ?? false,
           minVersion: 'TLSv1.2',
           rejectUnauthorized: true,
           ...(isIpLiteral(target.host) ? {} : { servername: target.host }),
           ...(creds.ca ? { ca: creds.ca } : {}),
           ...(mtls ? { cert: creds.clientCert, key: creds.clientKey!.reveal() } : {}),
         },
-        (response) => readResponse(response, url, maxBytes, finish, method !== 'GET'),
+        (response) => readResponse(response, url, maxBytes, finish, method !== 'GET', options.tooLarge, gunzip),
       );
     } catch (error) {
       finish(kubeError(mtls ? `loading client key pair: ${describe(error)}` : `building apiserver client: ${describe(error)}`, error));
@@ -158,6 +169,8 @@ function readResponse(
   finish: (error: AgentError | undefined, body?: string) => void,
   /** Writes add the Status message (the reference's GET message is a contract and stays as it is). */
   withReason = false,
+  tooLargeError?: { message: string; hint: string },
+  gunzip?: () => import('node:stream').Transform,
 ): void {
   const status = response.statusCode ?? 0;
   if (status < 200 || (status > 299 && !withReason)) {
@@ -186,15 +199,21 @@ function readResponse(
     response.on('close', done);
     return;
   }
-  const tooLarge = () => kubeError(`apiserver response for ${url} exceeds ${maxBytes} bytes`);
+  const tooLarge = () =>
+    tooLargeError
+      ? new AgentError('ANC_KUBE', tooLargeError.message, { hint: tooLargeError.hint })
+      : kubeError(`apiserver response for ${url} exceeds ${maxBytes} bytes`);
+  const gzipped = gunzip !== undefined && /^\s*gzip\s*$/i.test(String(response.headers['content-encoding'] ?? ''));
   const declared = Number(response.headers['content-length'] ?? NaN);
-  if (declared > maxBytes) {
+  if (declared > maxBytes && !gzipped) {
     finish(tooLarge());
     return;
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  response.on('data', (chunk: Buffer) => {
+  // A gzip answer is decoded as it arrives; the bound counts the decoded bytes (what is held).
+  const body: import('node:stream').Readable = gzipped ? response.pipe(gunzip()) : response;
+  body.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size > maxBytes) finish(tooLarge());
     else chunks.push(chunk);
@@ -202,7 +221,8 @@ function readResponse(
   const truncated = () => finish(kubeError(`apiserver response for ${url} was cut off after ${size} bytes`));
   response.on('aborted', truncated);
   response.on('error', truncated);
-  response.on('end', () => {
+  if (gzipped) body.on('error', (error) => finish(kubeError(`apiserver response for ${url}: bad gzip body: ${describe(error)}`, error)));
+  body.on('end', () => {
     if (!response.complete) truncated();
     // N7: client-go decodes the body with encoding/json's rules: one U+FFFD per invalid byte.
     else finish(undefined, goText(Buffer.concat(chunks)));

@@ -35,9 +35,10 @@ export async function patchNodeStatus(
   name: string,
   self: string | undefined,
   identity: { user: string; canWrite?: boolean },
-  nodes: Map<string, Record<string, unknown>>,
+  store: { nodes: Map<string, Record<string, unknown>>; put(node: Record<string, unknown>): void },
   reply: Reply,
 ): Promise<void> {
+  const nodes = store.nodes;
   const user = identity.user;
   if (self === undefined && !identity.canWrite)
     return reply.status(
@@ -88,8 +89,7 @@ export async function patchNodeStatus(
       'Invalid',
       `Node "${name}" is invalid: status.conditions[${bad}]: a condition needs a type and a status of True, False or Unknown`,
     );
-  const old = node.metadata as Record<string, unknown>;
-  const meta = { ...old, resourceVersion: String(Number(old.resourceVersion ?? 0) + 1) };
-  nodes.set(name, { ...node, metadata: meta, status });
+  // Through the store: a new resourceVersion and a MODIFIED watch event, as for any write.
+  store.put({ ...node, status });
   reply.json(res, nodes.get(name));
 }

@@ -2,8 +2,12 @@
 // kubectl asks for one, so `kubectl get nodes -L ...` prints columns) and JSON merge patch, with the
 // rules a real cluster applies to a node's own credentials: the Node authorizer and NodeRestriction
 // admission (a node patches only its own Node object, and only labels outside the kubernetes.io / k8s.io
-// domains, except the prefixes and keys kubelets may set, never node-restriction.kubernetes.io/).
+// domains, except the prefixes and keys kubelets may set, never node-restriction.kubernetes.io/). A patch
+// is validated as the apiserver validates ObjectMeta: annotations at most 256 KiB in bytes (keys and
+// values together), label keys and values in their syntax (63-character names, the allowed characters).
+// Lists, paging, metadata-only reads, gzip and watch: apiserver-list.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createListState, type ListState, recordChange, serveList } from './apiserver-list.ts';
 import { patchNodeStatus } from './apiserver-node-status.ts';
 import { mergePatch, readBody } from './apiserver-writes.ts';
 
@@ -20,6 +24,18 @@ export interface NodeStore {
   nodes: Map<string, Record<string, unknown>>;
   /** Adds (or replaces) a Node as kubelet registers it: labels kubernetes.io/hostname etc., bootID. */
   register(name: string, options?: { bootId?: string; labels?: Record<string, string> }): void;
+  /** Adds (or replaces) a whole Node object as given (synthetic fleets), recorded as a change. */
+  put(node: Record<string, unknown>): void;
+  /** After a test changed a stored Node in place: a new resourceVersion and a MODIFIED event. */
+  touch(name: string): void;
+  remove(name: string): void;
+  /** Drops every list snapshot: their continue tokens answer 410 (as after etcd compaction). */
+  expireContinues(): void;
+  /** Forgets the watch history: a watch from any earlier resourceVersion gets 410. */
+  compact(): void;
+  /** Ends every open watch cleanly (as at its timeoutSeconds), or breaks their connections. */
+  endWatches(how: 'end' | 'break'): void;
+  list: ListState;
 }
 
 type Reply = {
@@ -29,10 +45,44 @@ type Reply = {
 
 export function createNodeStore(nextVersion: () => number): NodeStore {
   const nodes = new Map<string, Record<string, unknown>>();
-  return {
+  const list = createListState();
+  const store: NodeStore = {
     nodes,
+    list,
+    put(node) {
+      const meta = node.metadata as Record<string, unknown>;
+      const name = String(meta.name);
+      const rv = nextVersion();
+      const existed = nodes.has(name);
+      const stored = { ...node, metadata: { ...meta, resourceVersion: String(rv) } };
+      nodes.set(name, stored);
+      recordChange(list, existed ? 'MODIFIED' : 'ADDED', stored, rv);
+    },
+    touch(name) {
+      const node = nodes.get(name);
+      if (node) store.put(node);
+    },
+    remove(name) {
+      const node = nodes.get(name);
+      if (!node) return;
+      nodes.delete(name);
+      recordChange(list, 'DELETED', node, nextVersion());
+    },
+    expireContinues() {
+      list.snapshots.clear();
+    },
+    compact() {
+      list.history.length = 0;
+      list.version = nextVersion();
+    },
+    endWatches(how) {
+      for (const res of [...list.streams]) {
+        if (how === 'end') res.end();
+        else res.socket?.destroy();
+      }
+    },
     register(name, options = {}) {
-      nodes.set(name, {
+      store.put({
         kind: 'Node',
         apiVersion: 'v1',
         metadata: {
@@ -57,6 +107,7 @@ export function createNodeStore(nextVersion: () => number): NodeStore {
       });
     },
   };
+  return store;
 }
 
 /** The label keys a node may set on itself (NodeRestriction: kubelet's own labels are allowed). */
@@ -110,11 +161,11 @@ function age(created: string): string {
   return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 }
 
-function table(items: Array<Record<string, unknown>>): unknown {
+function table(items: Array<Record<string, unknown>>, resourceVersion: string): unknown {
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
-    metadata: { resourceVersion: '1' },
+    metadata: { resourceVersion },
     columnDefinitions: [
       { name: 'Name', type: 'string', format: 'name', description: 'Name', priority: 0 },
       { name: 'Status', type: 'string', format: '', description: 'Ready', priority: 0 },
@@ -151,7 +202,7 @@ export function serveNodes(
   const statusPath = /^\/api\/v1\/nodes\/([^/]+)\/status$/.exec(path);
   if (statusPath && req.method === 'GET') path = `/api/v1/nodes/${statusPath[1]}`;
   else if (statusPath && req.method === 'PATCH') {
-    void patchNodeStatus(req, res, statusPath[1]!, nodeNameOf(identity), identity, store.nodes, reply);
+    void patchNodeStatus(req, res, statusPath[1]!, nodeNameOf(identity), identity, store, reply);
     return true;
   }
   const match = /^\/api\/v1\/nodes(?:\/([^/]+))?$/.exec(path);
@@ -172,11 +223,11 @@ export function serveNodes(
     }
     if (name === undefined) {
       const selector = new URL(req.url ?? '/', 'https://x').searchParams.get('labelSelector') ?? '';
-      const items = [...store.nodes.values()].filter((n) =>
-        matchesSelector(((n.metadata as Record<string, unknown>).labels ?? {}) as Record<string, string>, selector),
-      );
-      const wantsTable = /as=Table/.test(String(req.headers.accept ?? ''));
-      reply.json(res, wantsTable ? table(items) : { kind: 'NodeList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items });
+      const items = () =>
+        [...store.nodes.values()].filter((n) =>
+          matchesSelector(((n.metadata as Record<string, unknown>).labels ?? {}) as Record<string, string>, selector),
+        );
+      serveList(req, res, store.list, items, table, (r, code, reason, message) => reply.status(r, code, reason, message));
       return true;
     }
     const node = store.nodes.get(name);
@@ -253,15 +304,44 @@ async function patchNode(
   }
   const bad = Object.entries({ ...after, ...((meta.annotations ?? {}) as object) }).find(([, v]) => typeof v !== 'string');
   if (bad) return reply.status(res, 422, 'Invalid', `Node "${name}" is invalid: metadata: values must be strings (${bad[0]})`);
+  // Annotations are counted in bytes, keys and values together (a UTF-16 count lets multi-byte text through).
   const annotationBytes = Object.entries((meta.annotations ?? {}) as Record<string, string>).reduce(
-    (n, [k, v]) => n + k.length + v.length,
+    (n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v),
     0,
   );
   if (annotationBytes > 256 * 1024)
-    return reply.status(res, 422, 'Invalid', `Node "${name}" is invalid: metadata.annotations: Too long: must have at most 262144 bytes`);
+    return reply.status(
+      res,
+      422,
+      'Invalid',
+      `Node "${name}" is invalid: metadata.annotations: Too long: must have at most 262144 bytes (has ${annotationBytes})`,
+    );
+  const badLabel = Object.entries(after)
+    .map(([k, v]) => labelProblem(k, v))
+    .find((why) => why !== undefined);
+  if (badLabel) return reply.status(res, 422, 'Invalid', `Node "${name}" is invalid: metadata.labels: ${badLabel}`);
   meta.name = name;
-  meta.resourceVersion = String(Number(meta.resourceVersion ?? 0) + 1);
   // The main resource ignores status, as kube-apiserver does: it changes only through nodes/<name>/status.
-  store.nodes.set(name, { ...merged, metadata: meta, status: node.status });
+  store.put({ ...merged, metadata: meta, status: node.status });
   reply.json(res, store.nodes.get(name));
+}
+
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Why a label is invalid (ObjectMeta's rules for keys and values), or undefined. */
+export function labelProblem(key: string, value: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const nameOf = slash >= 0 ? key.slice(slash + 1) : key;
+  const q = JSON.stringify;
+  if (prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)))
+    return `Invalid value: ${q(key)}: the prefix must be a DNS subdomain of at most 253 characters`;
+  if (nameOf.length === 0 || nameOf.length > 63) return `Invalid value: ${q(key)}: the name part must be 1 to 63 characters`;
+  if (!LABEL_NAME.test(nameOf))
+    return `Invalid value: ${q(key)}: the name part must be alphanumeric at both ends, with only '-', '_', '.' and alphanumerics between`;
+  if (value.length > 63) return `Invalid value: ${q(value)}: a label value must be no more than 63 characters`;
+  if (value !== '' && !LABEL_NAME.test(value))
+    return `Invalid value: ${q(value)}: a label value must be empty or alphanumeric at both ends, with only '-', '_', '.' and alphanumerics between`;
+  return undefined;
 }

@@ -4,7 +4,12 @@
 // client certificates, plus the discovery documents kubectl fetches first (/version, /api, /apis,
 // /api/v1), and what `kubectl apply/replace` needs to publish (OpenAPI v3, POST/PUT/PATCH for users with
 // `canWrite`: apiserver-writes.ts). Tests can inject faults (a hang, a dripping or cut body, any status)
-// with `override`.
+// with `override`. Node reads behave as kube-apiserver's where the fleet views depend on it (paging with
+// 410 for an expired continue, metadata-only and Table answers, gzip over 128 KiB, watch with bookmarks and
+// 410 for a compacted version: apiserver-list.ts) and Node writes are validated as ObjectMeta is
+// (annotations 256 KiB in bytes, label syntax: apiserver-nodes.ts). Where it still differs from a real
+// apiserver (no field selectors, no set-based label selectors, no MVCC store behind the snapshots, watch
+// streams never compressed, no API priority and fairness, no HTTP/2): docs/operators.md "The stand-in".
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -28,6 +33,9 @@ export interface Identity {
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string ('' when none). */
+  query: string;
+  acceptEncoding: string;
   accept: string;
   userAgent: string;
   /** The authenticated user, or '' when the request was unauthenticated. */
@@ -64,6 +72,8 @@ export interface FakeApiServer {
   requests: RecordedRequest[];
   configMaps: Map<string, unknown>;
   nodes: NodeStore;
+  /** Bytes the server sent and received on the wire (TLS included) and the connections accepted so far. */
+  wire(): { sent: number; received: number; connections: number };
   close(): Promise<void>;
 }
 
@@ -225,6 +235,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   for (const name of options.nodes ?? []) nodes.register(name);
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const closed = { sent: 0, received: 0, connections: 0 };
   let address = '';
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -233,6 +244,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     requests.push({
       method: req.method ?? '',
       path,
+      query: (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '',
+      acceptEncoding: String(req.headers['accept-encoding'] ?? ''),
       accept: String(req.headers.accept ?? ''),
       userAgent: String(req.headers['user-agent'] ?? ''),
       user: typeof identity === 'object' ? identity.user : '',
@@ -253,7 +266,12 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     : createHttpsServer({ key: cert.key, cert: cert.cert, ca: pki.ca.cert, requestCert: true, rejectUnauthorized: false }, handler);
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    closed.connections++;
+    socket.on('close', () => {
+      closed.sent += socket.bytesWritten;
+      closed.received += socket.bytesRead;
+      sockets.delete(socket);
+    });
   });
   server.on('tlsClientError', () => {});
   const host = options.listenHost ?? '127.0.0.1';
@@ -268,6 +286,14 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     requests,
     configMaps,
     nodes,
+    wire() {
+      const open = [...sockets];
+      return {
+        sent: closed.sent + open.reduce((n, s) => n + s.bytesWritten, 0),
+        received: closed.received + open.reduce((n, s) => n + s.bytesRead, 0),
+        connections: closed.connections,
+      };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

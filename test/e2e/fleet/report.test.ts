@@ -61,6 +61,13 @@ test('the node reports on its own Node object with its certificate; status shows
     assert.match(get.stdout, new RegExp(`aks-pool-0\\s+Ready\\s+agent\\s+\\S+\\s+v1\\.32\\.4\\s+${report.running.replace(/\./g, '\\.')}`));
     const selected = await runKubectl(kubeconfig, node.box.root, ['get', 'nodes', '-l', `${LABEL}=${report.running}`, '-o', 'name']);
     assert.is(selected.stdout.trim(), 'node/aks-pool-0', selected.stderr);
+    // The state label answers "which nodes failed?" without JSON.
+    const STATE = 'kubernetes.azure.com/aks-node-controller-state';
+    assert.is(stored.labels?.[STATE], 'baked');
+    const failedOnes = await runKubectl(kubeconfig, node.box.root, ['get', 'nodes', '-l', `${STATE}=failed`, '-o', 'name']);
+    assert.is(failedOnes.stdout.trim(), '', failedOnes.stderr);
+    const bakedOnes = await runKubectl(kubeconfig, node.box.root, ['get', 'nodes', '-l', `${STATE}=baked`, '-o', 'name']);
+    assert.is(bakedOnes.stdout.trim(), 'node/aks-pool-0', bakedOnes.stderr);
   } finally {
     node.box.cleanup();
     await api.close();
