@@ -167,11 +167,26 @@ function decodeRepeated(ctx: DecodeContext, node: JsonNode, field: FieldInfo, pa
       path,
       node,
       field,
-      { ok: false, expected: EXPECTED.repeated },
+      { ok: false, expected: field.message ? `a JSON array of objects (${field.message})` : EXPECTED.repeated },
       `value for repeated ${field.type} field ${field.json}`,
     );
   const out: unknown[] = [];
   node.items.forEach((item, i) => {
+    // A repeated message (KubeletTaint): an element `{}` is a real (empty) element and is kept.
+    if (field.message) {
+      const elementPath = indexPath(path, i);
+      if (item.t === 'object') out.push(decodeMessage(ctx, item, field.message, elementPath));
+      else
+        settle(
+          ctx,
+          elementPath,
+          item,
+          field,
+          { ok: false, expected: `a JSON object (${field.message})` },
+          `element of repeated ${field.message} field ${field.json}`,
+        );
+      return;
+    }
     const v = settle(
       ctx,
       indexPath(path, i),
