@@ -50,7 +50,7 @@ test('a signalled child -> ExitCode -1, exit 255; an unstartable one -> ExitCode
     [
       ok({ exitCode: null, spawnError: Object.assign(new Error('spawn /bin/bash ENOENT'), { code: 'ENOENT' }) }),
       1,
-      'spawn /bin/bash ENOENT',
+      'fork/exec /bin/bash: no such file or directory',
     ],
   ] as const) {
     const deps = fakeDeps({ run: () => result });
