@@ -104,6 +104,8 @@ function enumExpected(e: EnumName): string {
 function decodeEnum(node: JsonNode, e: EnumName): Decoded {
   const values = ENUMS[e];
   if (node.t === 'string') {
+    // The reference's tokenizer rejects a lone surrogate escape before any name lookup (N17): D7 bad value.
+    if (!node.wellFormed) return { ok: false, expected: `${enumExpected(e)}, in a string without a lone surrogate escape` };
     if (Object.hasOwn(values, node.value)) return { ok: true, value: node.value };
     return { ok: 'drop', warning: `unknown ${e} value name ${clip(JSON.stringify(node.value))} (field left unset)` };
   }

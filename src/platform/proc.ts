@@ -161,7 +161,8 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       settled = true;
       if (timer) clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
-      const done = () => resolve({ ...result, ...streamed?.state, stdout: out.text(spec.goMarshalBytes), stderr: err.text(spec.goMarshalBytes), timedOut });
+      const done = () =>
+        resolve({ ...result, ...streamed?.state, stdout: out.text(spec.goMarshalBytes), stderr: err.text(spec.goMarshalBytes), timedOut });
       if (streamed) void streamed.done.then(done);
       else done();
     };

@@ -71,7 +71,11 @@ test('every error code maps to an exit code and a non-empty hint', () => {
 
 test('redactText blanks escaped forms of a secret (N9): \\x00, \\u0000, and once more escaped', () => {
   const token = new Secret('abcdef.0123456789abcdef\u0000x');
-  for (const quoted of ["Received 'abcdef.0123456789abcdef\\x00x'", '"abcdef.0123456789abcdef\\u0000x"', '"\\"abcdef.0123456789abcdef\\\\u0000x\\""']) {
+  for (const quoted of [
+    "Received 'abcdef.0123456789abcdef\\x00x'",
+    '"abcdef.0123456789abcdef\\u0000x"',
+    '"\\"abcdef.0123456789abcdef\\\\u0000x\\""',
+  ]) {
     const out = redactText(quoted, [token]);
     assert.not.ok(out.includes('0123456789abcdef'), out);
     assert.ok(out.includes('<redacted>'), out);
