@@ -193,7 +193,7 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   else if (!req.dryRun) writeCompleteFileOnError(deps, outcome.failure);
   const error = outcome.failure.Error;
   emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });
-  deps.log.error('aks-node-controller failed', { error });
+  deps.log.error('aks-node-controller failed', { error: clipEchoes(error) });
   const stderr = outcome.hint ? `${NAME}: ${clipEchoes(error)}\nhint: ${outcome.hint}\n` : undefined;
   return { exitCode: outcome.exitCode, stdout: outcome.stdout, stderr };
 }
