@@ -126,6 +126,8 @@ interface Seen {
 async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promise<Report> {
   const deadline = deadlineFrom(() => deps.clock.now(), options.timeoutSeconds);
   const { resolve: decision, refusal, pointer } = decideFromPointerFile(deps, deps.paths.hotfixPointer, deps.version);
+  // Spec 11.2 (D19): the image's nodecustomdata.yml first, when scripts_version is a higher patch; fail-open.
+  await (await import('./node-custom-data.ts')).applyNodeCustomDataStep(deps, pointer);
   if ((pointer.recall ?? []).length > 0) {
     const { recallStaged } = await import('./switch/fallback.ts');
     await recallStaged(deps, pointer);

@@ -99,13 +99,8 @@ async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps, pr
 }
 
 async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps, progress: Progress): Promise<StepOutcome> {
-  if (req.dryRun) {
-    deps.log.info('dry-run: node custom data not applied', { path: deps.paths.nodeCustomData });
-  } else {
-    const { applyNodeCustomData } = await import('../customdata/node-custom-data.ts');
-    const written = applyNodeCustomData(deps);
-    if (written.length > 0) deps.log.info('applied node custom data', { path: deps.paths.nodeCustomData, files: written });
-  }
+  // nodecustomdata.yml is no longer applied here (spec 11.2, D19): download-hotfix applies it, gated by
+  // the pointer's scripts_version, as the reference does since mismatched scripts broke nodes.
   const command = nbcCommand(deps, file);
   deps.log.info('Using NBC command for scriptless phase 2', { NBCCmdFile: file });
   if (req.dryRun) {

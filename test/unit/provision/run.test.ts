@@ -26,11 +26,10 @@ test('D6: an unexpected exception writes ExitCode 240 + provision.complete and e
   const deps = fakeDeps();
   try {
     const nbc = withNbc(deps);
-    writeFileSync(deps.paths.nodeCustomData, 'write_files:\n- path: /x\n  content: y\n');
     const boom = (): string => {
       throw new TypeError('boom');
     };
-    deps.paths = { ...deps.paths, under: boom };
+    deps.paths = Object.defineProperty({ ...deps.paths }, 'scriptsStartedMarker', { get: boom });
     const outcome = await provision({ nbcCmd: nbc, dryRun: false, showSecrets: false }, deps);
     assert.is(outcome.exitCode, 1);
     assert.is(status(deps).ExitCode, '240');
