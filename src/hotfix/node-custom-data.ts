@@ -36,7 +36,9 @@ export async function applyNodeCustomDataStep(deps: Deps, pointer: HotfixPointer
   } catch (error) {
     const text = errorMessage(error);
     deps.log.error(NODE_CUSTOM_DATA_LOG, { outcome: 'failed', ...base, error: text });
-    deps.log.say(`download-hotfix: nodecustomdata.yml for scripts_version ${decision.scriptsVersion} not applied: ${text}; the binary hotfix goes on`);
+    deps.log.say(
+      `download-hotfix: nodecustomdata.yml for scripts_version ${decision.scriptsVersion} not applied: ${text}; the binary hotfix goes on`,
+    );
     deps.events.emit({
       task: 'NodeCustomData',
       message: ['outcome=failed', ...parts, `error=${text}`].join(' '),

@@ -45,6 +45,8 @@ export interface StatusReport {
     stagedRefusal: string | null;
     checkHotfix: string | null;
     downloadHotfix: string | null;
+    /** download-hotfix's last scripts_version step (spec 11.2): nodecustomdata.yml applied, skipped or failed. */
+    nodeCustomData: NodeCustomDataStatus | null;
   };
   /** What the boot needs before provisioning (node configuration, features file, hostname, scripts started). */
   checks: BootCheck[];
@@ -63,6 +65,27 @@ export interface StatusReport {
   notes: string[];
   /** Where to read more. */
   files: { agentLog: string; provisionLog: string; events: string; provisionJson: string };
+}
+
+export interface NodeCustomDataStatus {
+  outcome: 'applied' | 'skipped' | 'failed';
+  scriptsVersion: string;
+  reason: string;
+  files?: number;
+  error?: string;
+}
+
+/** The last `node custom data by scripts_version` line (hotfix/node-custom-data.ts). */
+function nodeCustomDataOf(log: LogLine[]): NodeCustomDataStatus | null {
+  const line = last(log, (l) => l.msg === 'node custom data by scripts_version');
+  if (!line || (line.outcome !== 'applied' && line.outcome !== 'skipped' && line.outcome !== 'failed')) return null;
+  return {
+    outcome: line.outcome,
+    scriptsVersion: String(line.scriptsVersion ?? ''),
+    reason: String(line.reason ?? ''),
+    ...(Array.isArray(line.files) ? { files: line.files.length } : {}),
+    ...(line.error === undefined ? {} : { error: String(line.error) }),
+  };
 }
 
 export type { BootGroup } from './boots.ts';
@@ -269,6 +292,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       stagedRefusal: staged.staged && !staged.accepted ? staged.reason : null,
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
+      nodeCustomData: nodeCustomDataOf(log),
     },
     scripts: await scriptsStatus(deps, notes, noopOf(log, started)),
     timeline,

@@ -24,7 +24,8 @@ async function provision(node: Node) {
   return runAnc(['provision', `--provision-config=${node.configPath}`], { root: node.root, timeoutMs: 30_000 });
 }
 
-const errorEvent = (node: Node, task = 'Provision') => eventMessages(node).find((m) => m.startsWith(`AKS.AKSNodeController.${task}|Error|`));
+const errorEvent = (node: Node, task = 'Provision') =>
+  eventMessages(node).find((m) => m.startsWith(`AKS.AKSNodeController.${task}|Error|`));
 
 test('N8: an unknown field -> the Completed event reads `Completed`; the issue stays in the log and status', async () => {
   const node = makeNode(successScript(), { version: 'v1', x: 1 });
