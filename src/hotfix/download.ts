@@ -33,6 +33,11 @@ export const DOWNLOAD_OUTCOMES = {
   },
   stageFailed: { exit: 1, failure: true, doc: 'copying the binary to the pending name or promoting it failed' },
   healthCheckFailed: { exit: 1, failure: true, doc: 'the new binary hung, crashed or failed its dry-run self-test: not promoted' },
+  imageBased: {
+    exit: 0,
+    failure: false,
+    doc: 'self-update is not supported on image-based OS (Azure Linux container or OS Guard image): nothing installed',
+  },
   quarantined: { exit: 0, failure: false, doc: 'the requested version failed on this node before (quarantine record)' },
   recalled: { exit: 0, failure: false, doc: "the pointer's recall list names the requested version" },
   notInWave: { exit: 0, failure: false, doc: 'the node is outside the staged wave for its base' },

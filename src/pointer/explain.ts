@@ -28,7 +28,7 @@ export interface HotfixExplanation {
   resolved: string;
   /** True only when download-hotfix would install and stage `resolved` on this node. */
   upgrade: boolean;
-  /** A resolve.ts reason, or the node-local refusal: `quarantined`, `notInWave`. */
+  /** A resolve.ts reason, or the node-local refusal: `imageBased`, `recalled`, `quarantined`, `notInWave`. */
   reason: string;
   /** The refusal's explanation (quarantine entry, wave numbers). */
   detail?: string;
@@ -82,7 +82,7 @@ export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, curren
   const refused = decision.refusal;
   const summary = decision.take
     ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
-    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
+    : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'imageBased' ? `${refused.detail} (an immutable image: the hotfix ${d.resolved} is not installed)` : refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
   const { sentence, ...scripts } = scriptsVersionView(pointer, current);
   return {
     summary: summary + sentence,

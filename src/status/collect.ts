@@ -37,7 +37,7 @@ export interface StatusReport {
   hotfix: {
     pointer: 'present' | 'absent' | 'unreadable';
     /** The one node decision (pointer/decide.ts) for the baked version, as download-hotfix and `hotfix explain` take it. */
-    decision: { current: string; resolved: string; upgrade: boolean; reason: string } | null;
+    decision: { current: string; resolved: string; upgrade: boolean; reason: string; detail?: string } | null;
     staged: boolean;
     /** The launcher's verdict on the staged binary (pointer/staged.ts): null when none is staged. */
     stagedAccepted: boolean | null;
@@ -172,7 +172,9 @@ async function hotfixDecision(
     const { decideFromPointerFile } = await import('../pointer/decide.ts');
     const decision = decideFromPointerFile(deps, deps.paths.hotfixPointer, bakedVersion ?? deps.version);
     const d = decision.resolve;
-    return { current: d.current, resolved: d.resolved, upgrade: decision.take, reason: decision.reason };
+    // An immutable image says why in the reference's words (spec 11.3), as download-hotfix and explain do.
+    const detail = decision.reason === 'imageBased' && decision.detail ? { detail: decision.detail } : {};
+    return { current: d.current, resolved: d.resolved, upgrade: decision.take, reason: decision.reason, ...detail };
   } catch (error) {
     notes.push(`hotfix pointer: ${errorMessage(error)}`);
     return 'unreadable';

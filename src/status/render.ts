@@ -107,7 +107,11 @@ export function renderStatusText(r: StatusReport, columns?: number, wide = false
     '',
     'hotfix:',
     `  pointer    ${r.hotfix.pointer}`,
-    ...(d ? [`  decision   ${d.upgrade ? `upgrade ${d.current} -> ${d.resolved}` : `stay on ${d.current}`} (${d.reason})`] : []),
+    ...(d
+      ? [
+          `  decision   ${d.upgrade ? `upgrade ${d.current} -> ${d.resolved}` : `stay on ${d.current}`} (${d.reason}${d.detail ? `: ${d.detail}` : ''})`,
+        ]
+      : []),
     `  staged     ${stagedLine(r.hotfix)}`,
     ...(r.hotfix.checkHotfix ? [`  check      ${r.hotfix.checkHotfix}`] : []),
     ...(r.hotfix.downloadHotfix ? [`  download   ${r.hotfix.downloadHotfix}`] : []),
