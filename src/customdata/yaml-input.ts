@@ -5,8 +5,10 @@
 // a document it would refuse. A second byte order mark right after the first is refused too (our call:
 // the `yaml` library would read the rest as a scalar and write nothing, silently). Pure.
 
+import { AgentError } from '../platform/errors.ts';
+
 const fail = (problem: string): never => {
-  throw new Error(`yaml: ${problem}`);
+  throw new AgentError('ANC_NODE_CUSTOM_DATA', `yaml: ${problem}`);
 };
 
 function printable(c: number): boolean {

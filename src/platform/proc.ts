@@ -2,7 +2,7 @@
 // kills the whole tree (a script's grandchildren included), not just the direct child.
 import { fs, path } from './builtins.ts';
 import { AgentError } from './errors.ts';
-import { goText, MARSHAL_INVALID_BYTE } from './go/utf8.ts';
+import { goText, MARSHAL_INVALID_BYTE } from './go/utf8.ts'; // N13
 import { randomTempSuffix } from './fs.ts';
 import { stderr, stdout } from './stdio.ts';
 
@@ -18,11 +18,7 @@ export interface RunSpec {
   passthrough?: boolean;
   /** Bytes kept per stream (the tail is kept); default 16 MiB. */
   captureLimit?: number;
-  /**
-   * Captured text keeps each invalid UTF-8 byte as MARSHAL_INVALID_BYTE, which goJson writes as `\ufffd`
-   * per byte like Go's json.Marshal (N13: the provisioning scripts' output in provision.json).
-   */
-  goMarshalBytes?: boolean;
+  goMarshalBytes?: boolean; // captured text marks invalid UTF-8 bytes for goJson's per-byte `\ufffd` (N13)
   signal?: AbortSignal;
   /**
    * An open file descriptor the child reads as its stdin from that descriptor's current offset (a package
@@ -79,9 +75,8 @@ class TailBuffer {
     while (this.size > this.limit && this.chunks.length > 1) this.size -= this.chunks.shift()!.length;
   }
   text(goMarshalBytes = false): string {
-    const all = Buffer.concat(this.chunks);
-    const tail = all.subarray(Math.max(0, all.length - this.limit));
-    return goMarshalBytes ? goText(tail, MARSHAL_INVALID_BYTE) : tail.toString('utf8');
+    const all = Buffer.concat(this.chunks).subarray(-this.limit);
+    return goMarshalBytes ? goText(all, MARSHAL_INVALID_BYTE) : all.toString('utf8');
   }
 }
 

@@ -10,6 +10,7 @@ import { agoText, type BootCheck, bootChecks, notStartedSummary, spanText } from
 import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
 import { stagedHotfixVerdict } from '../pointer/staged.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
+import { nodeCustomDataOf, type NodeCustomDataStatus } from './node-custom-data.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 import { type BootGroup, groupByBoot, lineInstant, type LogLine, utcText } from './boots.ts';
 import { type ProvisionFile, parseProvisionJson } from './provision-json.ts';
@@ -45,8 +46,7 @@ export interface StatusReport {
     stagedRefusal: string | null;
     checkHotfix: string | null;
     downloadHotfix: string | null;
-    /** download-hotfix's last scripts_version step (spec 11.2): nodecustomdata.yml applied, skipped or failed. */
-    nodeCustomData: NodeCustomDataStatus | null;
+    nodeCustomData: NodeCustomDataStatus | null; // download-hotfix's scripts_version step (spec 11.2)
   };
   /** What the boot needs before provisioning (node configuration, features file, hostname, scripts started). */
   checks: BootCheck[];
@@ -65,27 +65,6 @@ export interface StatusReport {
   notes: string[];
   /** Where to read more. */
   files: { agentLog: string; provisionLog: string; events: string; provisionJson: string };
-}
-
-export interface NodeCustomDataStatus {
-  outcome: 'applied' | 'skipped' | 'failed';
-  scriptsVersion: string;
-  reason: string;
-  files?: number;
-  error?: string;
-}
-
-/** The last `node custom data by scripts_version` line (hotfix/node-custom-data.ts). */
-function nodeCustomDataOf(log: LogLine[]): NodeCustomDataStatus | null {
-  const line = last(log, (l) => l.msg === 'node custom data by scripts_version');
-  if (!line || (line.outcome !== 'applied' && line.outcome !== 'skipped' && line.outcome !== 'failed')) return null;
-  return {
-    outcome: line.outcome,
-    scriptsVersion: String(line.scriptsVersion ?? ''),
-    reason: String(line.reason ?? ''),
-    ...(Array.isArray(line.files) ? { files: line.files.length } : {}),
-    ...(line.error === undefined ? {} : { error: String(line.error) }),
-  };
 }
 
 export type { BootGroup } from './boots.ts';
@@ -172,8 +151,7 @@ async function hotfixDecision(
     const { decideFromPointerFile } = await import('../pointer/decide.ts');
     const decision = decideFromPointerFile(deps, deps.paths.hotfixPointer, bakedVersion ?? deps.version);
     const d = decision.resolve;
-    // An immutable image says why in the reference's words (spec 11.3), as download-hotfix and explain do.
-    const detail = decision.reason === 'imageBased' && decision.detail ? { detail: decision.detail } : {};
+    const detail = decision.reason === 'imageBased' && decision.detail ? { detail: decision.detail } : {}; // spec 11.3
     return { current: d.current, resolved: d.resolved, upgrade: decision.take, reason: decision.reason, ...detail };
   } catch (error) {
     notes.push(`hotfix pointer: ${errorMessage(error)}`);
@@ -220,7 +198,6 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const decision = await hotfixDecision(deps, bakedStart ? String(bakedStart.version) : undefined, notes);
   const check = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('check-hotfix completed'));
   const download = last(log, (l) => typeof l.msg === 'string' && /^aks-node-controller hotfix download (finished|failed)/.test(l.msg));
-
   const exitCode = provision?.exitCode ?? null;
   const failed = provision !== null && exitCode !== null && exitCode.code !== 0 && (complete || exitCode.code === 240);
   const boot = bootChecks(deps);
