@@ -185,7 +185,7 @@ test("N15: provision-wait applies Go's 10,000-level nesting limit", async () => 
     const deep = await runAnc(['provision-wait'], { root: node.root });
     assert.is(deep.exitCode, 1);
     assert.is(
-      errorEvent(node),
+      errorEvent(node, 'ProvisionWait'),
       "AKS.AKSNodeController.ProvisionWait|Error|aks-node-controller exited with error parse provision.json: invalid character '[' exceeded max depth",
     );
     writeFileSync(node.path(PROVISION_JSON), `{"ExitCode":"0","x":${'['.repeat(9_999)}${']'.repeat(9_999)}}`);
