@@ -10,7 +10,8 @@
 // --pointer-keys FILE (or ANC_POINTER_KEYS=FILE) bakes the trusted hotfix-pointer signing keys
 // (docs/pointer-signing.md); the build prints the key ids it baked.
 // --scripts DIR [--scripts-label L] embeds a script payload (docs/hotfix.md "script payload"): DIR holds
-// manifest.json + payloads/ or cloud-config/<platform>.yaml; it is checked with the node's own rules and
+// active + rendered_nodecustomdata_<platform>.yml (the reference's current form; nothing is embedded
+// unless active reads true), manifest.json + payloads/, or cloud-config/<platform>.yaml; it is checked with the node's own rules and
 // refused with every problem; the label defaults to the stamped version. Without --scripts the build is
 // byte-identical to one of the same tree that never heard of script payloads.
 // --image-manifest FILE (repeatable, one per image; needs --scripts) checks the payload against the
@@ -255,9 +256,13 @@ async function main() {
   if (compilerRuntime.missing) fail(compilerRuntime.missing);
   mkdirSync(join(args.outdir, '.build'), { recursive: true });
   const check = args.imageManifests.length > 0 ? { manifests: args.imageManifests, unchecked: args.unchecked } : undefined;
-  const scripts = args.scripts
+  const loaded = args.scripts
     ? await loadScripts(args.scripts, args.scriptsLabel ?? version, join(args.outdir, '.build'), check)
     : undefined;
+  // The merged form switched off (`active` is not `true`): the build embeds nothing and says so.
+  const inactive = loaded?.inactive;
+  const scripts = inactive === undefined ? loaded : undefined;
+  if (inactive !== undefined) process.stderr.write(`build: no script payload embedded: ${inactive} (the generator's switch is off)\n`);
   const { outfile: bundleFile, metafile } = await bundle(args.outdir, version, gitCommit(), pointerKeys.text, scripts);
   const wanted = args.all ? TARGETS : [host];
   const built = [];

@@ -1,7 +1,11 @@
 // Build-time only (build.mjs --scripts DIR, bundled on the fly; never part of the agent): reads a script
-// payload in either of the reference generator's layouts and returns the one normalized form to embed.
+// payload in any of three layouts and returns the one normalized form to embed.
+//   DIR/active + DIR/rendered_nodecustomdata_<platform>.yml
+//                                               the reference generator's current (merged, PR #9382) form:
+//                                               nothing is built unless `active` reads `true`; each file a
+//                                               rendered cloud-config, `permissions` required, empty content refused
 //   DIR/manifest.json + DIR/payloads/...        {"schema_version": 1, "entries": [{source, payload,
-//                                               destination, mode, platforms}]}
+//                                               destination, mode, platforms}]} (the closed PR #9101 form)
 //   DIR/cloud-config/<platform>.yaml            one rendered #cloud-config write_files document per platform
 // Every problem is reported at once, each naming its entry, with the same rules the node applies.
 import { createHash } from 'node:crypto';
@@ -10,6 +14,7 @@ import { join } from 'node:path';
 import { AgentError, errorMessage } from '../src/platform/errors.ts';
 import { parseWriteFiles } from '../src/customdata/cloud-config.ts';
 import { toWriteFile } from '../src/customdata/node-custom-data.ts';
+import { yamlDocumentText } from '../src/customdata/yaml-input.ts';
 import {
   capProblems,
   destinationProblem,
@@ -33,7 +38,7 @@ export interface BuiltPayload {
   /** The exact JSON text embedded in the executable; its sha256 is the payload digest. */
   text: string;
   digest: string;
-  form: 'manifest' | 'cloud-config';
+  form: 'manifest' | 'cloud-config' | 'rendered';
   /** With image manifests: one line per image, what the payload does there. */
   images?: string[];
 }
@@ -133,38 +138,49 @@ function fromManifest(dir: string, problems: string[]): ScriptEntry[] {
   return entries;
 }
 
-function fromCloudConfig(dir: string, problems: string[]): ScriptEntry[] {
+interface RenderedRules {
+  /** The merged form: `permissions` must be given, content must not be empty, no `#cloud-config` line needed. */
+  strict: boolean;
+}
+
+/** One rendered write_files document per platform: [path inside DIR, platform]. */
+function fromRenderedDocuments(
+  dir: string,
+  documents: Array<[string, ScriptPlatform]>,
+  rules: RenderedRules,
+  problems: string[],
+): ScriptEntry[] {
   const entries: ScriptEntry[] = [];
   let total = 0;
-  const files = readdirSync(join(dir, 'cloud-config')).sort();
-  for (const file of files) {
-    const platform = file.replace(/\.ya?ml$/, '') as ScriptPlatform;
-    if (file === platform || !SCRIPT_PLATFORMS.includes(platform)) {
-      problems.push(`cloud-config/${file}: expected <platform>.yaml with a platform of ${SCRIPT_PLATFORMS.join(', ')}`);
-      continue;
-    }
+  for (const [file, platform] of documents) {
     try {
-      const text = Buffer.from(readInside(dir, `cloud-config/${file}`)).toString('utf8');
-      if (!/^#cloud-config\s*\n/.test(text)) throw new AgentError('ANC_SCRIPT_HOTFIX', 'does not start with #cloud-config');
+      const bytes = readInside(dir, file);
+      // The node custom data reader's byte rules (N16): encoding by BOM, no invalid UTF-8, no control characters.
+      const text = yamlDocumentText(bytes);
+      if (!rules.strict && !/^#cloud-config\s*\n/.test(text))
+        throw new AgentError('ANC_SCRIPT_HOTFIX', 'does not start with #cloud-config');
       const writeFiles = parseWriteFiles(text);
       for (const [i, raw] of writeFiles.entries()) {
-        const at = (p: string) => problems.push(`cloud-config/${file} write_files[${i}]: ${p}`);
+        const at = (p: string) => problems.push(`${file} write_files[${i}]: ${p}`);
         // The shared caps while reading: the entry count, then each entry's decoded size (gzip inflates
         // only up to the cap), then the total.
         if (writeFiles.length > SCRIPT_CAPS.entries) {
-          problems.push(`cloud-config/${file}: ${capProblems(writeFiles.length, 0).join('; ')}`);
+          problems.push(`${file}: ${capProblems(writeFiles.length, 0).join('; ')}`);
           break;
         }
         try {
           // The manifest form's mode rule, on the text as written: 0 and 04755 are refused, never changed.
           const permissions = typeof raw.permissions === 'string' ? raw.permissions : '';
+          if (rules.strict && permissions === '') at('permissions is required');
           const mode = entryMode(permissions === '' ? '0644' : permissions);
           const wf = toWriteFile(raw, SCRIPT_CAPS.entryBytes);
           total += wf.data.length;
           const dest = destinationProblem(wf.path);
           if (dest) at(dest);
           if (typeof mode === 'string') at(mode);
-          if (dest || typeof mode === 'string') continue;
+          const empty = rules.strict && wf.data.length === 0;
+          if (empty) at('content is empty (an empty script is refused)');
+          if (dest || typeof mode === 'string' || empty || (rules.strict && permissions === '')) continue;
           const same = entries.find((e) => e.destination === wf.path && e.sha256 === sha256(wf.data) && e.mode === formatMode(mode));
           if (same) same.platforms.push(platform);
           else entries.push(toEntry(wf.path.split('/').pop()!, wf.path, mode, [platform], wf.data));
@@ -172,16 +188,58 @@ function fromCloudConfig(dir: string, problems: string[]): ScriptEntry[] {
           at(errorMessage(error));
         }
         if (total > SCRIPT_CAPS.payloadBytes) {
-          problems.push(`cloud-config/${file}: ${capProblems(0, total).join('; ')}`);
+          problems.push(`${file}: ${capProblems(0, total).join('; ')}`);
           break;
         }
       }
     } catch (error) {
-      problems.push(`cloud-config/${file}: ${errorMessage(error)}`);
+      problems.push(`${file}: ${errorMessage(error)}`);
     }
   }
-  if (files.length === 0) problems.push('cloud-config/ holds no <platform>.yaml document');
   return entries;
+}
+
+function fromCloudConfig(dir: string, problems: string[]): ScriptEntry[] {
+  const documents: Array<[string, ScriptPlatform]> = [];
+  const files = readdirSync(join(dir, 'cloud-config')).sort();
+  for (const file of files) {
+    const platform = file.replace(/\.ya?ml$/, '') as ScriptPlatform;
+    if (file === platform || !SCRIPT_PLATFORMS.includes(platform)) {
+      problems.push(`cloud-config/${file}: expected <platform>.yaml with a platform of ${SCRIPT_PLATFORMS.join(', ')}`);
+      continue;
+    }
+    documents.push([`cloud-config/${file}`, platform]);
+  }
+  if (files.length === 0) problems.push('cloud-config/ holds no <platform>.yaml document');
+  return fromRenderedDocuments(dir, documents, { strict: false }, problems);
+}
+
+const RENDERED = /^rendered_nodecustomdata_(.*)\.yml$/;
+
+/** The merged form's switch: anything but `true` (trimmed) builds no payload; the reason says why. */
+function inactiveReason(dir: string): string | undefined {
+  const file = join(dir, 'active');
+  if (!existsSync(file)) return `${file} does not exist`;
+  const value = readFileSync(file, 'utf8').trim();
+  return value === 'true' ? undefined : `${file} reads ${JSON.stringify(value.slice(0, 40))}, not "true"`;
+}
+
+function fromRendered(dir: string, problems: string[]): ScriptEntry[] {
+  const documents: Array<[string, ScriptPlatform]> = [];
+  for (const file of readdirSync(dir).sort()) {
+    const platform = RENDERED.exec(file)?.[1] as ScriptPlatform | undefined;
+    if (platform === undefined) {
+      if (file !== 'active') problems.push(`${file}: expected active or rendered_nodecustomdata_<platform>.yml`);
+      continue;
+    }
+    if (!SCRIPT_PLATFORMS.includes(platform)) {
+      problems.push(`${file}: ${JSON.stringify(platform)} is not one of ${SCRIPT_PLATFORMS.join(', ')}`);
+      continue;
+    }
+    documents.push([file, platform]);
+  }
+  if (documents.length === 0 && problems.length === 0) problems.push('no rendered_nodecustomdata_<platform>.yml document');
+  return fromRenderedDocuments(dir, documents, { strict: true }, problems);
 }
 
 function readImages(check: ImageCheck, problems: string[]): GivenImage[] {
@@ -199,18 +257,29 @@ function readImages(check: ImageCheck, problems: string[]): GivenImage[] {
   return images;
 }
 
-export function loadScriptPayload(dir: string, label: string, check?: ImageCheck): BuiltPayload {
+/** A merged-form directory whose `active` is not `true`: nothing to embed, and why. */
+export interface InactivePayload {
+  inactive: string;
+}
+
+export function loadScriptPayload(dir: string, label: string, check?: ImageCheck): BuiltPayload | InactivePayload {
   const problems: string[] = [];
   if (!/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/.test(label))
     problems.push(`label ${JSON.stringify(label)} must be 1-64 of A-Z a-z 0-9 . _ + -`);
   const hasManifest = existsSync(join(dir, 'manifest.json'));
   const hasCloudConfig = existsSync(join(dir, 'cloud-config'));
-  if (hasManifest === hasCloudConfig) {
+  const hasRendered = existsSync(join(dir, 'active')) || (existsSync(dir) && readdirSync(dir).some((f) => RENDERED.test(f)));
+  const found = [hasManifest, hasCloudConfig, hasRendered].filter(Boolean).length;
+  if (found !== 1) {
     throw new PayloadError([
-      `${dir} must hold either manifest.json + payloads/ or cloud-config/<platform>.yaml (found ${hasManifest ? 'both' : 'neither'})`,
+      `${dir} must hold one of: active + rendered_nodecustomdata_<platform>.yml, manifest.json + payloads/, or cloud-config/<platform>.yaml (found ${found === 0 ? 'none' : 'more than one'})`,
     ]);
   }
-  const entries = hasManifest ? fromManifest(dir, problems) : fromCloudConfig(dir, problems);
+  if (hasRendered) {
+    const inactive = inactiveReason(dir);
+    if (inactive !== undefined) return { inactive };
+  }
+  const entries = hasManifest ? fromManifest(dir, problems) : hasRendered ? fromRendered(dir, problems) : fromCloudConfig(dir, problems);
   if (problems.length === 0) problems.push(...duplicateProblems(entries));
   let payload: ScriptPayload = { schemaVersion: 1, label, entries };
   let images: string[] | undefined;
@@ -227,5 +296,6 @@ export function loadScriptPayload(dir: string, label: string, check?: ImageCheck
   if (problems.length === 0) problems.push(...embeddedPayloadProblems(payload, sha256));
   if (problems.length > 0) throw new PayloadError(problems);
   const text = JSON.stringify(payload);
-  return { payload, text, digest: sha256(text), form: hasManifest ? 'manifest' : 'cloud-config', ...(images ? { images } : {}) };
+  const form = hasManifest ? 'manifest' : hasRendered ? 'rendered' : 'cloud-config';
+  return { payload, text, digest: sha256(text), form, ...(images ? { images } : {}) };
 }

@@ -25,6 +25,8 @@ export interface CommandResult {
   exitCode: number;
   /** Printed to stdout once the command returns (JSON for machines, text for people). */
   stdout?: string;
+  /** Printed to stdout as they are, instead of `stdout` (a file's bytes, which text output would escape). */
+  stdoutBytes?: Uint8Array;
   /** Printed to stderr once the command returns. */
   stderr?: string;
 }

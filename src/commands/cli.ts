@@ -59,7 +59,8 @@ export async function run(rawArgv: string[], deps: Deps, commands: readonly AnyC
   try {
     const input = parseInput(command, rest);
     const result = await command.run({ ...input, commands }, deps);
-    if (result.stdout) deps.stdout.write(result.stdout);
+    if (result.stdoutBytes) deps.stdout.write(result.stdoutBytes);
+    else if (result.stdout) deps.stdout.write(result.stdout);
     if (result.stderr) deps.stderr.write(result.stderr);
     return result.exitCode;
   } catch (error) {

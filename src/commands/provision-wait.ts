@@ -27,8 +27,10 @@ export const provisionWaitCommand = {
     deps.events.emit({ task: 'ProvisionWait', message: 'Starting', level: 'Informational', start, end: start });
     const outcome = await waitForProvision(deps, { timeoutMs });
     const end = deps.clock.now();
-    // Spec 5: the raw provision.json is printed on every path, an empty line when there is none.
+    // Spec 5: the raw provision.json is printed on every path, an empty line when there is none; its
+    // bytes as read (N14, docs/provisioning-runtime.md): no U+FFFD, no escape for a raw control byte.
     const stdout = `${outcome.output}\n`;
+    const stdoutBytes = outcome.raw ? Buffer.concat([outcome.raw, Buffer.from('\n')]) : undefined;
     // An unparsable file is not echoed in full (it may be megabytes of anything).
     const unparsable = outcome.error?.startsWith('parse provision.json:') ?? false;
     deps.log.info('provision-wait finished', { provisionOutput: unparsable ? clip(outcome.output) : outcome.output });
@@ -36,7 +38,7 @@ export const provisionWaitCommand = {
       deps.log.say('provision-wait: provisioning succeeded (provision.json printed on stdout)');
       deps.events.emit({ task: 'ProvisionWait', message: 'Completed', level: 'Informational', start, end });
       deps.log.info('aks-node-controller finished successfully.');
-      return { exitCode: 0, stdout };
+      return { exitCode: 0, stdout, stdoutBytes };
     }
     deps.events.emit({
       task: 'ProvisionWait',
@@ -56,6 +58,6 @@ export const provisionWaitCommand = {
           ? `provision-wait: provisioning failed with exit code ${named.code} ${named.name} (${named.meaning}); run \`aks-node-controller status\``
           : `provision-wait: provisioning failed: ${clip(outcome.error.replace(/^provision failed: /, ''))}; run \`aks-node-controller status\``,
     );
-    return { exitCode: 1, stdout };
+    return { exitCode: 1, stdout, stdoutBytes };
   },
 } satisfies Command<ProvisionWaitOptions>;

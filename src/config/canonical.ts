@@ -170,6 +170,11 @@ function canonicalMap(field: FieldInfo, value: unknown): Obj | undefined {
 function canonicalField(message: MessageName, field: FieldInfo, value: unknown): unknown {
   if (value === undefined || value === null) return undefined;
   const key = fieldKey(message, field);
+  if (field.repeated && field.message) {
+    // A repeated message (KubeletTaint): order kept, every element (an empty one too) canonical.
+    const sub = field.message;
+    return Array.isArray(value) && value.length > 0 ? value.map((e) => canonicalMessage(sub, isObj(e) ? e : {})) : undefined;
+  }
   if (field.message) {
     if (!isObj(value)) return undefined;
     const sub = canonicalMessage(field.message, value);
@@ -214,7 +219,9 @@ function messageJson(message: MessageName, obj: Obj): string {
     const v = obj[field.json];
     if (v === undefined) continue;
     let text: string;
-    if (field.message) text = messageJson(field.message, v as Obj);
+    const sub = field.message;
+    if (sub && field.repeated) text = `[${(v as Obj[]).map((e) => messageJson(sub, e)).join(',')}]`;
+    else if (sub) text = messageJson(sub, v as Obj);
     else if (field.map) {
       const m = v as Obj;
       const entries = sortedKeys(m).map((k) => {

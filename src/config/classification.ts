@@ -1,4 +1,4 @@
-// D12: THE rollout classification, one row per catalogue field (257, keyed `Message.proto_field`).
+// D12: THE rollout classification, one row per catalogue field (268, keyed `Message.proto_field`).
 //   rollout      = customer intent: changing it changes the node the customer asked for -> roll nodes.
 //   payload-only = platform-managed: endpoints, mirrors, component images and versions, credentials that
 //                  rotate, timeouts, tuning and switches -> new nodes get it, existing nodes are not rolled
@@ -173,6 +173,17 @@ export const FIELD_CLASSES: Readonly<Record<string, readonly [FieldClass, string
   'KubeletConfigFileConfig.allowed_unsafe_sysctls': [R, 'customer kubelet config (unsafe sysctls)'],
   'KubeletConfigFileConfig.serialize_image_pulls': [P, 'platform tuning'],
   'KubeletConfigFileConfig.seccomp_default': [R, 'customer kubelet config (seccomp default)'],
+  'KubeletConfigFileConfig.enable_server': [P, 'platform security baseline (kubelet server switch)'],
+  'KubeletConfigFileConfig.volume_plugin_dir': [P, 'platform file layout'],
+  'KubeletConfigFileConfig.cgroup_driver': [P, 'platform cgroup layout'],
+  'KubeletConfigFileConfig.runtime_request_timeout': [P, 'platform tuning'],
+  'KubeletConfigFileConfig.container_runtime_endpoint': [P, 'platform file layout (container runtime socket)'],
+  'KubeletConfigFileConfig.register_with_taints': [R, 'customer node pool taints'],
+  'KubeletConfigFileConfig.hairpin_mode': [P, 'platform network plugin setting'],
+  'KubeletTaint.key': [R, 'customer node pool taint'],
+  'KubeletTaint.value': [R, 'customer node pool taint'],
+  'KubeletTaint.effect': [R, 'customer node pool taint'],
+  'KubeletTaint.time_added': [R, 'customer node pool taint'],
   'KubeletAuthentication.x509': [P, 'platform kubelet auth block'],
   'KubeletAuthentication.webhook': [P, 'platform kubelet auth block'],
   'KubeletAuthentication.anonymous': [P, 'platform kubelet auth block'],

@@ -104,6 +104,8 @@ function enumExpected(e: EnumName): string {
 function decodeEnum(node: JsonNode, e: EnumName): Decoded {
   const values = ENUMS[e];
   if (node.t === 'string') {
+    // The reference's tokenizer rejects a lone surrogate escape before any name lookup (N17): D7 bad value.
+    if (!node.wellFormed) return { ok: false, expected: `${enumExpected(e)}, in a string without a lone surrogate escape` };
     if (Object.hasOwn(values, node.value)) return { ok: true, value: node.value };
     return { ok: 'drop', warning: `unknown ${e} value name ${clip(JSON.stringify(node.value))} (field left unset)` };
   }
@@ -167,11 +169,26 @@ function decodeRepeated(ctx: DecodeContext, node: JsonNode, field: FieldInfo, pa
       path,
       node,
       field,
-      { ok: false, expected: EXPECTED.repeated },
+      { ok: false, expected: field.message ? `a JSON array of objects (${field.message})` : EXPECTED.repeated },
       `value for repeated ${field.type} field ${field.json}`,
     );
   const out: unknown[] = [];
   node.items.forEach((item, i) => {
+    // A repeated message (KubeletTaint): an element `{}` is a real (empty) element and is kept.
+    if (field.message) {
+      const elementPath = indexPath(path, i);
+      if (item.t === 'object') out.push(decodeMessage(ctx, item, field.message, elementPath));
+      else
+        settle(
+          ctx,
+          elementPath,
+          item,
+          field,
+          { ok: false, expected: `a JSON object (${field.message})` },
+          `element of repeated ${field.message} field ${field.json}`,
+        );
+      return;
+    }
     const v = settle(
       ctx,
       indexPath(path, i),

@@ -34,7 +34,8 @@ export const V0_DEPRECATED = 'v0 version is deprecated, please use v1 instead';
 export function versionProblem(config: Configuration): string | undefined {
   const v = config.version ?? '';
   if (v === 'v0' || v === 'v1') return undefined;
-  return `unsupported version: ${clip(v)}`;
+  // The reference's text, whole (N10): it reaches provision.json and the event.
+  return `unsupported version: ${v}`;
 }
 
 function loadUnsafe(text: string): LoadResult {
@@ -84,7 +85,7 @@ function loadUnsafe(text: string): LoadResult {
       path: '$.version',
       severity: 'error',
       kind: 'version',
-      message: problem,
+      message: `unsupported version: ${clip(config.version ?? '')}`,
       expected: '"v1" (or the deprecated "v0")',
       found,
     });

@@ -62,7 +62,11 @@ function fieldJson(w: Writer, field: FieldInfo, value: unknown, level: number): 
     });
     return block(w, level, parts, '{', '}');
   }
-  if (field.repeated) return block(w, level, (value as unknown[]).map(scalarJson), '[', ']');
+  if (field.repeated) {
+    const sub = field.message;
+    const items = (value as unknown[]).map((e) => (sub ? messageJson(w, sub, e, level + 1) : scalarJson(e)));
+    return block(w, level, items, '[', ']');
+  }
   if (field.message) return messageJson(w, field.message, value, level);
   return scalarJson(value);
 }

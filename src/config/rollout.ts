@@ -109,7 +109,10 @@ function project(message: MessageName, obj: Obj, cls: FieldClass): Obj {
     if (v === undefined) continue;
     const key = fieldKey(message, field);
     const mine = fieldClass(key) === cls;
-    if (field.message) {
+    if (field.repeated) {
+      // A repeated message (KubeletTaint) goes whole, like a repeated scalar: its row decides.
+      if (mine) out[field.json] = v;
+    } else if (field.message) {
       if (PRESENCE_SIGNIFICANT.has(key) && !mine) continue;
       const sub = project(field.message, v as Obj, cls);
       if (Object.keys(sub).length > 0 || PRESENCE_SIGNIFICANT.has(key)) out[field.json] = sub;
@@ -161,7 +164,7 @@ function diffMessage(message: MessageName, a: Obj, b: Obj, prefix: string, out: 
     if (va === undefined && vb === undefined) continue;
     const key = fieldKey(message, field);
     const path = prefix ? `${prefix}.${field.json}` : field.json;
-    if (field.message) {
+    if (field.message && !field.repeated) {
       if (PRESENCE_SIGNIFICANT.has(key) && (va === undefined) !== (vb === undefined)) out.push({ path, key });
       diffMessage(field.message, (va ?? {}) as Obj, (vb ?? {}) as Obj, path, out);
     } else if (field.map) {
@@ -223,6 +226,7 @@ export function classifyField(path: string): FieldClass | undefined {
     if (!field) return undefined;
     found = fieldClass(fieldKey(message, field));
     message = field.message;
+    if (field.repeated && segments[i + 1] === '*') i++;
     if (field.map) {
       if (segments[i + 1] === '*') i++;
       message = field.mapValueMessage;

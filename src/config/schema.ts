@@ -61,7 +61,7 @@ function fieldSchema(field: FieldInfo): AnySchema {
     const value = field.mapValueMessage ? messageSchema(field.mapValueMessage) : scalarSchema(field.mapValue ?? 'string');
     base = v.record(v.string(), value);
   } else if (field.repeated) {
-    base = v.array(scalarSchema(field.type));
+    base = v.array(field.message ? messageSchema(field.message) : scalarSchema(field.type));
   } else if (field.message) {
     base = messageSchema(field.message);
   } else {

@@ -1,9 +1,9 @@
 // Machine facts: the two inputs of the env besides the config (config-contract 3.5), gathered once and
 // only through deps: the `containerd --version` output and the VHD's components.json.
-import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError } from '../platform/errors.ts';
-import { GO_MAX_DEPTH, goPlain, goUnmarshal } from '../platform/go/unmarshal.ts';
+import { goJsonSyntaxError } from '../platform/go/json-syntax.ts';
+import { goPlain, goUnmarshal } from '../platform/go/unmarshal.ts';
 import { goText } from '../platform/go/utf8.ts';
 import { COMPONENTS_GO_TYPE, parseGpuComponents } from './env/gpu-components.ts';
 import { pathError } from '../platform/os-error.ts';
@@ -43,26 +43,23 @@ export async function detectContainerdVersion(deps: Deps): Promise<string | unde
 
 /** Reads and parses components.json; missing or malformed -> ANC_COMPONENTS with the reference message. */
 export function loadComponents(deps: Deps, path = deps.paths.componentsJson): unknown {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = goText(deps.fs.readFile(path, 'manifest')); // N7: Go's invalid-byte rule, as encoding/json reads it
+    bytes = deps.fs.readFile(path, 'manifest');
   } catch (error) {
-    throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: read ${path}: ${pathError('open', path, error)}`, {
+    // os.ReadFile's *PathError: the open fails (missing, denied), or the read does (a directory, N12).
+    const op = (error as { code?: unknown } | null)?.code === 'EISDIR' ? 'read' : 'open';
+    throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: read ${path}: ${pathError(op, path, error)}`, {
       cause: error,
     });
   }
-  // Go encoding/json into the reference's structs (platform/go/unmarshal): a syntax error, nesting
-  // deeper than 10,000 or a wrong type in any declared field fails the load, as it refuses to provision.
-  const decoded = goUnmarshal(text, COMPONENTS_GO_TYPE);
-  const problem = decoded.error;
-  if (problem) {
-    // Never the parser's message for a syntax error: it would quote the file. The byte offset says where it breaks.
-    const detail =
-      problem.kind === 'type'
-        ? problem.message
-        : problem.kind === 'depth'
-          ? `exceeded max depth (nesting deeper than ${GO_MAX_DEPTH} levels at byte offset ${Buffer.byteLength(text.slice(0, problem.at))})`
-          : (jsonSyntaxProblem(text, GO_MAX_DEPTH) ?? problem.message);
+  // Go encoding/json into the reference's structs: its syntax check on the bytes first, in its words
+  // (N12: one character quoted at most, never the file), then the decode (platform/go/unmarshal), where a
+  // wrong type in any declared field fails the load, as it refuses to provision.
+  const syntax = goJsonSyntaxError(bytes);
+  const decoded = syntax === undefined ? goUnmarshal(goText(bytes), COMPONENTS_GO_TYPE) : undefined; // N7: Go's invalid-byte rule
+  const detail = syntax ?? decoded?.error?.message;
+  if (detail !== undefined || decoded === undefined) {
     throw new AgentError('ANC_COMPONENTS', `failed to load GPU config: parse ${path}: failed to unmarshal components.json: ${detail}`);
   }
   const components = goPlain(decoded.value, COMPONENTS_GO_TYPE);

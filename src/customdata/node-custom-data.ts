@@ -1,11 +1,13 @@
-// Node custom data application (spec 10.1, SEED: at the start of `provision --nbc-cmd`): the write_files
-// entries of nodecustomdata.yml are written in order, each path placed under the sandbox root.
+// Node custom data application (spec 10.1; since HEAD by download-hotfix when scripts_version is a higher
+// patch, spec 11.2): the write_files entries of nodecustomdata.yml are written in order, each path placed
+// under the sandbox root.
 import { gunzipSync } from 'node:zlib';
 import { dirname, posix } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { goParseUint } from '../platform/go/strconv.ts';
 import { parseWriteFiles, type YamlEntry } from './cloud-config.ts';
+import { yamlDocumentText } from './yaml-input.ts';
 import { isNotFound, pathError } from '../platform/path-error.ts';
 
 export interface WriteFile {
@@ -80,16 +82,17 @@ export function toWriteFile(entry: YamlEntry, maxBytes?: number): WriteFile {
  */
 export function applyNodeCustomData(deps: Pick<Deps, 'fs' | 'paths'>): string[] {
   const file = deps.paths.nodeCustomData;
-  let source: string;
+  let source: Uint8Array;
   try {
-    source = deps.fs.readText(file, 'config');
+    source = deps.fs.readFile(file, 'config');
   } catch (error) {
     if (isNotFound(error)) return [];
     return fail(`read nodecustomdata ${file}: ${pathError('open', file, error)}`);
   }
   let entries: YamlEntry[];
   try {
-    entries = parseWriteFiles(source);
+    // N16: as strict as yaml.v3 about the bytes (encoding, invalid UTF-8, control characters) before parsing.
+    entries = parseWriteFiles(yamlDocumentText(source));
   } catch (error) {
     return fail(`unmarshal nodecustomdata ${file}: ${errorMessage(error)}`);
   }

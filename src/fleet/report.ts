@@ -37,7 +37,13 @@ export interface NodeReport {
     /** The base's wave as decided at boot; with a schedule, when this node joins (null: never). */
     wave: { percent: number; joinsAt?: string | null } | null;
   };
-  scripts: { ran: 'baked' | 'hotfix'; label: string | null; replaced: number };
+  scripts: {
+    ran: 'baked' | 'hotfix';
+    label: string | null;
+    replaced: number;
+    /** download-hotfix's scripts_version step (spec 11.2), when it ran: applied, skipped or failed. */
+    nodeCustomData?: { outcome: 'applied' | 'skipped' | 'failed'; scriptsVersion: string };
+  };
   pointer: { serial: number | null; signed: boolean };
   provision: { state: string; exitCode: number | null; name: string | null };
 }
@@ -89,6 +95,14 @@ export function buildReport(status: StatusReport, facts: ReportFacts): NodeRepor
       ran: status.scripts.ran,
       label: status.scripts.label ? clip(status.scripts.label, 64) : null,
       replaced: status.scripts.replaced.length,
+      ...(status.hotfix.nodeCustomData
+        ? {
+            nodeCustomData: {
+              outcome: status.hotfix.nodeCustomData.outcome,
+              scriptsVersion: clip(status.hotfix.nodeCustomData.scriptsVersion, 64),
+            },
+          }
+        : {}),
     },
     pointer: facts.pointer,
     provision: { state: status.state, exitCode: code?.code ?? null, name: code?.name ?? null },

@@ -33,6 +33,11 @@ export const DOWNLOAD_OUTCOMES = {
   },
   stageFailed: { exit: 1, failure: true, doc: 'copying the binary to the pending name or promoting it failed' },
   healthCheckFailed: { exit: 1, failure: true, doc: 'the new binary hung, crashed or failed its dry-run self-test: not promoted' },
+  imageBased: {
+    exit: 0,
+    failure: false,
+    doc: 'self-update is not supported on image-based OS (Azure Linux container or OS Guard image): nothing installed',
+  },
   quarantined: { exit: 0, failure: false, doc: 'the requested version failed on this node before (quarantine record)' },
   recalled: { exit: 0, failure: false, doc: "the pointer's recall list names the requested version" },
   notInWave: { exit: 0, failure: false, doc: 'the node is outside the staged wave for its base' },
@@ -126,6 +131,8 @@ interface Seen {
 async function download(deps: Deps, options: DownloadOptions, seen: Seen): Promise<Report> {
   const deadline = deadlineFrom(() => deps.clock.now(), options.timeoutSeconds);
   const { resolve: decision, refusal, pointer } = decideFromPointerFile(deps, deps.paths.hotfixPointer, deps.version);
+  // Spec 11.2 (D19): the image's nodecustomdata.yml first, when scripts_version is a higher patch; fail-open.
+  await (await import('./node-custom-data.ts')).applyNodeCustomDataStep(deps, pointer);
   if ((pointer.recall ?? []).length > 0) {
     const { recallStaged } = await import('./switch/fallback.ts');
     await recallStaged(deps, pointer);

@@ -2,6 +2,7 @@
 // kills the whole tree (a script's grandchildren included), not just the direct child.
 import { fs, path } from './builtins.ts';
 import { AgentError } from './errors.ts';
+import { goText, MARSHAL_INVALID_BYTE } from './go/utf8.ts'; // N13
 import { randomTempSuffix } from './fs.ts';
 import { stderr, stdout } from './stdio.ts';
 
@@ -17,6 +18,7 @@ export interface RunSpec {
   passthrough?: boolean;
   /** Bytes kept per stream (the tail is kept); default 16 MiB. */
   captureLimit?: number;
+  goMarshalBytes?: boolean; // captured text marks invalid UTF-8 bytes for goJson's per-byte `\ufffd` (N13)
   signal?: AbortSignal;
   /**
    * An open file descriptor the child reads as its stdin from that descriptor's current offset (a package
@@ -72,9 +74,9 @@ class TailBuffer {
     this.size += chunk.length;
     while (this.size > this.limit && this.chunks.length > 1) this.size -= this.chunks.shift()!.length;
   }
-  text(): string {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
+  text(goMarshalBytes = false): string {
+    const all = Buffer.concat(this.chunks).subarray(-this.limit);
+    return goMarshalBytes ? goText(all, MARSHAL_INVALID_BYTE) : all.toString('utf8');
   }
 }
 
@@ -154,7 +156,8 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       settled = true;
       if (timer) clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
-      const done = () => resolve({ ...result, ...streamed?.state, stdout: out.text(), stderr: err.text(), timedOut });
+      const done = () =>
+        resolve({ ...result, ...streamed?.state, stdout: out.text(spec.goMarshalBytes), stderr: err.text(spec.goMarshalBytes), timedOut });
       if (streamed) void streamed.done.then(done);
       else done();
     };

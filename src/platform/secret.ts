@@ -72,6 +72,7 @@ export function derivedForms(value: string): string[] {
   const decoded = decodeTextBase64(value);
   for (const text of decoded === undefined ? [value] : [value, decoded]) {
     add(text);
+    for (const form of escapedForms(text)) add(form);
     for (const form of encodedForms(text)) add(form);
     for (const line of pemBodyLines(text)) add(line);
     for (const part of urlUserInfoParts(text)) {
@@ -80,6 +81,18 @@ export function derivedForms(value: string): string[] {
     }
   }
   return forms;
+}
+
+/**
+ * The value as an error message or a log line may quote it escaped (N9): JSON (`\u0000`, `\n`), the
+ * JavaScript runtime's `\x00`, and each of those escaped once more (a message inside JSON).
+ */
+function escapedForms(text: string): string[] {
+  const json = JSON.stringify(text).slice(1, -1);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what gets escaped
+  const hex = text.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const forms = [json, hex, JSON.stringify(json).slice(1, -1), JSON.stringify(hex).slice(1, -1)];
+  return forms.filter((f) => f !== text);
 }
 
 /** base64/base64url at the three byte alignments (edges that depend on neighbours trimmed) and %-encoding. */

@@ -1,6 +1,6 @@
-// May THIS node take the hotfix the pointer resolves for its base? Two local refusals on top of the
-// fleet-wide rules (resolve.ts): the version is in the node's quarantine record (it failed here before),
-// or the node is outside the base's staged wave. download-hotfix acts on it, `hotfix explain` prints it.
+// May THIS node take the hotfix the pointer resolves for its base? Local refusals on top of the
+// fleet-wide rules (resolve.ts): the OS is an immutable image (image-based.ts), the version is recalled or
+// in the node's quarantine record (it failed here before), or the node is outside the base's staged wave. download-hotfix acts on it, `hotfix explain` prints it.
 import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { HotfixPointer } from './document.ts';
@@ -8,6 +8,7 @@ import { decideWave, readProductUuid, type WaveDecision } from './wave.ts';
 import type { HotfixDecision } from './resolve.ts';
 import { expectedBinaryVersion } from './version.ts';
 import { quarantineEntryFor, readQuarantine, type QuarantineEntry } from './quarantine.ts';
+import { imageBasedRefusal } from './image-based.ts';
 
 export interface Eligibility {
   wave: WaveDecision;
@@ -18,7 +19,7 @@ export interface Eligibility {
   /** The quarantine record exists but cannot be read: fail-safe, nothing is staged. */
   quarantineError?: string;
   /** Set when the node must not take the hotfix. */
-  refusal?: { outcome: 'recalled' | 'quarantined' | 'notInWave'; detail: string };
+  refusal?: { outcome: 'imageBased' | 'recalled' | 'quarantined' | 'notInWave'; detail: string };
 }
 
 /** Who and when the wave is decided for: another identity (`hotfix explain --uuid`), the node's clock. */
@@ -38,6 +39,12 @@ export function nodeEligibility(
   const wave = decideWave(entry, identity.uuid, context.now ?? deps.clock?.now() ?? new Date());
   const out: Eligibility = { wave, ...(identity.problem === undefined ? {} : { identityProblem: identity.problem }) };
   const version = expectedBinaryVersion(decision.resolved);
+  // An immutable image takes no package at all (spec 11.3, D20): before any other refusal.
+  const imageBased = imageBasedRefusal(deps.fs, deps.paths.osRelease);
+  if (imageBased !== undefined) {
+    out.refusal = { outcome: 'imageBased', detail: imageBased };
+    return out;
+  }
   // The pointer's recall list is its undo (issue 34): a recalled version is never staged.
   if (decision.resolved !== '' && isRecalled(pointer, decision.resolved)) {
     out.refusal = { outcome: 'recalled', detail: `hotfix ${version} is recalled by the pointer` };

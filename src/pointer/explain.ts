@@ -7,6 +7,7 @@ import { decideForNode, type NodeDecision } from './decide.ts';
 import type { WaveContext } from './eligibility.ts';
 import { readPointerFile } from './file.ts';
 import type { HotfixReason } from './resolve.ts';
+import { decideScriptsVersion, SCRIPTS_VERSION_REASONS, type ScriptsVersionReason } from './scripts-version.ts';
 
 /** Why a node stays, for the summary sentence. */
 const STAY_BECAUSE: Record<HotfixReason, string> = {
@@ -27,7 +28,7 @@ export interface HotfixExplanation {
   resolved: string;
   /** True only when download-hotfix would install and stage `resolved` on this node. */
   upgrade: boolean;
-  /** A resolve.ts reason, or the node-local refusal: `quarantined`, `notInWave`. */
+  /** A resolve.ts reason, or the node-local refusal: `imageBased`, `recalled`, `quarantined`, `notInWave`. */
   reason: string;
   /** The refusal's explanation (quarantine entry, wave numbers). */
   detail?: string;
@@ -50,6 +51,19 @@ export interface HotfixExplanation {
   recall?: string[];
   /** Why the launcher refuses the staged hotfix binary (absent when none is staged or it is accepted). */
   stagedRefused?: string;
+  /** Whether download-hotfix applies nodecustomdata.yml (spec 11.2); only when the pointer has a scripts_version. */
+  scriptsVersion?: { value: string; apply: boolean; reason: ScriptsVersionReason; detail?: string };
+}
+
+/** The sentence on nodecustomdata.yml (spec 11.2), when the pointer names a scripts_version. */
+function scriptsVersionView(pointer: HotfixPointer, current: string): Pick<HotfixExplanation, 'scriptsVersion'> & { sentence: string } {
+  const s = decideScriptsVersion(pointer, current);
+  if (s.reason === 'absent') return { sentence: '' };
+  const sentence = s.apply
+    ? ` download-hotfix applies nodecustomdata.yml first: scripts_version ${s.scriptsVersion} is a higher patch of ${current}.`
+    : ` nodecustomdata.yml is not applied: ${SCRIPTS_VERSION_REASONS[s.reason]}.`;
+  const view = { value: s.scriptsVersion, apply: s.apply, reason: s.reason, ...(s.detail ? { detail: s.detail } : {}) };
+  return { scriptsVersion: view, sentence };
 }
 
 type ExplainDeps = Pick<Deps, 'fs' | 'paths'> & Partial<Pick<Deps, 'clock'>>;
@@ -71,9 +85,10 @@ export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, curren
     ? `This node stays on ${d.current}, but it still runs the staged hotfix: hotfix ${d.resolved} is recalled by the pointer, and the next download-hotfix gives the staged hotfix up if it is that version (the image's scripts restored, the version quarantined).`
     : decision.take
       ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
-      : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
+      : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'imageBased' ? `${refused.detail} (an immutable image: the hotfix ${d.resolved} is not installed)` : refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
+  const { sentence, ...scripts } = scriptsVersionView(pointer, current);
   return {
-    summary,
+    summary: summary + sentence,
     current: d.current,
     base: d.base,
     resolved: d.resolved,
@@ -92,5 +107,6 @@ export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, curren
     binaryPath: hotfix ? deps.paths.hotfixBinary : deps.paths.bakedBinary,
     ...(pointer.recall && pointer.recall.length > 0 ? { recall: pointer.recall } : {}),
     ...(staged.staged && !staged.accepted ? { stagedRefused: `staged, but the launcher refuses it: ${staged.reason}` } : {}),
+    ...scripts,
   };
 }

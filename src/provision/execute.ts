@@ -2,9 +2,10 @@
 // passed through and captured, no timeout (the scripts own CSE_TIMEOUT), termination signals forwarded
 // to the child's process group. Turns the outcome into the reference's result record and exit code.
 import type { Deps } from '../platform/deps.ts';
-import { errorMessage } from '../platform/errors.ts';
+import { MARSHAL_INVALID_BYTE } from '../platform/go/utf8.ts';
 import type { RunResult } from '../platform/proc.ts';
 import { redactText, type Secret } from '../platform/secret.ts';
+import { GoExecError, goSpawnErrorText, preSpawnRefusal } from './go-exec.ts';
 import type { ProvisionResult } from './status.ts';
 
 /** Tail kept of each child stream for the log and provision.json (the live pass-through is complete). */
@@ -30,14 +31,12 @@ const SIGNAL_TEXT: Record<string, string> = {
   SIGBUS: 'bus error',
 };
 
-export function toExecution(run: RunResult, secrets: readonly (string | Secret)[]): Execution {
+export function toExecution(run: RunResult, secrets: readonly (string | Secret)[], program = '/bin/bash'): Execution {
   const output = redactText(`${run.stdout}\n${run.stderr}`, secrets);
   if (run.spawnError) {
-    return {
-      failed: true,
-      exitCode: 1,
-      result: { ExitCode: '-1', Error: redactText(errorMessage(run.spawnError), secrets), Output: output },
-    };
+    // N9: Go's words, which quote no value (the runtime's own text quotes the offending env value).
+    const text = run.spawnError instanceof GoExecError ? run.spawnError.message : goSpawnErrorText(program, run.spawnError);
+    return { failed: true, exitCode: 1, result: { ExitCode: '-1', Error: redactText(text, secrets), Output: output } };
   }
   if (run.exitCode === null) {
     const text = `signal: ${SIGNAL_TEXT[run.signal ?? ''] ?? run.signal ?? 'unknown'}`;
@@ -63,7 +62,9 @@ export interface ExecuteSpec {
 
 export async function execute(deps: Pick<Deps, 'proc' | 'log' | 'withTerminationSignals'>, spec: ExecuteSpec): Promise<Execution> {
   let run: RunResult;
+  const refused = preSpawnRefusal(spec.program, spec.args, spec.env);
   try {
+    if (refused !== undefined) throw new GoExecError(refused);
     run = await deps.withTerminationSignals(
       (signal) => deps.log.warn('received signal; stopping the provisioning scripts', { signal }),
       (abort) =>
@@ -73,6 +74,7 @@ export async function execute(deps: Pick<Deps, 'proc' | 'log' | 'withTermination
           env: spec.env,
           passthrough: true,
           captureLimit: CAPTURE_LIMIT,
+          goMarshalBytes: true,
           signal: abort,
         }),
     );
@@ -80,8 +82,9 @@ export async function execute(deps: Pick<Deps, 'proc' | 'log' | 'withTermination
     // A synchronous spawn failure (an environment entry with a NUL byte, for example): exit 1, ExitCode -1.
     run = { exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: error as Error };
   }
-  const execution = toExecution(run, spec.secrets);
-  const redact = (text: string) => redactText(text, spec.secrets);
+  const execution = toExecution(run, spec.secrets, spec.program);
+  // The log shows an invalid byte as U+FFFD (the marker is for provision.json's Go-style escape only).
+  const redact = (text: string) => redactText(text, spec.secrets).replaceAll(MARSHAL_INVALID_BYTE, '\ufffd');
   deps.log.info('CSE finished', {
     exitCode: run.spawnError ? -1 : (run.exitCode ?? -1),
     stdout: redact(run.stdout),

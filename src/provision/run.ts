@@ -9,7 +9,7 @@ import { isSecret, type Secret } from '../platform/secret.ts';
 import { removeLeftoverTemps, TEMP_PREFIX } from '../platform/temp-files.ts';
 import { dirname } from 'node:path';
 import { prepareConfig } from './config-file.ts';
-import { execute } from './execute.ts';
+import { CAPTURE_LIMIT, execute } from './execute.ts';
 import { nbcCommand } from './nbc.ts';
 import { launcherFallsBack, markScriptsStarted } from './scripts-marker.ts';
 import { CONFIG_ERROR_EXIT_CODE, writeCompleteFileOnError, type ProvisionResult } from './status.ts';
@@ -44,7 +44,7 @@ interface StepOutcome {
   /** Set when provisioning failed: what the fallback provision.json records. */
   failure?: ProvisionResult;
   stdout?: string;
-  /** Appended to the Completed event (D7: configuration warnings). */
+  /** Logged with the finish line (D7: configuration issues); never part of the Completed event (N8). */
   note?: string;
   /** Printed on stderr for the person running a dry run. */
   warnings?: string[];
@@ -83,7 +83,8 @@ async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps, pr
   const prepared = await prepareConfig(deps, path, { dryRun: req.dryRun, componentsFile: req.componentsFile });
   const { dryRunView, mergeEnv } = await import('../cse/command.ts');
   const command = prepared.command;
-  // prepare.ts logs every issue (D7); the Completed event lists their paths too.
+  // prepare.ts logs every issue (D7) and `status` lists them; the Completed event stays the reference's
+  // bytes (N8), so the issue count goes to the log's finish line only.
   const issues = prepared.issues.map((i) => `${i.kind} ${i.path}`);
   const note = issues.length === 0 ? undefined : `config issues (${issues.length}): ${issues.slice(0, 20).join('; ')}`;
   if (req.dryRun) {
@@ -99,13 +100,8 @@ async function runWithConfig(req: ProvisionRequest, path: string, deps: Deps, pr
 }
 
 async function runWithNbc(req: ProvisionRequest, file: string, deps: Deps, progress: Progress): Promise<StepOutcome> {
-  if (req.dryRun) {
-    deps.log.info('dry-run: node custom data not applied', { path: deps.paths.nodeCustomData });
-  } else {
-    const { applyNodeCustomData } = await import('../customdata/node-custom-data.ts');
-    const written = applyNodeCustomData(deps);
-    if (written.length > 0) deps.log.info('applied node custom data', { path: deps.paths.nodeCustomData, files: written });
-  }
+  // nodecustomdata.yml is no longer applied here (spec 11.2, D19): download-hotfix applies it, gated by
+  // the pointer's scripts_version, as the reference does since mismatched scripts broke nodes.
   const command = nbcCommand(deps, file);
   deps.log.info('Using NBC command for scriptless phase 2', { NBCCmdFile: file });
   if (req.dryRun) {
@@ -130,6 +126,15 @@ async function steps(req: ProvisionRequest, deps: Deps, progress: Progress): Pro
   return runWithConfig(req, req.provisionConfig!, deps, progress);
 }
 
+/**
+ * provision.json's Error and the event carry the reference's text whole (N10). The one bound: 1 MiB, the
+ * cap each captured child stream has (CAPTURE_LIMIT), so the file stays inside provision-wait's read
+ * cap (INPUT_LIMITS.status). Only stderr, which a person reads, clips long runs (clipEchoes).
+ */
+function wireErrorText(text: string): string {
+  return text.length <= CAPTURE_LIMIT ? text : `${text.slice(0, CAPTURE_LIMIT)}... (${text.length - CAPTURE_LIMIT} more characters)`;
+}
+
 /** A thrown error as a step outcome: expected faults keep their text, anything else is a crash (D6). */
 function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } {
   if (isAgentError(error)) {
@@ -138,7 +143,7 @@ function fromThrown(error: unknown, deps: Deps): StepOutcome & { hint: string } 
       // The one agent error with its own provisioning exit code: the image's scripts are not restorable.
       failure: {
         ExitCode: error.code === 'ANC_SCRIPTS_UNRESTORABLE' ? String(error.exitCode) : CONFIG_ERROR_EXIT_CODE,
-        Error: clipEchoes(error.message),
+        Error: wireErrorText(error.message),
         Output: '',
       },
       hint: error.hint,
@@ -181,8 +186,8 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   }
   const end = deps.clock.now();
   if (!outcome.failure) {
-    const message = outcome.note ? `Completed; ${outcome.note}` : 'Completed';
-    emit({ task: 'Provision', message, level: 'Informational', start, end });
+    emit({ task: 'Provision', message: 'Completed', level: 'Informational', start, end });
+    if (outcome.note) deps.log.warn('provisioned with configuration issues', { issues: outcome.note });
     deps.log.info('aks-node-controller finished successfully.');
     const warnings = outcome.warnings?.map((w) => `warning: ${w}\n`).join('');
     return { exitCode: outcome.exitCode, stdout: outcome.stdout, ...(warnings ? { stderr: warnings } : {}) };
@@ -197,7 +202,7 @@ export async function provision(req: ProvisionRequest, deps: Deps): Promise<Prov
   else if (!req.dryRun) writeCompleteFileOnError(deps, outcome.failure);
   const error = outcome.failure.Error;
   emit({ task: 'Provision', message: `${NAME} exited with error ${error}`, level: 'Error', start, end });
-  deps.log.error('aks-node-controller failed', { error });
-  const stderr = outcome.hint ? `${NAME}: ${error}\nhint: ${outcome.hint}\n` : undefined;
+  deps.log.error('aks-node-controller failed', { error: clipEchoes(error) });
+  const stderr = outcome.hint ? `${NAME}: ${clipEchoes(error)}\nhint: ${outcome.hint}\n` : undefined;
   return { exitCode: outcome.exitCode, stdout: outcome.stdout, stderr };
 }

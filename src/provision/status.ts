@@ -1,6 +1,7 @@
 // provision.json / provision.complete (spec 4.5) and their evaluation by provision-wait (spec 5).
 // On success the scripts own both files; on any failure the agent writes the fallback pair so that
 // provision-wait can never hang on a fail-fast path.
+import { goJsonSyntaxError } from '../platform/go/json-syntax.ts';
 import { dirname } from 'node:path';
 import type { Deps } from '../platform/deps.ts';
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
@@ -101,6 +102,9 @@ const RESULT_KEYS = ['ExitCode', 'Error', 'Output'] as const;
  * keys win, extra keys are ignored, `null` leaves a field unset, any other non-string is an error.
  */
 export function decodeProvisionJson(text: string): { result: ProvisionResult } | { error: string } {
+  // N15: Go's scanner refuses nesting deeper than 10,000 before it decodes anything; JSON.parse has no limit.
+  const syntax = goJsonSyntaxError(Buffer.from(text, 'utf8'));
+  if (syntax?.endsWith('exceeded max depth')) return { error: syntax };
   let value: unknown;
   try {
     value = parseGoJson(text);

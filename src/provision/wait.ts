@@ -9,8 +9,10 @@ import { evaluateProvisionJson } from './status.ts';
 import { goText } from '../platform/go/utf8.ts';
 
 export interface WaitOutcome {
-  /** provision.json exactly as read ('' when it could not be read or was never reached). */
+  /** provision.json as decoded text ('' when it could not be read or was never reached). */
   output: string;
+  /** provision.json's bytes exactly as read (N14: printed as they are; absent when not read). */
+  raw?: Uint8Array;
   /** undefined on success, else the spec 5 error text. */
   error?: string;
 }
@@ -74,8 +76,10 @@ function waitForSentinel(deps: WaitDeps, timeoutMs: number | undefined): Promise
 export function readAndEvaluate(deps: WaitDeps): WaitOutcome {
   const file = deps.paths.provisionJson;
   let output: string;
+  let raw: Uint8Array;
   try {
-    output = goText(deps.fs.readFile(file, 'status')); // N7: the reference decodes it with encoding/json
+    raw = deps.fs.readFile(file, 'status');
+    output = goText(raw); // N7: the reference decodes it with encoding/json
   } catch (error) {
     return {
       output: '',
@@ -85,7 +89,7 @@ export function readAndEvaluate(deps: WaitDeps): WaitOutcome {
   const error = evaluateProvisionJson(output);
   // An empty or cut-off file is a crash or a full disk at write time: say so, with the file.
   const problem = error?.startsWith('parse provision.json: unexpected end') ? jsonSyntaxProblem(output) : undefined;
-  return { output, error: problem ? `${error}: ${file} is ${problem} (its writer crashed or the disk was full)` : error };
+  return { output, raw, error: problem ? `${error}: ${file} is ${problem} (its writer crashed or the disk was full)` : error };
 }
 
 export async function waitForProvision(deps: WaitDeps, options: { timeoutMs?: number } = {}): Promise<WaitOutcome> {

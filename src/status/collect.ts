@@ -11,6 +11,7 @@ import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
 import { stagedHotfixVerdict } from '../pointer/staged.ts';
 import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { failedText, failedUnderHotfix, REBOOT, recallText, untellableText } from './hotfix-headline.ts';
+import { nodeCustomDataOf, type NodeCustomDataStatus } from './node-custom-data.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
 import { type BootGroup, groupByBoot, lineInstant, type LogLine, utcText } from './boots.ts';
 import { type ProvisionFile, parseProvisionJson } from './provision-json.ts';
@@ -38,7 +39,7 @@ export interface StatusReport {
   hotfix: {
     pointer: 'present' | 'absent' | 'unreadable';
     /** The one node decision (pointer/decide.ts) for the baked version, as download-hotfix and `hotfix explain` take it. */
-    decision: { current: string; resolved: string; upgrade: boolean; reason: string } | null;
+    decision: { current: string; resolved: string; upgrade: boolean; reason: string; detail?: string } | null;
     staged: boolean;
     /** The launcher's verdict on the staged binary (pointer/staged.ts): null when none is staged. */
     stagedAccepted: boolean | null;
@@ -46,6 +47,7 @@ export interface StatusReport {
     stagedRefusal: string | null;
     checkHotfix: string | null;
     downloadHotfix: string | null;
+    nodeCustomData: NodeCustomDataStatus | null; // download-hotfix's scripts_version step (spec 11.2)
   };
   /** What the boot needs before provisioning (node configuration, features file, hostname, scripts started). */
   checks: BootCheck[];
@@ -150,7 +152,8 @@ async function hotfixDecision(
     const { decideFromPointerFile } = await import('../pointer/decide.ts');
     const decision = decideFromPointerFile(deps, deps.paths.hotfixPointer, bakedVersion ?? deps.version);
     const d = decision.resolve;
-    return { current: d.current, resolved: d.resolved, upgrade: decision.take, reason: decision.reason };
+    const detail = decision.reason === 'imageBased' && decision.detail ? { detail: decision.detail } : {}; // spec 11.3
+    return { current: d.current, resolved: d.resolved, upgrade: decision.take, reason: decision.reason, ...detail };
   } catch (error) {
     notes.push(`hotfix pointer: ${errorMessage(error)}`);
     return 'unreadable';
@@ -196,7 +199,6 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
   const decision = await hotfixDecision(deps, bakedStart ? String(bakedStart.version) : undefined, notes);
   const check = last(log, (l) => typeof l.msg === 'string' && l.msg.startsWith('check-hotfix completed'));
   const download = last(log, (l) => typeof l.msg === 'string' && /^aks-node-controller hotfix download (finished|failed)/.test(l.msg));
-
   const exitCode = provision?.exitCode ?? null;
   const failed = provision !== null && exitCode !== null && exitCode.code !== 0 && (complete || exitCode.code === 240);
   const boot = bootChecks(deps);
@@ -273,6 +275,7 @@ export async function collectStatus(deps: Deps): Promise<StatusReport> {
       stagedRefusal: staged.staged && !staged.accepted ? staged.reason : null,
       checkHotfix: check ? String(check.outcome ?? check.msg) : null,
       downloadHotfix: download ? `${String(download.outcome ?? '')}${download.error ? `: ${String(download.error)}` : ''}` || null : null,
+      nodeCustomData: nodeCustomDataOf(log),
     },
     scripts,
     timeline,

@@ -18,6 +18,19 @@ const CHECK_WORD: Record<CheckState, string> = {
   'not needed': 'not needed',
 };
 
+/** Whether download-hotfix applied the image's nodecustomdata.yml (scripts_version, spec 11.2). */
+function nodeCustomDataLines(n: StatusReport['hotfix']['nodeCustomData']): string[] {
+  if (!n) return [];
+  const sv = n.scriptsVersion ? `scripts_version ${n.scriptsVersion}` : 'no scripts_version';
+  const text =
+    n.outcome === 'applied'
+      ? `applied (${sv}, ${n.files ?? 0} files)`
+      : n.outcome === 'failed'
+        ? `failed (${sv}): ${n.error ?? 'unknown error'}`
+        : `not applied (${sv}: ${n.reason})`;
+  return [`  nodecustomdata  ${text}`];
+}
+
 function stagedLine(h: StatusReport['hotfix']): string {
   if (!h.staged) return 'none staged';
   if (h.stagedAccepted === false) return `staged, but the launcher refuses it: ${h.stagedRefusal}; the baked agent runs instead`;
@@ -95,11 +108,16 @@ export function renderStatusText(r: StatusReport, columns?: number, wide = false
     '',
     'hotfix:',
     `  pointer    ${r.hotfix.pointer}`,
-    ...(d ? [`  decision   ${d.upgrade ? `upgrade ${d.current} -> ${d.resolved}` : `stay on ${d.current}`} (${d.reason})`] : []),
+    ...(d
+      ? [
+          `  decision   ${d.upgrade ? `upgrade ${d.current} -> ${d.resolved}` : `stay on ${d.current}`} (${d.reason}${d.detail ? `: ${d.detail}` : ''})`,
+        ]
+      : []),
     `  staged     ${stagedLine(r.hotfix)}`,
     ...(r.hotfix.checkHotfix ? [`  check      ${r.hotfix.checkHotfix}`] : []),
     ...(r.hotfix.downloadHotfix ? [`  download   ${r.hotfix.downloadHotfix}`] : []),
     ...quarantineLines(r.scripts.quarantined),
+    ...nodeCustomDataLines(r.hotfix.nodeCustomData),
   );
   out.push(...renderScripts(r.scripts));
   if (r.report) out.push('', `report: ${r.report.outcome === 'ok' ? '' : 'FAILED '}${r.report.message} (${r.report.start})`);

@@ -405,6 +405,12 @@ export async function checkScriptPayload(bins, dir, label, check) {
       : [];
     const how = `build with: node build.mjs --scripts ${dir} --scripts-label ${label}${pins.join('')}`;
     for (const [arch, file] of Object.entries(bins)) {
+      if (wanted.inactive !== undefined) {
+        // The merged form switched off: the executables must carry no payload at all.
+        if (readFileSync(file).includes('"schemaVersion":1,"label":'))
+          throw new Error(`${file} carries a script payload, but ${wanted.inactive}: nothing may be embedded; ${how}`);
+        continue;
+      }
       if (arch === HOST_ARCH) {
         const root = mkdtempSync(join(tmpdir(), 'anc-pkg-version-'));
         const info = JSON.parse(
@@ -463,7 +469,9 @@ async function main() {
     const check = a.imageManifests.length > 0 ? { manifests: a.imageManifests, unchecked: a.unchecked } : undefined;
     const payload = await checkScriptPayload(bins, a.scripts, label, check);
     process.stdout.write(
-      `script payload ${label} (${payload.payload.entries.length} entries, sha256:${payload.digest}) in every executable\n`,
+      payload.inactive !== undefined
+        ? `no script payload: ${payload.inactive} (none in any executable)\n`
+        : `script payload ${label} (${payload.payload.entries.length} entries, sha256:${payload.digest}) in every executable\n`,
     );
   } else if (a.scriptsLabel) throw new Error('--scripts-label needs --scripts DIR');
   const started = Date.now();

@@ -2877,6 +2877,126 @@ export const MESSAGES: { readonly [M in MessageName]: MessageInfo } = {
           "KUBELET_CONFIG_FILE_CONTENT"
         ],
         "description": "KubeletConfigFileConfig.seccomp_default (#40, bool). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "enable_server",
+        "json": "enableServer",
+        "number": 46,
+        "kind": "scalar",
+        "type": "bool",
+        "repeated": false,
+        "map": false,
+        "optional": true,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletConfigFileConfig.enable_server (#46, bool, optional). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "volume_plugin_dir",
+        "json": "volumePluginDir",
+        "number": 47,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletConfigFileConfig.volume_plugin_dir (#47, string). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "cgroup_driver",
+        "json": "cgroupDriver",
+        "number": 48,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletConfigFileConfig.cgroup_driver (#48, string). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "runtime_request_timeout",
+        "json": "runtimeRequestTimeout",
+        "number": 49,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletConfigFileConfig.runtime_request_timeout (#49, string). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "container_runtime_endpoint",
+        "json": "containerRuntimeEndpoint",
+        "number": 50,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletConfigFileConfig.container_runtime_endpoint (#50, string). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "register_with_taints",
+        "json": "registerWithTaints",
+        "number": 51,
+        "kind": "message",
+        "type": "KubeletTaint",
+        "repeated": true,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "message": "KubeletTaint",
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletConfigFileConfig.register_with_taints (#51, KubeletTaint). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "hairpin_mode",
+        "json": "hairpinMode",
+        "number": 52,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletConfigFileConfig.hairpin_mode (#52, string). Env: KUBELET_CONFIG_FILE_CONTENT."
       }
     ]
   },
@@ -4682,6 +4802,80 @@ export const MESSAGES: { readonly [M in MessageName]: MessageInfo } = {
           "IDENTITY_BINDINGS_LOCAL_AUTHORITY_SNI"
         ],
         "description": "ServiceAccountImagePullProfile.local_authority_sni (#4, string). Env: IDENTITY_BINDINGS_LOCAL_AUTHORITY_SNI."
+      }
+    ]
+  },
+  "KubeletTaint": {
+    "name": "KubeletTaint",
+    "fullName": "aksnodeconfig.v1.KubeletTaint",
+    "fields": [
+      {
+        "proto": "key",
+        "json": "key",
+        "number": 1,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletTaint.key (#1, string). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "value",
+        "json": "value",
+        "number": 2,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletTaint.value (#2, string). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "effect",
+        "json": "effect",
+        "number": 3,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletTaint.effect (#3, string). Env: KUBELET_CONFIG_FILE_CONTENT."
+      },
+      {
+        "proto": "time_added",
+        "json": "timeAdded",
+        "number": 4,
+        "kind": "scalar",
+        "type": "string",
+        "repeated": false,
+        "map": false,
+        "optional": false,
+        "jsonNameExplicit": false,
+        "secret": false,
+        "sensitive": false,
+        "envVars": [
+          "KUBELET_CONFIG_FILE_CONTENT"
+        ],
+        "description": "KubeletTaint.time_added (#4, string). Env: KUBELET_CONFIG_FILE_CONTENT."
       }
     ]
   }

@@ -420,6 +420,20 @@ export interface KubeletConfigFileConfig {
   serializeImagePulls?: boolean;
   /** KubeletConfigFileConfig.seccomp_default (#40, bool). Env: KUBELET_CONFIG_FILE_CONTENT. */
   seccompDefault?: boolean;
+  /** KubeletConfigFileConfig.enable_server (#46, bool, optional). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  enableServer?: boolean;
+  /** KubeletConfigFileConfig.volume_plugin_dir (#47, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  volumePluginDir?: string;
+  /** KubeletConfigFileConfig.cgroup_driver (#48, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  cgroupDriver?: string;
+  /** KubeletConfigFileConfig.runtime_request_timeout (#49, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  runtimeRequestTimeout?: string;
+  /** KubeletConfigFileConfig.container_runtime_endpoint (#50, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  containerRuntimeEndpoint?: string;
+  /** KubeletConfigFileConfig.register_with_taints (#51, KubeletTaint). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  registerWithTaints?: KubeletTaint[];
+  /** KubeletConfigFileConfig.hairpin_mode (#52, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  hairpinMode?: string;
 }
 
 /** aksnodeconfig.v1.KubeletAuthentication (AgentBaker aks-node-controller/proto/aksnodeconfig/v1/kubelet_config.proto). */
@@ -686,6 +700,18 @@ export interface ServiceAccountImagePullProfile {
   localAuthoritySni?: string;
 }
 
+/** aksnodeconfig.v1.KubeletTaint (AgentBaker PR #9576 (parser test TestKubeletConfigFileFieldsRoundTrip); wire numbers inferred). */
+export interface KubeletTaint {
+  /** KubeletTaint.key (#1, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  key?: string;
+  /** KubeletTaint.value (#2, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  value?: string;
+  /** KubeletTaint.effect (#3, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  effect?: string;
+  /** KubeletTaint.time_added (#4, string). Env: KUBELET_CONFIG_FILE_CONTENT. */
+  timeAdded?: string;
+}
+
 export type MessageName =
   | 'Configuration'
   | 'KubeBinaryConfig'
@@ -718,7 +744,8 @@ export type MessageName =
   | 'LocalDnsProfile'
   | 'LocalDnsOverrides'
   | 'LocalDnsHealthCheck'
-  | 'ServiceAccountImagePullProfile';
+  | 'ServiceAccountImagePullProfile'
+  | 'KubeletTaint';
 export type EnumName =
   | 'BootstrappingAuthMethod'
   | 'ClusterJoinMethod'

@@ -10,6 +10,7 @@ const GO_STRING = { kind: 'string' } as const;
 export const COMPONENTS_GO_TYPE: GoType = {
   kind: 'struct',
   name: 'componentsConfig',
+  pkg: 'gpu',
   fields: [
     {
       tag: 'GPUContainerImages',
@@ -19,6 +20,7 @@ export const COMPONENTS_GO_TYPE: GoType = {
         elem: {
           kind: 'struct',
           name: 'gpuContainerImage',
+          pkg: 'gpu',
           fields: [
             { tag: 'downloadURL', type: GO_STRING },
             {
@@ -26,6 +28,7 @@ export const COMPONENTS_GO_TYPE: GoType = {
               type: {
                 kind: 'struct',
                 name: 'gpuVersion',
+                pkg: 'gpu',
                 fields: [
                   { tag: 'renovateTag', type: GO_STRING },
                   { tag: 'latestVersion', type: GO_STRING },

@@ -5,8 +5,9 @@ import type { KubeletConfigFileConfig } from '../../config/types.ts';
 import { compareCodePoints } from '../env/format.ts';
 
 /** s = implicit-presence scalar (emitted when non-zero), o = proto3 optional (emitted when present),
- *  r = repeated string, m = map (both emitted when non-empty), or a nested message schema. */
-type FieldKind = 's' | 'o' | 'r' | 'm' | Schema;
+ *  r = repeated string, m = map (both emitted when non-empty), a nested message schema, or
+ *  { repeated: schema } for a repeated message (emitted when non-empty). */
+type FieldKind = 's' | 'o' | 'r' | 'm' | Schema | { readonly repeated: Schema };
 type Schema = ReadonlyArray<readonly [string, FieldKind]>;
 
 const AUTHENTICATION: Schema = [
@@ -29,6 +30,13 @@ const AUTHORIZATION: Schema = [
       ['cacheUnauthorizedTtl', 's'],
     ],
   ],
+];
+
+const TAINT: Schema = [
+  ['key', 's'],
+  ['value', 's'],
+  ['effect', 's'],
+  ['timeAdded', 's'],
 ];
 
 /** Declaration order (fields 41-45 sit between 37 and 38, config-contract 1.4). */
@@ -78,6 +86,14 @@ export const KUBELET_CONFIG_FILE_SCHEMA: Schema = [
   ['allowedUnsafeSysctls', 'r'],
   ['serializeImagePulls', 'o'],
   ['seccompDefault', 's'],
+  // PR #9576 (config-contract 1.2.14): appended after seccompDefault, rendered like their neighbours.
+  ['enableServer', 'o'],
+  ['volumePluginDir', 's'],
+  ['cgroupDriver', 's'],
+  ['runtimeRequestTimeout', 's'],
+  ['containerRuntimeEndpoint', 's'],
+  ['registerWithTaints', { repeated: TAINT }],
+  ['hairpinMode', 's'],
 ];
 
 /** A JSON string with Go's HTML-safe escapes (`<` `>` `&` U+2028 U+2029 as \u00XX / \u20XX). */
@@ -100,9 +116,10 @@ function renderObject(entries: readonly Entry[], depth: number): string {
   return `{\n${body}\n${'    '.repeat(depth)}}`;
 }
 
+/** `items` are already rendered JSON values (strings quoted, objects indented for depth + 1). */
 function renderArray(items: readonly string[], depth: number): string {
   const pad = '    '.repeat(depth + 1);
-  return `[\n${items.map((i) => pad + goJsonString(i)).join(',\n')}\n${'    '.repeat(depth)}]`;
+  return `[\n${items.map((i) => pad + i).join(',\n')}\n${'    '.repeat(depth)}]`;
 }
 
 function renderField(kind: FieldKind, value: unknown, depth: number): string | undefined {
@@ -110,7 +127,7 @@ function renderField(kind: FieldKind, value: unknown, depth: number): string | u
   if (kind === 'o') return value === undefined ? undefined : scalar(value);
   if (kind === 'r') {
     const items = (value as string[] | undefined) ?? [];
-    return items.length === 0 ? undefined : renderArray(items, depth);
+    return items.length === 0 ? undefined : renderArray(items.map(goJsonString), depth);
   }
   if (kind === 'm') {
     const map = (value as Record<string, unknown> | undefined) ?? {};
@@ -119,6 +136,16 @@ function renderField(kind: FieldKind, value: unknown, depth: number): string | u
       ? undefined
       : renderObject(
           keys.map((k) => [k, scalar(map[k])] as const),
+          depth,
+        );
+  }
+  if ('repeated' in kind) {
+    const items = (value as Record<string, unknown>[] | undefined) ?? [];
+    const schema = kind.repeated;
+    return items.length === 0
+      ? undefined
+      : renderArray(
+          items.map((m) => renderMessage(schema, m, depth + 1)),
           depth,
         );
   }

@@ -21,7 +21,8 @@ export type GoType =
   | { kind: 'string' }
   | { kind: 'bool' }
   | { kind: 'slice'; elem: GoType; name: string }
-  | { kind: 'struct'; name: string; fields: GoField[] };
+  /** `pkg`: the Go package, as a type's name in an UnmarshalTypeError carries it (`gpu.gpuVersion`, N11). */
+  | { kind: 'struct'; name: string; pkg?: string; fields: GoField[] };
 export interface GoField {
   /** The json tag name (what keys are matched against). */
   tag: string;
@@ -77,7 +78,8 @@ const goKind = (node: JsonNode): string => (node.t === 'bool' ? 'bool' : node.t)
 
 function goTypeName(type: GoType): string {
   if (type.kind === 'slice') return `[]${goTypeName(type.elem)}`;
-  return type.kind === 'struct' ? type.name : type.kind;
+  if (type.kind === 'struct') return type.pkg ? `${type.pkg}.${type.name}` : type.name;
+  return type.kind;
 }
 
 class Decoder {

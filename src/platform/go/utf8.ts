@@ -23,8 +23,14 @@ function sequenceLength(b: Uint8Array, i: number): number {
   return 0;
 }
 
-/** The text Go's encoding/json sees in `bytes`: valid UTF-8 as is, one U+FFFD per invalid byte. */
-export function goText(bytes: Uint8Array): string {
+/**
+ * Marks an invalid byte for Go's json.Marshal (N13): a lone surrogate, which goJson writes as the escape
+ * `\ufffd`, one per byte, where Go writes it for invalid UTF-8 (a valid U+FFFD stays the character).
+ */
+export const MARSHAL_INVALID_BYTE = '\udcfd';
+
+/** The text Go's encoding/json sees in `bytes`: valid UTF-8 as is, one `replacement` (U+FFFD) per invalid byte. */
+export function goText(bytes: Uint8Array, replacement = '\ufffd'): string {
   try {
     return strict.decode(bytes);
   } catch {
@@ -38,7 +44,7 @@ export function goText(bytes: Uint8Array): string {
       i += n;
       continue;
     }
-    out += `${lenient.decode(bytes.subarray(from, i))}\ufffd`;
+    out += `${lenient.decode(bytes.subarray(from, i))}${replacement}`;
     from = i += 1;
   }
   return out + lenient.decode(bytes.subarray(from));

@@ -1,5 +1,5 @@
 // provision and the tooling commands with a FIFO or /dev/zero at each input they read (issue: fail-open
-// means bounded): the node config, components.json, node custom data, the nbc command, and the files
+// means bounded): the node config, components.json, node custom data (download-hotfix), the nbc command, and the files
 // given to config validate and custom-data. Each is refused at once with the file named; provision still
 // records its failure (ExitCode 240 + sentinel) so provision-wait cannot hang.
 import { readFileSync } from 'node:fs';
@@ -65,16 +65,24 @@ test('provision --nbc-cmd: the nbc file is a FIFO or /dev/zero', async () => {
   await provisionFails((n) => [`--nbc-cmd=${n.path(nbc)}`], nbc, 'nbc', /NBC command file \S+ must be a regular file/);
 });
 
-test('provision --nbc-cmd: node custom data is a FIFO or /dev/zero', async () => {
+test('download-hotfix (scripts_version newer): node custom data is a FIFO or /dev/zero -> refused at once, fail-open', async () => {
+  // Since spec 11.2 (D19) download-hotfix reads nodecustomdata.yml, not provision.
+  const version = (await runAnc(['version'])).stdout.trim();
+  const [major, minor, patch] = version.split('.');
   for (const [plant, name] of PLANTS) {
     const n = makeNode(successScript());
     nodes.push(n);
-    const nbc = n.write('/opt/azure/containers/aks-node-controller-nbc-cmd.sh', 'exit 0\n', 0o755);
+    n.write(
+      '/opt/azure/containers/aks-node-controller-hotfix.json',
+      JSON.stringify({ scripts_version: `${major}.${minor}.${Number(patch) + 1}` }),
+      0o600,
+    );
     plant(n.path('/opt/azure/containers/nodecustomdata.yml'));
-    const r = await runAnc(['provision', `--nbc-cmd=${nbc}`], { root: n.root, timeoutMs: 30_000 });
-    measured('provision', `node custom data ${name}`, r.durationMs, 5_000);
-    assert.is(r.exitCode, 1, r.stderr);
-    assert.match(readFileSync(n.path(PROVISION_JSON), 'utf8'), /read nodecustomdata \S+: open \S+: ENOTREG/);
+    const r = await runAnc(['download-hotfix'], { root: n.root, timeoutMs: 30_000 });
+    measured('download-hotfix', `node custom data ${name}`, r.durationMs, 5_000);
+    assert.is(r.exitCode, 0, r.stderr);
+    const event = n.events().find((e) => e.TaskName === 'AKS.AKSNodeController.NodeCustomData');
+    assert.match(event?.Message ?? '', /^outcome=failed .*error=read nodecustomdata \S+: open \S+: ENOTREG/);
   }
 });
 

@@ -1,21 +1,10 @@
-// --nbc-cmd (spec 4.1 step 4, 10.1, 4.7) on the compiled binary: the file runs under /bin/bash --, node
-// custom data lands under the sandbox root, and with both flags the CompareEnvs event names keys only.
-import { gzipSync } from 'node:zlib';
+// --nbc-cmd (spec 4.1 step 4, 4.7, 11.2) on the compiled binary: the file runs under /bin/bash --, node
+// custom data is left to download-hotfix, and with both flags the CompareEnvs event names keys only.
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runAnc } from '../harness.ts';
-import {
-  PROVISION_COMPLETE,
-  assertNoSecrets,
-  configWithSecrets,
-  eventMessages,
-  everything,
-  makeNode,
-  mode,
-  provisionJson,
-  successScript,
-} from './support.ts';
+import { assertNoSecrets, configWithSecrets, eventMessages, everything, makeNode, provisionJson, successScript } from './support.ts';
 
 const NBC = '/opt/azure/containers/aks-node-controller-nbc-cmd.sh';
 const CUSTOM_DATA = '/opt/azure/containers/nodecustomdata.yml';
@@ -58,69 +47,17 @@ test('NBC failures: missing file / not a regular file -> 240; script exit code p
   }
 });
 
-function customData(): string {
-  const script = '#!/bin/bash\necho from-gzip\n';
-  const gz = gzipSync(Buffer.from(script))
-    .toString('base64')
-    .replace(/(.{60})/g, '$1\n    ');
-  return `#cloud-config
-
-bootcmd:
-- echo ignored
-write_files:
-- path: /opt/azure/containers/from-gzip.sh
-  permissions: "0744"
-  encoding: gzip
-  owner: root
-  content: !!binary |
-    ${gz}
-
-- path: /etc/kubernetes/literal.conf
-  content: |
-    line one
-      indented: yes # not a comment
-    last
-- path: /etc/b64.txt
-  encoding: base64
-  permissions: '600'
-  content: aGVsbG8gYmFzZTY0
-- path: /../../escape/attempt.txt
-  content: "quoted\\tvalue"
-runcmd:
-  - [ ls, -l ]
-`;
-}
-
-test('node custom data: write_files applied under the sandbox root before the NBC script runs', async () => {
+test('nodecustomdata.yml is no longer applied by provision (spec 11.2, D19): the NBC script runs, the file is not read', async () => {
   const node = makeNode(successScript());
   try {
-    node.write(CUSTOM_DATA, customData());
-    node.write(NBC, 'bash "$AKS_NODE_ROOT/opt/azure/containers/from-gzip.sh"\n');
-    const r = await runAnc(['provision', `--nbc-cmd=${node.path(NBC)}`], { root: node.root });
-    assert.is(r.exitCode, 0, r.stderr);
-    assert.ok(r.stdout.includes('from-gzip'), 'the gzip file was written before the run');
-    assert.is(mode(node, '/opt/azure/containers/from-gzip.sh'), 0o744);
-    assert.is(node.read('/etc/kubernetes/literal.conf'), 'line one\n  indented: yes # not a comment\nlast\n');
-    assert.is(mode(node, '/etc/kubernetes/literal.conf'), 0o644);
-    assert.is(node.read('/etc/b64.txt'), 'hello base64');
-    assert.is(mode(node, '/etc/b64.txt'), 0o600);
-    assert.is(node.read('/escape/attempt.txt'), 'quoted\tvalue', '.. cannot leave the sandbox root');
-    assert.is(statSync(node.path('/etc/kubernetes')).mode & 0o777, 0o755);
-  } finally {
-    node.cleanup();
-  }
-});
-
-test('node custom data errors -> ExitCode 240 with the spec text; the NBC script does not run', async () => {
-  const node = makeNode(successScript());
-  try {
-    node.write(CUSTOM_DATA, 'write_files:\n- path: /etc/x\n  owner: root:root\n  content: x\n');
+    // Even a document the applier would refuse does not stop provisioning: download-hotfix owns it now.
+    node.write(CUSTOM_DATA, 'write_files:\n- path: /etc/x\n  owner: root:root\n  content: x\n- path: /etc/y\n  content: y\n');
     node.write(NBC, 'touch "$AKS_NODE_ROOT/ran"\n');
     const r = await runAnc(['provision', `--nbc-cmd=${node.path(NBC)}`], { root: node.root });
-    assert.is(r.exitCode, 1);
-    assert.is(JSON.parse(provisionJson(node)!).Error, 'apply nodecustomdata write file /etc/x: unsupported owner "root:root"');
-    assert.is(node.read(PROVISION_COMPLETE), '');
-    assert.throws(() => readFileSync(node.path('/ran')));
+    assert.is(r.exitCode, 0, r.stderr);
+    assert.is(readFileSync(node.path('/ran'), 'utf8'), '');
+    assert.throws(() => statSync(node.path('/etc/y')));
+    assert.not.match(r.stderr, /nodecustomdata/);
   } finally {
     node.cleanup();
   }

@@ -46,7 +46,7 @@ test('a plain node consumer imports it and classifies a token rotation and a ver
   assert.is(out.roll, 'rollout');
   assert.ok(out.same);
   assert.equal(out.cls, ['rollout', 'payload-only']);
-  assert.is(out.rows, 257);
+  assert.is(out.rows, 268);
   assert.equal(
     out.hashes,
     configHashes({ version: 'v1', kubernetesVersion: '1.30.0', bootstrappingConfig: { tlsBootstrappingToken: 't1' } }),

@@ -70,6 +70,11 @@ export function validValue(rng: Rng, field: FieldInfo, depth: number): [unknown,
     }
     return [input, stored];
   }
+  if (field.repeated && field.message) {
+    const sub = field.message;
+    const pairs = Array.from({ length: int(rng, 1, 3) }, () => message(rng, sub, depth + 1));
+    return [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
+  }
   if (field.repeated) {
     const xs = Array.from({ length: int(rng, 1, 3) }, () => pick(rng, STRINGS));
     return [xs, [...xs]];

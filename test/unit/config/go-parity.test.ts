@@ -140,12 +140,26 @@ test('a lone surrogate escape in a map KEY drops that entry alone and reports it
   }
 });
 
-test('the unconfirmed wire numbers 46-52 (spec 1.2.14): an unknown-field WARN at its path, nothing rendered', () => {
-  const r = loadConfiguration('{"version":"v1","kubeletConfig":{"kubeletConfigFileConfig":{"enableServer":false,"maxPods":3}}}');
-  assert.equal(r.config.kubeletConfig?.kubeletConfigFileConfig, { maxPods: 3 });
+test('the PR #9576 fields (spec 1.2.14, wire numbers inferred) load like their neighbours; a repeated message keeps {}', () => {
+  const r = loadConfiguration(
+    '{"version":"v1","kubeletConfig":{"kubeletConfigFileConfig":{"enableServer":false,"maxPods":3,"register_with_taints":[{"key":"a","time_added":"t"},{}]}}}',
+  );
+  assert.equal(r.config.kubeletConfig?.kubeletConfigFileConfig, {
+    enableServer: false,
+    maxPods: 3,
+    registerWithTaints: [{ key: 'a', timeAdded: 't' }, {}],
+  });
+  assert.equal(r.issues, []);
+  const bad = loadConfiguration(
+    '{"version":"v1","kubeletConfig":{"kubeletConfigFileConfig":{"registerWithTaints":[{"key":"a"},"b",{"bogus":1}]}}}',
+  );
+  assert.equal(bad.config.kubeletConfig?.kubeletConfigFileConfig, { registerWithTaints: [{ key: 'a' }, {}] });
   assert.equal(
-    r.issues.map((i) => [i.path, i.kind, i.severity]),
-    [['$.kubeletConfig.kubeletConfigFileConfig.enableServer', 'unknown-field', 'warning']],
+    bad.issues.map((i) => [i.path, i.kind, i.severity]),
+    [
+      ['$.kubeletConfig.kubeletConfigFileConfig.registerWithTaints[1]', 'bad-value', 'error'],
+      ['$.kubeletConfig.kubeletConfigFileConfig.registerWithTaints[2].bogus', 'unknown-field', 'warning'],
+    ],
   );
 });
 

@@ -126,7 +126,7 @@ function injectNested(rng: () => number, input: Obj, stored: Obj): string {
   for (;;) {
     const subs = Object.keys(inObj)
       .map((k) => [k, MESSAGES[msg].fields.find((f) => f.json === k || f.proto === k)] as const)
-      .filter((e): e is readonly [string, FieldInfo] => e[1]?.message !== undefined);
+      .filter((e): e is readonly [string, FieldInfo] => e[1]?.message !== undefined && !e[1].repeated);
     if (subs.length === 0 || rng() < 0.25) break;
     const [k, f] = pick(rng, subs);
     inObj = inObj[k] as Obj;

@@ -99,6 +99,13 @@ test('kubelet JSON: every field, declaration order, Go HTML-safe escaping', () =
     allowedUnsafeSysctls: ['net.*'],
     serializeImagePulls: true,
     seccompDefault: true,
+    enableServer: false,
+    volumePluginDir: '/etc/kubernetes/volumeplugins',
+    cgroupDriver: 'systemd',
+    runtimeRequestTimeout: '0s',
+    containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
+    registerWithTaints: [{ key: 'k', value: 'v', effect: 'NoSchedule', timeAdded: '2026-01-02T03:04:05Z' }, {}],
+    hairpinMode: 'hairpin-veth',
   };
   const c = cfg({ version: 'v1', kubeletConfig: { kubeletConfigFileConfig: file } });
   const text = renderKubeletConfigFile(c.kubeletConfig!.kubeletConfigFileConfig, false);

@@ -130,6 +130,15 @@ test('the report carries the quarantine cause and exit, clipped, within 4 KiB', 
   assert.ok(Buffer.byteLength(text) <= 4096);
   assert.equal(parseReport(text)?.hotfix.quarantine?.cause, 'provisionFailed');
   assert.is(buildReport(status, { ...facts, quarantine: { version: '1', reason: 'r' } }).hotfix.quarantine?.cause, undefined);
+  assert.is(r.scripts.nodeCustomData, undefined, 'no scripts_version step, no field');
+  // Item 3 (spec 11.2): the report says whether download-hotfix applied nodecustomdata.yml, never its error text.
+  const applied = {
+    ...status,
+    hotfix: { decision: null, nodeCustomData: { outcome: 'failed', scriptsVersion: '202604.01.3', reason: 'newer', error: 'secret-ish' } },
+  };
+  const withStep = buildReport(applied as unknown as StatusReport, { ...facts, quarantine: null });
+  assert.equal(withStep.scripts.nodeCustomData, { outcome: 'failed', scriptsVersion: '202604.01.3' });
+  assert.not.match(renderReport(withStep), /secret-ish/);
 });
 
 test.run();

@@ -69,6 +69,19 @@ test('every error code maps to an exit code and a non-empty hint', () => {
   assert.is(toExitCode(new TypeError('x')), 1);
 });
 
+test('redactText blanks escaped forms of a secret (N9): \\x00, \\u0000, and once more escaped', () => {
+  const token = new Secret('abcdef.0123456789abcdef\u0000x');
+  for (const quoted of [
+    "Received 'abcdef.0123456789abcdef\\x00x'",
+    '"abcdef.0123456789abcdef\\u0000x"',
+    '"\\"abcdef.0123456789abcdef\\\\u0000x\\""',
+  ]) {
+    const out = redactText(quoted, [token]);
+    assert.not.ok(out.includes('0123456789abcdef'), out);
+    assert.ok(out.includes('<redacted>'), out);
+  }
+});
+
 test('redactText removes secret values from free text', () => {
   assert.is(redactText('token abcdef.0123456789abcdef failed', [new Secret('abcdef.0123456789abcdef')]), 'token <redacted> failed');
   assert.is(`${new Secret('s3cr3t!')}`, '<redacted>');

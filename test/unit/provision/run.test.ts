@@ -26,11 +26,10 @@ test('D6: an unexpected exception writes ExitCode 240 + provision.complete and e
   const deps = fakeDeps();
   try {
     const nbc = withNbc(deps);
-    writeFileSync(deps.paths.nodeCustomData, 'write_files:\n- path: /x\n  content: y\n');
     const boom = (): string => {
       throw new TypeError('boom');
     };
-    deps.paths = { ...deps.paths, under: boom };
+    deps.paths = Object.defineProperty({ ...deps.paths }, 'scriptsStartedMarker', { get: boom });
     const outcome = await provision({ nbcCmd: nbc, dryRun: false, showSecrets: false }, deps);
     assert.is(outcome.exitCode, 1);
     assert.is(status(deps).ExitCode, '240');
@@ -50,7 +49,7 @@ test('a signalled child -> ExitCode -1, exit 255; an unstartable one -> ExitCode
     [
       ok({ exitCode: null, spawnError: Object.assign(new Error('spawn /bin/bash ENOENT'), { code: 'ENOENT' }) }),
       1,
-      'spawn /bin/bash ENOENT',
+      'fork/exec /bin/bash: no such file or directory',
     ],
   ] as const) {
     const deps = fakeDeps({ run: () => result });

@@ -26,7 +26,9 @@ function scalar(rng: Rng, field: FieldInfo, type = field.type): unknown {
 }
 
 export function randomValue(rng: Rng, field: FieldInfo, depth: number): unknown {
-  if (field.message) return randomMessage(rng, field.message, depth + 1);
+  const sub = field.message;
+  if (sub && field.repeated) return Array.from({ length: Math.floor(rng() * 3) }, () => randomMessage(rng, sub, depth + 1));
+  if (sub) return randomMessage(rng, sub, depth + 1);
   if (field.repeated) return Array.from({ length: Math.floor(rng() * 3) }, () => pick(rng, STRINGS));
   if (field.map) {
     const m: Obj = {};
@@ -95,7 +97,9 @@ function messageText(rng: Rng, message: MessageName, obj: Obj): string {
 }
 
 function valueText(rng: Rng, f: FieldInfo, v: unknown): string {
-  if (f.message) return messageText(rng, f.message, v as Obj);
+  const sub = f.message;
+  if (sub && f.repeated) return `[${(v as Obj[]).map((e) => messageText(rng, sub, e)).join(',')}]`;
+  if (sub) return messageText(rng, sub, v as Obj);
   if (f.map) {
     const m = v as Obj;
     const entries = shuffled(rng, Object.keys(m)).map((k) => {

@@ -112,6 +112,25 @@ test('presence of kubeletConfig is intent (it decides whether a kubelet config f
   assert.equal(auth.payloadFields, ['kubeletConfig.kubeletConfigFileConfig.authentication']);
 });
 
+test('PR #9576 fields: a taint change is a rollout, the runtime endpoint is drift, an empty taint counts', () => {
+  const taints = (list: unknown[]) =>
+    withChange((c) => (c.kubeletConfig.kubeletConfigFileConfig = { cgroupDriver: 'systemd', registerWithTaints: list }));
+  const one = taints([{ key: 'workload', value: 'batch', effect: 'NoSchedule' }]);
+  const two = taints([{ key: 'workload', value: 'batch', effect: 'NoSchedule' }, {}]);
+  assert.equal(diffConfigurations(one, two).rolloutFields, ['kubeletConfig.kubeletConfigFileConfig.registerWithTaints']);
+  assert.is(diffConfigurations(one, two).decision, 'rollout');
+  const endpoint = withChange((c) => {
+    c.kubeletConfig.kubeletConfigFileConfig = {
+      cgroupDriver: 'systemd',
+      registerWithTaints: [{ key: 'workload', value: 'batch', effect: 'NoSchedule' }],
+    };
+    c.kubeletConfig.kubeletConfigFileConfig.containerRuntimeEndpoint = 'unix:///run/containerd/containerd.sock';
+  });
+  const drift = diffConfigurations(one, endpoint);
+  assert.is(drift.decision, 'management-drift');
+  assert.equal(drift.payloadFields, ['kubeletConfig.kubeletConfigFileConfig.containerRuntimeEndpoint']);
+});
+
 test('property: decision is none exactly when payload hashes match; rollout implies different rollout hashes (2000 pairs)', () => {
   const rng = mulberry32(20260421);
   const seen = { rollout: 0, 'management-drift': 0, none: 0 };
