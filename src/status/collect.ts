@@ -9,7 +9,7 @@ import type { NamedExitCode } from './exit-codes.ts';
 import { agoText, type BootCheck, bootChecks, notStartedSummary, spanText } from './checks.ts';
 import { currentBootId, type Liveness, liveness } from '../platform/boot.ts';
 import { stagedHotfixVerdict } from '../pointer/staged.ts';
-import { type ScriptsStatus, scriptsStatus } from './scripts.ts';
+import { noopOf, type ScriptsStatus, scriptsStatus } from './scripts.ts';
 import { failedText, failedUnderHotfix, REBOOT, recallText, untellableText } from './hotfix-headline.ts';
 import { nodeCustomDataOf, type NodeCustomDataStatus } from './node-custom-data.ts';
 import { buildTimeline, type RawEvent, type TimelineRow } from './timeline.ts';
@@ -129,12 +129,6 @@ const last = <T>(items: T[], match: (item: T) => boolean): T | undefined => item
 
 /** Agent tasks that observe or record rather than provision. */
 const OBSERVERS = ['ProvisionWait', 'HotfixFallback', 'CheckHotfix', 'DownloadHotfix', 'ReportStatus'];
-
-/** A script payload that changed nothing, logged by the provision that `started` opened (apply.ts). */
-function noopOf(log: LogLine[], started: LogLine | undefined): { label: string; verdict: string } | undefined {
-  const line = log.slice(started ? log.lastIndexOf(started) : 0).find((l) => l.msg === 'script hotfix changes nothing on this image');
-  return line ? { label: String(line.label ?? 'unknown'), verdict: String(line.noop ?? '') } : undefined;
-}
 
 function reportOf(timeline: TimelineRow[]): StatusReport['report'] {
   const row = last(timeline, (r) => r.agent && r.task === 'ReportStatus');

@@ -4,6 +4,7 @@
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import type { QuarantineEntry } from '../pointer/quarantine.ts';
+import type { LogLine } from './boots.ts';
 
 export interface ScriptsStatus {
   ran: 'baked' | 'hotfix';
@@ -153,4 +154,10 @@ export function renderScripts(s: ScriptsStatus): string[] {
     );
   }
   return out;
+}
+
+/** A script payload that changed nothing, logged by the provision that `started` opened (apply.ts). */
+export function noopOf(log: LogLine[], started: LogLine | undefined): { label: string; verdict: string } | undefined {
+  const line = log.slice(started ? log.lastIndexOf(started) : 0).find((l) => l.msg === 'script hotfix changes nothing on this image');
+  return line ? { label: String(line.label ?? 'unknown'), verdict: String(line.noop ?? '') } : undefined;
 }
