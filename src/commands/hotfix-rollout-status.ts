@@ -9,7 +9,7 @@ export const ROLLOUT_FAILED = 2;
 export const hotfixRolloutStatusCommand = {
   name: 'hotfix rollout status',
   description:
-    "Show the hotfix rollout from the nodes' reports: on the hotfix, not yet in their wave, fell back, failed, recalled, not reported",
+    "Show the hotfix rollout from the nodes' reports, and each base's state: in-progress, complete, halted, stalled, recalled",
   options: [{ flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, then ~/.kube/config)' }],
   output: true,
   readOnly: true,
@@ -22,16 +22,18 @@ export const hotfixRolloutStatusCommand = {
     [1, 'the nodes could not be read (usage, kubeconfig, apiserver)'],
     [
       ROLLOUT_FAILED,
-      'at least one node that took the hotfix failed (provisioning failed, failed and quarantined it, or fell back to the baked agent), or still runs a recalled version this boot',
+      'at least one node that took the hotfix failed (provisioning failed, failed and quarantined it, or fell back to the baked agent), still runs a recalled version this boot, or stayed silent past the 15-minute report timeout',
     ],
   ],
   async run({ options }, deps) {
     const { kubeconfigPath, operatorCredentials, readFleet } = await import('../fleet/read.ts');
-    const { rolloutFailed, rolloutView } = await import('../fleet/rollout.ts');
+    const { rolloutFailed } = await import('../fleet/rollout.ts');
+    const { fleetView } = await import('../fleet/rollout-state.ts');
     const { rolloutText } = await import('../fleet/rollout-text.ts');
     const creds = await operatorCredentials(deps, kubeconfigPath(deps, options.kubeconfig));
     const state = await readFleet(deps, creds);
-    const view = rolloutView(state.nodes, state.live, deps.clock.now());
+    const { REPORT_TIMEOUT_MS } = await import('../fleet/targets.ts');
+    const view = fleetView(state.nodes, state.live, deps.clock.now(), { reportTimeoutMs: REPORT_TIMEOUT_MS });
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
     if (options.output === 'json') return { exitCode, stdout: `${JSON.stringify(view, null, 2)}\n` };
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };

@@ -41,12 +41,16 @@ export async function readFleet(deps: Deps, creds: ApiCredentials): Promise<Flee
   }
   const doc = await parseConfigMapText(text, 'the cluster ConfigMap');
   const signed = livePayload(doc);
+  const { liveEvidence } = await import('../pointer/evidence.ts');
   if (signed)
     return {
       nodes,
       doc,
       live: {
         serial: signed.serial,
+        hotfixes: signed.hotfixes,
+        evidence: liveEvidence(doc.data),
+        ...(signed.halted ? { halted: signed.halted } : {}),
         ...(signed.rollout ? { rollout: signed.rollout } : {}),
         ...(signed.recall ? { recall: signed.recall } : {}),
       },
