@@ -22,7 +22,7 @@ export const hotfixRolloutStatusCommand = {
     [1, 'the nodes could not be read (usage, kubeconfig, apiserver)'],
     [
       ROLLOUT_FAILED,
-      'at least one node that took the hotfix failed (provisioning failed, failed and quarantined it, or fell back to the baked agent), still runs a recalled version this boot, or stayed silent past the 15-minute report timeout',
+      'at least one node that took the hotfix failed (provisioning failed, failed and quarantined it, or fell back to the baked agent), or still runs a recalled version this boot',
     ],
   ],
   async run({ options }, deps) {
@@ -32,8 +32,8 @@ export const hotfixRolloutStatusCommand = {
     const { rolloutText } = await import('../fleet/rollout-text.ts');
     const creds = await operatorCredentials(deps, kubeconfigPath(deps, options.kubeconfig));
     const state = await readFleet(deps, creds);
-    const { REPORT_TIMEOUT_MS } = await import('../fleet/targets.ts');
-    const view = fleetView(state.nodes, state.live, deps.clock.now(), { reportTimeoutMs: REPORT_TIMEOUT_MS });
+    // No timedOut here: only the watch knows since when a node has been silent (it saw its boot begin).
+    const view = fleetView(state.nodes, state.live, deps.clock.now());
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
     if (options.output === 'json') return { exitCode, stdout: `${JSON.stringify(view, null, 2)}\n` };
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };

@@ -33,7 +33,7 @@ export function fleetView(nodes: readonly NodeObject[], live: LiveView | undefin
 
 function groupState(g: GroupRow, live: LiveView | undefined, now: Date): GroupState {
   // Reports the live pointer does not count (unreadable, another base) are not a rollout of their own.
-  if (live?.hotfixes !== undefined && !Object.hasOwn(live.hotfixes, g.base)) return { state: '-' };
+  if (live?.hotfixes !== undefined && !Object.hasOwn(live.hotfixes, g.base) && g.recall.length === 0) return { state: '-' };
   if (live?.halted !== undefined) {
     const percent = g.percent;
     return {

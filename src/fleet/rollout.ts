@@ -8,7 +8,7 @@ import { nextStep, percentAt } from '../pointer/schedule.ts';
 import { expectedBinaryVersion } from '../pointer/version.ts';
 import { STATUS_ANNOTATION } from './report.ts';
 import { checkReport } from './report-check.ts';
-import { openedAt, type Silence, untargeted } from './targets.ts';
+import { openedAt, type Silence, seenKey, untargeted } from './targets.ts';
 
 // recalled: gave up a version the pointer recalls (an operator's undo, not a failure); quarantined: provisioning
 // failed under the hotfix and the node quarantined it; stillOnRecalled: runs a recalled version this boot;
@@ -103,11 +103,11 @@ export interface RolloutView {
 }
 
 /** A node with no report from this boot whose wave opened more than the timeout ago counts as timedOut. */
-function timedOut(row: NodeRow, live: LiveView | undefined, now: Date, silence: Silence | undefined): NodeRow {
+function timedOut(row: NodeRow, bootId: string, live: LiveView | undefined, now: Date, silence: Silence | undefined): NodeRow {
   if (row.bucket !== 'notReported' || !silence) return row;
   const opened = openedAt(row.base, live, silence.since);
   if (opened === undefined) return row;
-  const from = Math.max(opened, silence.since ?? opened);
+  const from = Math.max(opened, silence.since ?? opened, silence.firstSeen?.get(seenKey(row.name, bootId)) ?? opened);
   return now.getTime() - from > silence.reportTimeoutMs ? { ...row, bucket: 'timedOut' } : row;
 }
 
@@ -191,7 +191,7 @@ export function classify(node: NodeObject, recall: readonly string[] = [], live?
 export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undefined, now: Date, silence?: Silence): RolloutView {
   const recall = [...(live?.recall ?? [])].sort();
   const rows = nodes
-    .map((n) => timedOut(classify(n, recall, live), live, now, silence))
+    .map((n) => timedOut(classify(n, recall, live), n.bootId, live, now, silence))
     .sort((a, b) => a.name.localeCompare(b.name));
   const groups = new Map<string, GroupRow>();
   for (const row of rows) {

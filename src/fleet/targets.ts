@@ -17,7 +17,11 @@ export interface Silence {
   /** When the watch started (ms): no node times out before since + timeout. */
   since?: number;
   expect?: number;
+  /** When the watch first saw each node with its current boot (`name boot-id` -> ms): a rebooted node gets the full timeout. */
+  firstSeen?: ReadonlyMap<string, number>;
 }
+
+export const seenKey = (name: string, bootId: string) => `${name} ${bootId}`;
 
 /** Default --report-timeout: the extension's 15 minutes. */
 export const REPORT_TIMEOUT_MS = 15 * 60_000;
@@ -40,8 +44,10 @@ export function openedAt(base: string, live: Targets | undefined, since: number 
  */
 export function untargeted(base: string | null, running: string, live: Targets | undefined, recall: readonly string[]): string | undefined {
   if (live?.hotfixes === undefined || base === null) return undefined;
-  if (!Object.hasOwn(live.hotfixes, base)) return `base ${base} is not targeted by the live pointer`;
-  const offered = [live.hotfixes[base]!, `${base}.0`, ...recallOf(recall, base)].map(expectedBinaryVersion);
+  const recalled = recallOf(recall, base);
+  // A recall acts on its base too: the pointer offered those versions once.
+  if (!Object.hasOwn(live.hotfixes, base) && recalled.length === 0) return `base ${base} is not targeted by the live pointer`;
+  const offered = [...(Object.hasOwn(live.hotfixes, base) ? [live.hotfixes[base]!] : []), `${base}.0`, ...recalled].map(expectedBinaryVersion);
   if (!offered.includes(expectedBinaryVersion(running))) return `runs ${running}, which the live pointer never offered`;
   return undefined;
 }

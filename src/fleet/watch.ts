@@ -12,6 +12,7 @@ import type { SigningMode } from '../pointer/gate.ts';
 import type { TrustedKey } from '../pointer/keys.ts';
 import { type FleetState, readFleet } from './read.ts';
 import { crossesThreshold } from './rollout.ts';
+import { seenKey } from './targets.ts';
 import { fleetView, type StatedView } from './rollout-state.ts';
 import { rolloutText } from './rollout-text.ts';
 import { applyHalt, type EvidenceSigner, writeEvidence } from './watch-writes.ts';
@@ -96,7 +97,8 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
   const startSerial = first.live?.serial;
   const haltSerial = options.halt ? await checkHalt(deps, options, startSerial) : undefined;
   const expect = options.expect ?? first.nodes.length;
-  const silence = { reportTimeoutMs: options.reportTimeoutMs, since: started, expect };
+  const firstSeen = new Map<string, number>();
+  const silence = { reportTimeoutMs: options.reportTimeoutMs, since: started, expect, firstSeen };
   say(
     options.halt
       ? `watch started: halt ${options.haltName} (serial ${haltSerial}, verified for mode ${options.mode}) when failures among nodes that took the hotfix, plus nodes silent past ${options.reportTimeoutMs / 1000} s, exceed ${maxText(options.max)}; expecting ${expect} node(s); polling every ${options.intervalMs / 1000} s${options.evidence ? `; signing evidence for gated steps with observer key ${options.evidence.keyid}` : ''}`
@@ -113,6 +115,7 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
       if (abort.aborted) return { exitCode: WATCH_INTERRUPTED, stdout: view ? out(view, { halted: false, interrupted: true }) : '' };
       const now = deps.clock.now();
       if (fresh) {
+        for (const n of state.nodes) if (!firstSeen.has(seenKey(n.name, n.bootId))) firstSeen.set(seenKey(n.name, n.bootId), now.getTime());
         view = fleetView(state.nodes, state.live, now, silence);
         const t = view.totals;
         const counts = `nodes=${t.nodes}/${expect} reported=${t.reported} tookHotfix=${t.tookHotfix} failed=${t.failedAmongTook} timedOut=${t.timedOut}${t.unreadable ? ` unreadable=${t.unreadable}` : ''}${t.untargeted ? ` untargeted=${t.untargeted}` : ''} (max ${maxText(options.max)}) state=${view.state}`;
