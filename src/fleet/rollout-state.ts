@@ -10,6 +10,7 @@ export type RolloutState = 'in-progress' | 'complete' | 'halted' | 'stalled' | '
 
 export interface GroupState {
   state: RolloutState | '-';
+  percent?: number | null;
   /** halted: the halt's serial, when it was signed, the frozen percent and whether that wave still admits nodes. */
   halt?: { serial: number | null; at: string; percent: number | null; admitting: boolean };
   /** stalled: the gated step awaiting evidence (1-based) and since when. */
@@ -32,6 +33,8 @@ export function fleetView(nodes: readonly NodeObject[], live: LiveView | undefin
 }
 
 function groupState(g: GroupRow, live: LiveView | undefined, now: Date): GroupState {
+  // Nodes not heard from this boot keep the rollout in progress, whatever their base.
+  if (g.base === '(unknown)') return { state: g.notReported > 0 || g.timedOut > 0 ? 'in-progress' : '-' };
   // Reports the live pointer does not count (unreadable, another base) are not a rollout of their own.
   if (live?.hotfixes !== undefined && !Object.hasOwn(live.hotfixes, g.base) && g.recall.length === 0) return { state: '-' };
   if (live?.halted !== undefined) {
@@ -44,7 +47,13 @@ function groupState(g: GroupRow, live: LiveView | undefined, now: Date): GroupSt
   if (g.recall.length > 0) return { state: 'recalled' };
   const wave = live?.rollout && Object.hasOwn(live.rollout, g.base) ? live.rollout[g.base] : undefined;
   const awaiting = wave?.schedule ? awaitedStep(wave.schedule, live?.evidence?.[g.base], live?.serial ?? null, now) : undefined;
-  if (awaiting) return { state: 'stalled', awaiting: { step: awaiting.index + 1, percent: awaiting.step.percent, since: awaiting.step.at } };
+  if (awaiting)
+    return {
+      state: 'stalled',
+      awaiting: { step: awaiting.index + 1, percent: awaiting.step.percent, since: awaiting.step.at },
+      // The wave in force is the last open step, not the clock's.
+      percent: awaiting.index === 0 ? 0 : wave!.schedule![awaiting.index - 1]!.percent,
+    };
   if (g.notInWave > 0 || g.notReported > 0 || g.timedOut > 0 || g.nextWaveAt !== null) return { state: 'in-progress' };
   return { state: 'complete' };
 }

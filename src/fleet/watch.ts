@@ -73,8 +73,8 @@ export async function checkHalt(deps: Deps, options: WatchOptions, liveSerial: n
   return serial;
 }
 
-function complete(view: StatedView): boolean {
-  return view.nodes.length > 0 && view.state === 'complete' && view.totals.timedOut === 0;
+function complete(view: StatedView, expect: number): boolean {
+  return view.nodes.length >= Math.max(1, expect) && view.state === 'complete' && view.totals.timedOut === 0;
 }
 
 /** What a Ctrl-C leaves behind, in one line: a gated rollout stalls, an ungated one widens on the clock. */
@@ -129,7 +129,7 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
           return halt(view, WATCH_HALTED);
         }
         if (options.halt && options.evidence && state.doc) await writeEvidence(deps, options, state, view, say);
-        if (options.untilComplete && complete(view)) {
+        if (options.untilComplete && complete(view, expect)) {
           say(`${counts} -> complete: every expected node reported on its wave, no wave left to start`);
           return { exitCode: 0, stdout: out(view, { halted: false }) };
         }

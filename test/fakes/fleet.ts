@@ -221,7 +221,7 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     const round = Math.max(12, Math.ceil((options.nodes / concurrency) * 5));
     const gap = (options.gapSeconds ?? (options.watchDiesAfterWave ? Math.ceil(round * 1.6) : round)) * 1000;
     // Silence: a node may stay silent for a round of boots (every node boots once per wave, in turn).
-    const reportTimeout = Math.ceil(round * 0.75);
+    const reportTimeout = Math.ceil(round * 1.5);
     const hang = options.hang ?? 0;
     const firstWave = Math.floor((options.nodes * PERCENTS[0]!) / 100);
     if (hang > firstWave) throw new Error(`--hang ${hang}: the first wave has only ${firstWave} node(s)`);
