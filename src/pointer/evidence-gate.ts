@@ -41,12 +41,12 @@ export interface EvidencePlan {
   waiting?: string;
 }
 
-/** Evidence lives two step intervals past the step's time (at least a minute): a dead watch stalls soon. */
+/** Evidence lives two step intervals from when it is signed (at least a minute): a dead watch stalls soon. */
 const lifetime = (schedule: readonly ScheduleStep[], i: number) => Math.max(60_000, 2 * (schedule[i]!.atMs - schedule[i - 1]!.atMs));
 
 /**
- * The evidence the watch may sign for a base: every gated step, in order, whose previous step's time came
- * and whose previous wave is healthy (at least max(minOnHotfix, floor(nodes x its percent)) nodes on the
+ * The evidence the watch may sign for a base: every gated step, in order, whose own time came and whose
+ * previous wave is healthy (at least max(minOnHotfix, floor(nodes x its percent)) nodes on the
  * hotfix; failures and silence are the watch's --max-failed, checked before). Never past the schedule.
  */
 export function planEvidence(
@@ -63,15 +63,17 @@ export function planEvidence(
     if (!step.gated) continue;
     const before = schedule[i - 1]!;
     const required = Math.max(minOnHotfix, Math.floor((counts.nodes * before.percent) / 100));
-    if (before.atMs > now.getTime()) {
-      plan.waiting = `step ${i} (${before.percent}%) starts at ${before.at}`;
+    // Evidence speaks for the wave as it stood when the gated step's time came, never earlier: a watch
+    // that dies before then leaves nothing behind that could open the step.
+    if (step.atMs > now.getTime()) {
+      plan.waiting = `step ${i + 1} (${step.percent}%) opens at ${step.at} if the wave before it is healthy then`;
       break;
     }
     if (counts.onHotfix < required) {
       plan.waiting = `step ${i + 1} (${step.percent}%) needs ${required} node(s) on the hotfix, ${counts.onHotfix} are`;
       break;
     }
-    plan = { step: i + 1, percent: step.percent, required, expiresMs: Math.max(now.getTime(), step.atMs) + lifetime(schedule, i), write: false };
+    plan = { step: i + 1, percent: step.percent, required, expiresMs: now.getTime() + lifetime(schedule, i), write: false };
   }
   if (plan.step === 0) return plan;
   const fresh = live !== undefined && live.serial === serial && Date.parse(live.expires) > now.getTime();

@@ -95,11 +95,14 @@ test('openPercent: the clock opens ungated steps; a gated one only with evidence
 test('planEvidence: healthy waves open the next gated step, never past the schedule; too few on the hotfix waits', () => {
   const s = steps();
   const counts = { nodes: 200, onHotfix: 2, failed: 0, timedOut: 0 };
-  const day2 = new Date('2026-12-02T00:00:00Z');
-  const plan = planEvidence(s, undefined, 3, new Date('2026-12-01T12:00:00Z'), counts, 1)!;
+  const early = planEvidence(s, undefined, 3, new Date('2026-12-01T12:00:00Z'), counts, 1)!;
+  assert.is(early.step, 0, 'never before the gated step time: a watch that dies before it leaves nothing that opens it');
+  assert.match(early.waiting!, /step 2 \(10%\) opens at 2026-12-02T00:00:00Z if the wave before it is healthy then/);
+  const day2 = new Date('2026-12-02T00:00:10Z');
+  const plan = planEvidence(s, undefined, 3, day2, counts, 1)!;
   assert.equal([plan.step, plan.required, plan.write], [2, 2, true]);
-  assert.is(plan.expiresMs, day2.getTime() + 2 * 86_400_000, 'two step intervals past the step');
-  const short = planEvidence(s, undefined, 3, new Date('2026-12-01T12:00:00Z'), { ...counts, onHotfix: 1 }, 1)!;
+  assert.is(plan.expiresMs, day2.getTime() + 2 * 86_400_000, 'two step intervals from signing');
+  const short = planEvidence(s, undefined, 3, day2, { ...counts, onHotfix: 1 }, 1)!;
   assert.is(short.step, 0);
   assert.match(short.waiting!, /needs 2 node\(s\) on the hotfix, 1 are/);
   const all = planEvidence(s, undefined, 3, new Date('2026-12-09T00:00:00Z'), { ...counts, onHotfix: 200 }, 1)!;
