@@ -219,7 +219,9 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     const concurrency = options.concurrency ?? 3;
     // A killed watch must die before the next step's time: that case gets room for a round of boots.
     const round = Math.max(12, Math.ceil((options.nodes / concurrency) * 5));
-    const gap = (options.gapSeconds ?? (options.watchDiesAfterWave ? Math.ceil(round * 1.6) : round)) * 1000;
+    // A gated step needs the wave before it healthy at its time: that case, too, gets room for the round.
+    const roomy = options.watchDiesAfterWave !== undefined || options.gated === true;
+    const gap = (options.gapSeconds ?? (roomy ? Math.ceil(round * 1.6) : round)) * 1000;
     // Silence: a node may stay silent for a round of boots (every node boots once per wave, in turn).
     const reportTimeout = Math.ceil(round * 1.5);
     const hang = options.hang ?? 0;
