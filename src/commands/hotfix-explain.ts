@@ -93,7 +93,8 @@ export const hotfixExplainCommand = {
     const configMap = text !== undefined && isConfigMapText(text) ? await pointerFromConfigMap(deps, text, given!, mode) : undefined;
     if (configMap || images.length > 0) {
       const pointer = configMap?.pointer ?? (await import('../pointer/file.ts')).readPointerFile(deps.fs, path);
-      const decisions = images.length > 0 && versions.length === 0 ? [] : currents.map((c) => explainPointer(deps, pointer, c, context));
+      const at = { ...context, ...configMap?.wave };
+      const decisions = images.length > 0 && versions.length === 0 ? [] : currents.map((c) => explainPointer(deps, pointer, c, at));
       const fleet = await preview.previewFleet(deps, {
         ...{ path, configMap, pointer, decisions, images, scripts, context, options },
         fallbackVersion: decidedFor.version,

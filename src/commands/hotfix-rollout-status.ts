@@ -8,8 +8,7 @@ export const ROLLOUT_FAILED = 2;
 
 export const hotfixRolloutStatusCommand = {
   name: 'hotfix rollout status',
-  description:
-    "Show the hotfix rollout from the nodes' reports, and each base's state: in-progress, complete, halted, stalled, recalled",
+  description: "Show the hotfix rollout from the nodes' reports, and each base's state: in-progress, complete, halted, stalled, recalled",
   options: [{ flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, then ~/.kube/config)' }],
   output: true,
   readOnly: true,

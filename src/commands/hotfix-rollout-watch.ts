@@ -16,10 +16,17 @@ export const hotfixRolloutWatchCommand = {
     { flag: '--max-failed <n|p%>', description: 'Failed plus timed-out nodes tolerated (default 0: halt at the first)' },
     { flag: '--interval <duration>', description: 'Time between polls: 30, 30s, 1m (default 30s)' },
     { flag: '--report-timeout <duration>', description: 'A node silent this long after its wave opened counts as timedOut (default 15m)' },
-    { flag: '--expect <n>', description: 'Nodes expected (default: those seen at start); missing ones count as timedOut after the report timeout' },
+    {
+      flag: '--expect <n>',
+      description: 'Nodes expected (default: those seen at start); missing ones count as timedOut after the report timeout',
+    },
     { flag: '--blind-timeout <duration>', description: 'Halt when the Node list stays unreadable this long (default: the report timeout)' },
     { flag: '--timeout <duration>', description: 'Stop the whole watch after this long (exit 6)' },
-    { flag: '--until-complete', description: 'Exit 0 once every expected node reported on its wave and no wave is left to start', boolean: true },
+    {
+      flag: '--until-complete',
+      description: 'Exit 0 once every expected node reported on its wave and no wave is left to start',
+      boolean: true,
+    },
     { flag: '--observe', description: 'Read only: watch a rollout (a halted one too) without a halt and without writing', boolean: true },
     { flag: '--evidence-key <file>', description: 'Observer private key (PEM): sign the evidence that opens gated steps' },
     { flag: '--evidence-key-id <id>', description: 'The observer key id baked into the nodes (role observer)' },
@@ -57,8 +64,7 @@ export const hotfixRolloutWatchCommand = {
   async run({ options }, deps) {
     if (!options.haltWith && !options.observe)
       throw new AgentError('ANC_USAGE', 'hotfix rollout watch needs --halt-with FILE (a pre-signed halting ConfigMap), or --observe', HELP);
-    if (options.haltWith && options.observe)
-      throw new AgentError('ANC_USAGE', '--observe only reads: leave out --halt-with', HELP);
+    if (options.haltWith && options.observe) throw new AgentError('ANC_USAGE', '--observe only reads: leave out --halt-with', HELP);
     const { parseMaxFailed } = await import('../fleet/rollout.ts');
     const max = parseMaxFailed(options.maxFailed ?? '0');
     if (!max)

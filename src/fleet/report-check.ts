@@ -7,6 +7,7 @@ import { MAX_REPORT_BYTES, type NodeReport, REPORT_SCHEMA_VERSION } from './repo
 export type CheckedReport = { report: NodeReport } | { unreadable: string } | undefined;
 
 // C0/C1 controls, and the bidirectional overrides, isolates and marks that reorder what a terminal shows.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const BASE = /^\d{6}\.\d{2}$/;
 
@@ -27,7 +28,8 @@ function int(v: unknown, field: string): number {
 }
 const intOrNull = (v: unknown, field: string) => (v === null || v === undefined ? null : int(v, field));
 function oneOf<T extends string>(v: unknown, field: string, values: readonly T[]): T {
-  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) throw new Unreadable(`${field} is not one of ${values.join(', ')}`);
+  if (typeof v !== 'string' || !(values as readonly string[]).includes(v))
+    throw new Unreadable(`${field} is not one of ${values.join(', ')}`);
   return v as T;
 }
 function obj(v: unknown, field: string): Record<string, unknown> {

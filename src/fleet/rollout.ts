@@ -183,7 +183,8 @@ export function classify(node: NodeObject, recall: readonly string[] = [], live?
     return { ...row, bucket: 'fellBack' };
   }
   if (report.hotfix.path === 'hotfix') return { ...row, bucket: 'onHotfix' };
-  if (report.hotfix.decision === 'notInWave' || report.hotfix.decision === 'awaitingEvidence') return { ...row, bucket: 'notInWave', joinsAt: report.hotfix.wave?.joinsAt ?? null };
+  if (report.hotfix.decision === 'notInWave' || report.hotfix.decision === 'awaitingEvidence')
+    return { ...row, bucket: 'notInWave', joinsAt: report.hotfix.wave?.joinsAt ?? null };
   return row;
 }
 

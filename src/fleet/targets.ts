@@ -47,8 +47,9 @@ export function untargeted(base: string | null, running: string, live: Targets |
   const recalled = recallOf(recall, base);
   // A recall acts on its base too: the pointer offered those versions once.
   if (!Object.hasOwn(live.hotfixes, base) && recalled.length === 0) return `base ${base} is not targeted by the live pointer`;
-  const offered = [...(Object.hasOwn(live.hotfixes, base) ? [live.hotfixes[base]!] : []), `${base}.0`, ...recalled].map(expectedBinaryVersion);
+  const offered = [...(Object.hasOwn(live.hotfixes, base) ? [live.hotfixes[base]!] : []), `${base}.0`, ...recalled].map(
+    expectedBinaryVersion,
+  );
   if (!offered.includes(expectedBinaryVersion(running))) return `runs ${running}, which the live pointer never offered`;
   return undefined;
 }
-

@@ -71,7 +71,8 @@ export function evidenceSigner(deps: Deps, flags: WatchFlags): EvidenceSigner | 
     return undefined;
   }
   if (flags.observe) throw usage('--observe only reads: it signs no evidence (leave out --evidence-key)');
-  if (flags.evidenceKeyId === undefined) throw usage('--evidence-key needs --evidence-key-id ID (the observer key id baked into the nodes)');
+  if (flags.evidenceKeyId === undefined)
+    throw usage('--evidence-key needs --evidence-key-id ID (the observer key id baked into the nodes)');
   let privateKeyPem: string;
   try {
     privateKeyPem = deps.fs.readText(flags.evidenceKey, 'config');

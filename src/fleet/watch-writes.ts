@@ -74,7 +74,13 @@ export async function applyHalt(
     const data: Record<string, string | null> = { ...options.halt!.data };
     for (const key of Object.keys(doc?.data ?? {})) if (!(key in data)) data[key] = null;
     try {
-      await patchConfigMapData(options.creds, HOTFIX_CONFIGMAP_PATH, data, { userAgent: `aks-node-controller/${deps.version}` }, versionOf(doc));
+      await patchConfigMapData(
+        options.creds,
+        HOTFIX_CONFIGMAP_PATH,
+        data,
+        { userAgent: `aks-node-controller/${deps.version}` },
+        versionOf(doc),
+      );
       say(`halt applied: pointer serial ${haltSerial} is live; nodes that already staged the hotfix keep it`);
       return 'applied';
     } catch (error) {
@@ -95,7 +101,10 @@ export async function writeEvidence(deps: Deps, options: WriteOptions, state: Fl
   const signer = options.evidence!;
   if (serial === undefined || state.live?.halted !== undefined) return;
   const now = deps.clock.now();
-  const bases: Record<string, { step: number; percent: number; counts: { nodes: number; onHotfix: number; required: number; failed: number; timedOut: number } }> = {};
+  const bases: Record<
+    string,
+    { step: number; percent: number; counts: { nodes: number; onHotfix: number; required: number; failed: number; timedOut: number } }
+  > = {};
   let write = false;
   let expiresMs = Number.POSITIVE_INFINITY;
   for (const [base, wave] of Object.entries(state.live?.rollout ?? {})) {
@@ -119,7 +128,10 @@ export async function writeEvidence(deps: Deps, options: WriteOptions, state: Fl
   const evidence = { schemaVersion: 1 as const, serial, time: iso(now.getTime()), expires: iso(expiresMs), bases };
   const text = signEvidence(evidence, signer.privateKeyPem, signer.keyid);
   const opened = Object.entries(bases)
-    .map(([b, e]) => `${b} step ${e.step} (${e.percent}%): ${e.counts.onHotfix} of ${e.counts.nodes} on the hotfix (needed ${e.counts.required})`)
+    .map(
+      ([b, e]) =>
+        `${b} step ${e.step} (${e.percent}%): ${e.counts.onHotfix} of ${e.counts.nodes} on the hotfix (needed ${e.counts.required})`,
+    )
     .join('; ');
   const { patchConfigMapData } = await import('../kube/nodes.ts');
   const { HOTFIX_CONFIGMAP_PATH } = await import('../kube/client.ts');

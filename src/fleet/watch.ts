@@ -121,7 +121,9 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
         const counts = `nodes=${t.nodes}/${expect} reported=${t.reported} tookHotfix=${t.tookHotfix} failed=${t.failedAmongTook} timedOut=${t.timedOut}${t.unreadable ? ` unreadable=${t.unreadable}` : ''}${t.untargeted ? ` untargeted=${t.untargeted}` : ''} (max ${maxText(options.max)}) state=${view.state}`;
         const liveSerial = state.live?.serial;
         if (options.halt && liveSerial !== undefined && liveSerial !== haltSerial && liveSerial > (startSerial ?? 0)) {
-          say(`${counts} -> STOP: pointer serial ${liveSerial} was published after the watch started (serial ${startSerial ?? '-'}); the halt (serial ${haltSerial}) would overwrite it, so nothing is written`);
+          say(
+            `${counts} -> STOP: pointer serial ${liveSerial} was published after the watch started (serial ${startSerial ?? '-'}); the halt (serial ${haltSerial}) would overwrite it, so nothing is written`,
+          );
           return { exitCode: WATCH_SUPERSEDED, stdout: out(view, { halted: false, superseded: liveSerial }) };
         }
         if (options.halt && crossesThreshold(view, options.max)) {
@@ -136,7 +138,9 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
         say(`${counts} -> continue`);
       }
       if (options.timeoutMs !== undefined && now.getTime() - started > options.timeoutMs) {
-        say(`--timeout ${options.timeoutMs / 1000} s passed: the watch stops; the rollout is ${view?.state ?? 'unknown'} and unguarded from now`);
+        say(
+          `--timeout ${options.timeoutMs / 1000} s passed: the watch stops; the rollout is ${view?.state ?? 'unknown'} and unguarded from now`,
+        );
         return { exitCode: WATCH_TIMED_OUT, stdout: view ? out(view, { halted: false, timedOut: true }) : '' };
       }
       await Promise.race([deps.clock.sleep(options.intervalMs), new Promise((r) => abort.addEventListener('abort', r, { once: true }))]);
@@ -173,7 +177,10 @@ export async function runWatch(deps: Deps, options: WatchOptions): Promise<{ exi
     } catch {
       // blind: the last view is all there is
     }
-    return { exitCode: applied === 'applied' ? code : WATCH_BLIND, stdout: after ? out(after, { halted: applied === 'applied', haltSerial }) : '' };
+    return {
+      exitCode: applied === 'applied' ? code : WATCH_BLIND,
+      stdout: after ? out(after, { halted: applied === 'applied', haltSerial }) : '',
+    };
   };
   return deps.withTerminationSignals(() => say(unguardedLine(state)), loop);
 }

@@ -143,7 +143,12 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   gate.commit();
   const { EVIDENCE_KEY } = await import('./evidence.ts');
   const evidence = configMapEntry(body, EVIDENCE_KEY);
-  (await import('./evidence-stage.ts')).stageEvidence(deps, evidence, signing.keys, gate.verdict.signed ? gate.verdict.pointer.serial : null);
+  (await import('./evidence-stage.ts')).stageEvidence(
+    deps,
+    evidence,
+    signing.keys,
+    gate.verdict.signed ? gate.verdict.pointer.serial : null,
+  );
   return { outcome: resolved === '' ? 'noHotfixForBase' : 'configMapRead' };
 }
 

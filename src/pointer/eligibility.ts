@@ -26,8 +26,8 @@ export interface Eligibility {
 export interface WaveContext {
   uuid?: string;
   now?: Date;
-  /** Evidence to decide with instead of the staged copy (`hotfix explain --pointer CONFIGMAP`). */
-  evidence?: { opened: number; problem?: string };
+  /** Evidence to decide with instead of the staged copy (`hotfix explain --pointer CONFIGMAP`), per base. */
+  evidence?: (base: string) => { opened: number; problem?: string };
 }
 
 export function nodeEligibility(
@@ -40,7 +40,7 @@ export function nodeEligibility(
   const identity = context.uuid !== undefined ? { uuid: context.uuid } : readProductUuid(deps.fs, deps.paths.productUuid);
   const now = context.now ?? deps.clock?.now() ?? new Date();
   const gated = decision.base !== null && entry?.schedule?.some((s) => s.gated) === true;
-  const evidence = context.evidence ?? (gated ? stagedEvidenceStep(deps, decision.base!, now) : undefined);
+  const evidence = !gated ? undefined : context.evidence ? context.evidence(decision.base!) : stagedEvidenceStep(deps, decision.base!, now);
   const wave = decideWave(entry, identity.uuid, now, evidence);
   const out: Eligibility = { wave, ...(identity.problem === undefined ? {} : { identityProblem: identity.problem }) };
   const version = expectedBinaryVersion(decision.resolved);

@@ -8,7 +8,12 @@ import type { Deps } from '../platform/deps.ts';
 import { acceptEvidence } from './evidence.ts';
 import type { TrustedKey } from './keys.ts';
 
-export function stageEvidence(deps: Pick<Deps, 'fs' | 'paths' | 'log' | 'clock'>, envelope: unknown, keys: readonly TrustedKey[], serial: number | null): void {
+export function stageEvidence(
+  deps: Pick<Deps, 'fs' | 'paths' | 'log' | 'clock'>,
+  envelope: unknown,
+  keys: readonly TrustedKey[],
+  serial: number | null,
+): void {
   const path = deps.paths.hotfixEvidence;
   const drop = (why: string) => {
     try {

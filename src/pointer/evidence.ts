@@ -142,7 +142,8 @@ export function stagedEvidenceStep(deps: Pick<Deps, 'fs' | 'paths'>, base: strin
     const evidence = parseEvidence(Buffer.from(text, 'utf8'));
     if (serial === null || evidence.serial !== serial)
       return { opened: 0, problem: `the staged evidence is for serial ${evidence.serial}, not ${serial ?? 'an unsigned pointer'}` };
-    if (now.getTime() >= parseRfc3339(evidence.expires)!.getTime()) return { opened: 0, problem: `the evidence expired at ${evidence.expires}` };
+    if (now.getTime() >= parseRfc3339(evidence.expires)!.getTime())
+      return { opened: 0, problem: `the evidence expired at ${evidence.expires}` };
     const entry = Object.hasOwn(evidence.bases, base) ? evidence.bases[base] : undefined;
     return entry ? { opened: entry.step } : { opened: 0, problem: `the evidence names no step of base ${base}` };
   } catch (error) {

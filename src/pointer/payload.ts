@@ -126,7 +126,9 @@ function parseRollout(value: unknown): Record<string, RolloutWave> {
     };
     const plain = wave.schedule === undefined ? undefined : parseSchedule(wave.schedule, fail);
     const gated =
-      wave.gatedSchedule === undefined ? undefined : parseSchedule(wave.gatedSchedule, (d) => fail(d.replace(/^schedule/, 'gatedSchedule')));
+      wave.gatedSchedule === undefined
+        ? undefined
+        : parseSchedule(wave.gatedSchedule, (d) => fail(d.replace(/^schedule/, 'gatedSchedule')));
     const schedule = joinGated(plain, gated, fail);
     define(out, base, { percent, salt, ...(schedule ? { schedule } : {}) });
   }

@@ -98,7 +98,10 @@ export function splitGated(schedule: readonly ScheduleStep[]): { schedule: Sched
 export function joinGated(schedule: ScheduleStep[] | undefined, gated: ScheduleStep[] | undefined, fail: (detail: string) => never) {
   if (gated === undefined) return schedule;
   const prefix = splitGated(gated).schedule;
-  const same = schedule !== undefined && schedule.length === prefix.length && prefix.every((s, i) => s.at === schedule[i]!.at && s.percent === schedule[i]!.percent);
+  const same =
+    schedule !== undefined &&
+    schedule.length === prefix.length &&
+    prefix.every((s, i) => s.at === schedule[i]!.at && s.percent === schedule[i]!.percent);
   if (!same) fail('schedule must be the steps of gatedSchedule before its first gated step');
   return gated;
 }

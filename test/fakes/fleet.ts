@@ -320,7 +320,10 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
       `\n${nodes[0]!.name}'s report (annotation kubernetes.azure.com/aks-node-controller-status):\n  ${first?.annotations?.['kubernetes.azure.com/aks-node-controller-status'] ?? '(none)'}\n`,
     );
     const final = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher, '-o', 'json'], { bin: baked, cwd: work });
-    const finalView = JSON.parse(final.stdout) as { state: string; totals: { nodes: number; reported: number; tookHotfix: number; failedAmongTook: number } };
+    const finalView = JSON.parse(final.stdout) as {
+      state: string;
+      totals: { nodes: number; reported: number; tookHotfix: number; failedAmongTook: number };
+    };
     const totals = finalView.totals;
     const timedOut = Math.max(0, ...[...watch.output.matchAll(/ timedOut=(\d+) /g)].map((m) => Number(m[1])));
     return {

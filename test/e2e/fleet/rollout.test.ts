@@ -114,7 +114,9 @@ test('rollout status: buckets by base and platform, the next wave, exit 0; exit 
     const row = ok.stdout.split('\n').find((l) => l.startsWith('202604.01'))!;
     assert.match(
       row,
-      new RegExp(`^202604\\.01\\s+ubuntu-22\\.04/amd64\\s+25%\\s+4\\s+1\\s+2 \\(next ${FUTURE.slice(0, 16)}:00Z\\)\\s+0\\s+0\\s+1\\s+0\\s+0\\s+in-progress$`),
+      new RegExp(
+        `^202604\\.01\\s+ubuntu-22\\.04/amd64\\s+25%\\s+4\\s+1\\s+2 \\(next ${FUTURE.slice(0, 16)}:00Z\\)\\s+0\\s+0\\s+1\\s+0\\s+0\\s+in-progress$`,
+      ),
       ok.stdout,
     );
     assert.match(ok.stdout, /5 nodes, 3 reported this boot, 1 took the hotfix, 0 of them failed/);

@@ -56,7 +56,9 @@ const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const key = file('fleet.pem', String(privateKey.export({ type: 'pkcs8', format: 'pem' })));
 const keys = file(
   'keys.json',
-  JSON.stringify({ keys: [{ keyid: 'fleet-a', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }] }),
+  JSON.stringify({
+    keys: [{ keyid: 'fleet-a', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }],
+  }),
 );
 
 async function signed(name: string, args: string[]): Promise<string> {
@@ -73,7 +75,9 @@ async function publish(api: FakeApiServer, path: string): Promise<void> {
 }
 
 /** A live signed pointer at serial 5 (25% an hour ago, 100% in an hour), three nodes, and a pre-signed halt (serial 6). */
-async function fleet(options: Pick<FakeApiServerOptions, 'override'> = {}): Promise<{ api: FakeApiServer; kubeconfig: string; halt: string }> {
+async function fleet(
+  options: Pick<FakeApiServerOptions, 'override'> = {},
+): Promise<{ api: FakeApiServer; kubeconfig: string; halt: string }> {
   const api = await startFakeApiServer({ tokens: { [TOKEN]: { user: 'publisher', canRead: true, canWrite: true } }, ...options });
   const kubeconfig = file(`publisher-${api.port}.kubeconfig`, kubeconfigFor(api, { token: TOKEN }));
   const pointer = await signed(`pointer-${api.port}`, [
@@ -139,15 +143,34 @@ test('a hostile report (a toString object, a number, bidi text) is unreadable, n
     assert.is(serialOf(api), 6);
     // The table printed at a halt is the post-halt one: the base is halted, frozen at 25%, still admitting.
     assert.match(run.stdout, /rollout at \S+, pointer serial 6: halted\n/);
-    assert.match(run.stdout, /202604\.01 ubuntu-22\.04\/amd64: halted by pointer serial 6 \(signed \S+\), frozen at 25%: nodes in that wave still take the hotfix/);
+    assert.match(
+      run.stdout,
+      /202604\.01 ubuntu-22\.04\/amd64: halted by pointer serial 6 \(signed \S+\), frozen at 25%: nodes in that wave still take the hotfix/,
+    );
     // A restarted watch observes the halted rollout instead of refusing; it writes nothing.
     const requests = api.requests.length;
-    const observed = await runAnc(['hotfix', 'rollout', 'watch', '--kubeconfig', kubeconfig, '--observe', '--interval', '0.3', '--timeout', '1s', '-o', 'json']);
+    const observed = await runAnc([
+      'hotfix',
+      'rollout',
+      'watch',
+      '--kubeconfig',
+      kubeconfig,
+      '--observe',
+      '--interval',
+      '0.3',
+      '--timeout',
+      '1s',
+      '-o',
+      'json',
+    ]);
     assert.is(observed.exitCode, 6, observed.stderr);
     assert.match(observed.stdout, /watch started \(--observe, read-only\): pointer serial 6/);
     assert.match(observed.stdout, /state=halted -> continue/);
     assert.is(JSON.parse(observed.stdout.trim().split('\n').pop()!).state, 'halted');
-    assert.ok(api.requests.slice(requests).every((r) => r.method === 'GET'), 'observe only reads');
+    assert.ok(
+      api.requests.slice(requests).every((r) => r.method === 'GET'),
+      'observe only reads',
+    );
   } finally {
     await api.close();
   }
@@ -173,7 +196,10 @@ test('a pointer published during the watch is never overwritten by its older hal
     annotate(api, 'n1', report({ path: 'hotfix', exitCode: 34 }));
     const run = await watching;
     assert.is(run.exitCode, 5, `${run.stdout}${run.stderr}`);
-    assert.match(run.stdout, /-> STOP: pointer serial 7 was published after the watch started \(serial 5\); the halt \(serial 6\) would overwrite it, so nothing is written/);
+    assert.match(
+      run.stdout,
+      /-> STOP: pointer serial 7 was published after the watch started \(serial 5\); the halt \(serial 6\) would overwrite it, so nothing is written/,
+    );
     assert.not.match(run.stdout, /halt applied/);
     assert.is(serialOf(api), 7, 'the newer pointer stands');
   } finally {
@@ -220,7 +246,10 @@ test('Ctrl-C: one line says the rollout is unguarded and that an ungated schedul
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('close', r));
     assert.is(code, 130, out);
-    assert.match(out, /watch interrupted: the rollout is now unguarded; its schedule is NOT gated and keeps widening on the clock to 100% with nobody watching\./);
+    assert.match(
+      out,
+      /watch interrupted: the rollout is now unguarded; its schedule is NOT gated and keeps widening on the clock to 100% with nobody watching\./,
+    );
     assert.is(serialOf(api), 5, 'an interrupted watch writes nothing');
   } finally {
     await api.close();

@@ -109,7 +109,12 @@ test('every hostile report at once: the view is built, they are unreadable, and 
   assert.ok(crossesThreshold(view, { count: 0 }));
   assert.not.ok(crossesThreshold(rolloutView(nodes.slice(0, -1), live, NOW), { count: 0 }), 'unreadable reports never halt');
   const text = rolloutText(view);
-  assert.not.match(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/, 'nothing a node wrote reaches the terminal raw');
+  assert.not.match(
+    text,
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for them is the test.
+    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/,
+    'nothing a node wrote reaches the terminal raw',
+  );
   assert.match(text, new RegExp(`${HOSTILE.length} node\\(s\\) not counted toward any rollout`));
 });
 

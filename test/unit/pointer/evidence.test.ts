@@ -69,7 +69,10 @@ test('signed bytes: `schedule` holds only the ungated prefix (older agents stay 
   assert.equal(doc.rollout['202604.01'].schedule, [{ at: '2026-12-01T00:00:00Z', percent: 1 }]);
   assert.is(doc.rollout['202604.01'].gatedSchedule.length, 3);
   const back = parseSignedPointer(Buffer.from(text));
-  assert.equal(back.rollout!['202604.01']!.schedule!.map((s) => s.gated === true), [false, true, true]);
+  assert.equal(
+    back.rollout!['202604.01']!.schedule!.map((s) => s.gated === true),
+    [false, true, true],
+  );
   // The staged pointer file reads the same three steps back; a tampered prefix is refused.
   assert.is(parsePointer(text, 'p').rollout!['202604.01']!.schedule!.length, 3);
   doc.rollout['202604.01'].schedule = [{ at: '2026-12-01T00:00:00Z', percent: 5 }];
