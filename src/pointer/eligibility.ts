@@ -63,7 +63,8 @@ export function nodeEligibility(
     out.refusal = { outcome: 'quarantined', detail: out.quarantineError };
   }
   const waiting = wave.awaitingEvidence;
-  if (!out.refusal && !wave.inWave && waiting && wave.seed !== null && wave.seed < waiting.percent / 100) {
+  const byClock = waiting !== undefined && (waiting.clockPercent >= 100 || (wave.seed !== null && wave.seed < waiting.clockPercent / 100));
+  if (!out.refusal && !wave.inWave && waiting && byClock) {
     // The clock reached a gated step that would take this node, and no fresh evidence opens it.
     out.refusal = {
       outcome: 'awaitingEvidence',

@@ -41,7 +41,7 @@ export interface HotfixExplanation {
   nextStepAt?: string | null;
   identityProblem?: string;
   /** A gated step the schedule reached that no fresh evidence opens (wave.ts). */
-  awaitingEvidence?: { step: number; percent: number; since: string; problem: string };
+  awaitingEvidence?: { step: number; percent: number; since: string; problem: string; clockPercent: number };
   /** The quarantine record's entry for `resolved` (null when none), or the error reading the record. */
   quarantine: { version: string; reason: string; recordedAt: string } | null;
   quarantineError?: string;

@@ -23,7 +23,7 @@ export interface WaveDecision {
   joinsAt?: string | null;
   nextStepAt?: string | null;
   /** A gated step's time came and no fresh evidence opens it: which (1-based), its percent, since when, why. */
-  awaitingEvidence?: { step: number; percent: number; since: string; problem: string };
+  awaitingEvidence?: { step: number; percent: number; since: string; problem: string; clockPercent: number };
 }
 
 /** Product UUID as compared: trimmed, lowercase, 8-4-4-4-12 hex; unset (all 0 / all f) counts as missing. */
@@ -61,6 +61,8 @@ export function decideWave(
       percent: waiting.percent,
       since: waiting.at,
       problem: evidence.problem ?? `the evidence opens steps up to ${evidence.opened} only`,
+      // What the clock alone would open: a node under it waits for evidence, not for its wave.
+      clockPercent: percentAt(schedule!, now),
     },
   };
   const salt = entry?.salt ?? '';
