@@ -319,6 +319,11 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     say(
       `\n${nodes[0]!.name}'s report (annotation kubernetes.azure.com/aks-node-controller-status):\n  ${first?.annotations?.['kubernetes.azure.com/aks-node-controller-status'] ?? '(none)'}\n`,
     );
+    const envelope = (api.configMaps.get('kube-system/anc-hotfix-version') as Record<string, string> | undefined)?.['evidence.dsse.json'];
+    if (envelope)
+      say(
+        `\nthe live evidence (data.evidence.dsse.json, signed by ${JSON.parse(envelope).signatures[0].keyid}):\n  ${Buffer.from(JSON.parse(envelope).payload, 'base64').toString('utf8')}\n`,
+      );
     const final = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher, '-o', 'json'], { bin: baked, cwd: work });
     const finalView = JSON.parse(final.stdout) as {
       state: string;
