@@ -80,8 +80,7 @@ export const hotfixExplainCommand = {
     const decidedFor = versions.length === 0 ? await bakedAgentVersion(deps) : { version: '', source: 'given' as const };
     const currents = versions.length === 0 ? [decidedFor.version] : versions;
     const { isConfigMapText, pointerFromConfigMap } = await import('../pointer/configmap-check.ts');
-    const views = await import('../pointer/explain-views.ts');
-    const preview = await import('../hotfix/preview.ts');
+    const [views, preview] = await Promise.all([import('../pointer/explain-views.ts'), import('../hotfix/preview.ts')]);
     const manifests = (options.imageManifest ?? []).map((m) => absolute(String(m)));
     const images = (await import('../image/read.ts')).readManifestFiles(deps, manifests);
     // --candidate: what that executable's script payload would replace here, or on each given image.
