@@ -252,7 +252,7 @@ export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undef
     recall,
     totals: {
       nodes: rows.length,
-      reported: rows.filter((r) => r.bucket !== 'notReported').length,
+      reported: rows.filter((r) => r.bucket !== 'notReported' && r.bucket !== 'timedOut').length,
       tookHotfix: took.length,
       failed: rows.filter((r) => r.bucket === 'failed').length,
       fellBack: rows.filter((r) => r.bucket === 'fellBack').length,
