@@ -15,13 +15,15 @@ export function stageEvidence(
   serial: number | null,
 ): void {
   const path = deps.paths.hotfixEvidence;
+  // Quiet when there is nothing to say: most pointers have no gated step and no evidence.
   const drop = (why: string) => {
     try {
-      if (deps.fs.stat(path)) deps.fs.unlink(path);
+      if (!deps.fs.stat(path)) return;
+      deps.fs.unlink(path);
+      deps.log.info(`removed the staged rollout evidence: ${why}`);
     } catch (error) {
       deps.log.warn('could not remove the staged rollout evidence', { error: errorMessage(error) });
     }
-    deps.log.info(`no rollout evidence staged: ${why}`);
   };
   if (envelope === undefined) return drop('the ConfigMap holds none');
   if (typeof envelope !== 'string') return drop('data.evidence.dsse.json is not a string');
