@@ -276,6 +276,11 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     // The first `hang` nodes are in the first wave (their seeds are the lowest): they boot and never report.
     const hung = new Set(nodes.slice(0, hang).map((n) => n.name));
     let haltedAt: FleetSummary['haltedAt'] = null;
+    // The wave a halt came in: the last step whose time had come when the watch halted.
+    const haltOf = (time: string | undefined): FleetSummary['haltedAt'] => {
+      const at = time ?? iso(Date.now());
+      return { wave: Math.max(1, steps.filter((s) => s.at <= Date.parse(at) + 999).length), time: at };
+    };
     let watchDied: number | null = null;
     for (const [index, step] of steps.entries()) {
       // A gated step: nodes boot a little after its time, once the watch had a poll to sign its evidence.
@@ -299,7 +304,7 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
       }
       // Give the watch two polls over the new reports before the next step starts.
       await Promise.race([watch.done, new Promise((r) => setTimeout(r, 2500))]);
-      if (watch.exitCode === 3 && haltedAt === null) haltedAt = { wave: index + 1, time: watch.haltTime ?? iso(Date.now()) };
+      if (watch.exitCode === 3 && haltedAt === null) haltedAt = haltOf(watch.haltTime);
       const table = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher], { bin: baked, cwd: work });
       tables.push(table.stdout);
       say(`\n${table.stdout}`);
@@ -314,7 +319,7 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
       });
     }
     const watchExit = await Promise.race([watch.done, new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
-    if (watch.exitCode === 3 && haltedAt === null) haltedAt = { wave: steps.length, time: watch.haltTime ?? iso(Date.now()) };
+    if (watch.exitCode === 3 && haltedAt === null) haltedAt = haltOf(watch.haltTime);
     const first = api.nodes.nodes.get(nodes[0]!.name)?.metadata as { annotations?: Record<string, string> } | undefined;
     say(
       `\n${nodes[0]!.name}'s report (annotation kubernetes.azure.com/aks-node-controller-status):\n  ${first?.annotations?.['kubernetes.azure.com/aks-node-controller-status'] ?? '(none)'}\n`,
