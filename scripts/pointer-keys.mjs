@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 
 /**
  * The pointer-signing key set (src/pointer/keys.ts reads the same format at run time), checked
- * here so a bad file fails the build, not a node: {"keys":[{"keyid","algorithm":"ed25519","publicKey"}]}.
+ * here so a bad file fails the build, not a node: {"keys":[{"keyid","algorithm":"ed25519","publicKey","role"?}]}.
  * Returns the compact JSON to bake ('' = no keys) and the key ids; `fail(message)` reports and exits.
  */
 export function readPointerKeys(file, fail) {
@@ -30,7 +30,9 @@ export function readPointerKeys(file, fail) {
       fail(`${where}.publicKey is not a PEM public key`);
     }
     if (type !== 'ed25519') fail(`${where}.publicKey is a ${type} key, not Ed25519`);
-    return { keyid: k.keyid, algorithm: 'ed25519', publicKey: k.publicKey };
+    // The key's role (src/pointer/keys.ts): dropping it would bake an observer key as a release key.
+    if (k.role !== undefined && k.role !== 'release' && k.role !== 'observer') fail(`${where}.role must be "release" or "observer"`);
+    return { keyid: k.keyid, algorithm: 'ed25519', publicKey: k.publicKey, ...(k.role === 'observer' ? { role: 'observer' } : {}) };
   });
   const ids = keys.map((k) => k.keyid);
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);

@@ -80,8 +80,7 @@ export const hotfixExplainCommand = {
     const decidedFor = versions.length === 0 ? await bakedAgentVersion(deps) : { version: '', source: 'given' as const };
     const currents = versions.length === 0 ? [decidedFor.version] : versions;
     const { isConfigMapText, pointerFromConfigMap } = await import('../pointer/configmap-check.ts');
-    const views = await import('../pointer/explain-views.ts');
-    const preview = await import('../hotfix/preview.ts');
+    const [views, preview] = await Promise.all([import('../pointer/explain-views.ts'), import('../hotfix/preview.ts')]);
     const manifests = (options.imageManifest ?? []).map((m) => absolute(String(m)));
     const images = (await import('../image/read.ts')).readManifestFiles(deps, checkUuidTarget(context, decidedFor, manifests));
     // --candidate: what that executable's script payload would replace here, or on each given image.
@@ -93,7 +92,8 @@ export const hotfixExplainCommand = {
     const configMap = text !== undefined && isConfigMapText(text) ? await pointerFromConfigMap(deps, text, given!, mode) : undefined;
     if (configMap || images.length > 0) {
       const pointer = configMap?.pointer ?? (await import('../pointer/file.ts')).readPointerFile(deps.fs, path);
-      const decisions = images.length > 0 && versions.length === 0 ? [] : currents.map((c) => explainPointer(deps, pointer, c, context));
+      const at = { ...context, ...configMap?.wave };
+      const decisions = images.length > 0 && versions.length === 0 ? [] : currents.map((c) => explainPointer(deps, pointer, c, at));
       const fleet = await preview.previewFleet(deps, {
         ...{ path, configMap, pointer, decisions, images, scripts, context, options },
         fallbackVersion: decidedFor.version,

@@ -9,8 +9,7 @@ export const ROLLOUT_FAILED = 2;
 
 export const hotfixRolloutStatusCommand = {
   name: 'hotfix rollout status',
-  description:
-    "Show the hotfix rollout from the nodes' reports: on the hotfix, not yet in their wave, fell back, failed, recalled, not reported",
+  description: "Show the hotfix rollout from the nodes' reports, and each base's state: in-progress, complete, halted, stalled, recalled",
   options: [
     { flag: '--kubeconfig <file>', description: 'Operator kubeconfig (default: $KUBECONFIG, its files merged, then ~/.kube/config)' },
     { flag: '--context <name>', description: 'The kubeconfig context to use (default: its current-context)' },
@@ -36,11 +35,13 @@ export const hotfixRolloutStatusCommand = {
     const pageSize = parsePageSize(options.pageSize);
     if (Number.isNaN(pageSize))
       throw new AgentError('ANC_USAGE', `--page-size ${JSON.stringify(options.pageSize)}: expected a whole number from 1 to 10000`);
-    const { rolloutFailed, rolloutView } = await import('../fleet/rollout.ts');
+    const { rolloutFailed } = await import('../fleet/rollout.ts');
+    const { fleetView } = await import('../fleet/rollout-state.ts');
     const { rolloutText } = await import('../fleet/rollout-text.ts');
     const creds = await operatorCredentials(deps, options);
     const state = await readFleet(deps, creds, { pageSize });
-    const view = rolloutView(state.nodes, state.live, deps.clock.now());
+    // No timedOut here: only the watch knows since when a node has been silent (it saw its boot begin).
+    const view = fleetView(state.nodes, state.live, deps.clock.now());
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
     if (options.output === 'json') return { exitCode, stdout: `${JSON.stringify(view, null, 2)}\n` };
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };

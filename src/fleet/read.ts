@@ -71,11 +71,15 @@ export async function readLive(deps: Deps, creds: ApiCredentials, keys?: readonl
   const unverified = await unverifiedEnvelope(doc, keys);
   if (unverified !== undefined) return { doc, live: { unverified } };
   const signed = livePayload(doc);
+  const { liveEvidence } = await import('../pointer/evidence.ts');
   if (signed)
     return {
       doc,
       live: {
         serial: signed.serial,
+        hotfixes: signed.hotfixes,
+        evidence: liveEvidence(doc.data),
+        ...(signed.halted ? { halted: signed.halted } : {}),
         ...(signed.rollout ? { rollout: signed.rollout } : {}),
         ...(signed.recall ? { recall: signed.recall } : {}),
       },

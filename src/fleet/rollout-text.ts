@@ -1,9 +1,11 @@
 // The rollout table for people (`hotfix rollout status`, the watch): one line per image base and platform,
 // the recall lines, then the totals. Pure.
 import type { RolloutView } from './rollout.ts';
+import { type StatedView, stateLines } from './rollout-state.ts';
 
 /** The table for people: one line per image base and platform (`wide`: each followed by its nodes), then the totals. */
-export function rolloutText(view: RolloutView, wide = false): string {
+export function rolloutText(view: RolloutView | StatedView, wide = false): string {
+  const stated = 'state' in view ? view : undefined;
   const header = [
     'IMAGE BASE',
     'PLATFORM',
@@ -14,7 +16,9 @@ export function rolloutText(view: RolloutView, wide = false): string {
     'FELL BACK',
     'FAILED',
     'NOT REPORTED',
+    'TIMED OUT',
     'BAKED',
+    ...(stated ? ['STATE'] : []),
   ];
   const lines = view.groups.map((g) => [
     g.base,
@@ -26,7 +30,9 @@ export function rolloutText(view: RolloutView, wide = false): string {
     String(g.fellBack),
     g.failed === 0 ? '0' : `${g.failed} (${counted(g.failedBy)})`,
     String(g.notReported),
+    String(g.timedOut),
     String(g.baked),
+    ...(stated ? [String((g as StatedView['groups'][number]).state)] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) =>
@@ -36,7 +42,7 @@ export function rolloutText(view: RolloutView, wide = false): string {
       .trimEnd();
   const t = view.totals;
   return [
-    `rollout at ${view.time}${view.serial === null ? '' : `, pointer serial ${view.serial}`}`,
+    `rollout at ${view.time}${view.serial === null ? '' : `, pointer serial ${view.serial}`}${stated ? `: ${stated.state}` : ''}`,
     ...(view.liveUnverified === undefined
       ? []
       : [
@@ -45,7 +51,9 @@ export function rolloutText(view: RolloutView, wide = false): string {
     fmt(header),
     ...lines.flatMap((l, i) => [fmt(l), ...(wide ? nodeLines(view, view.groups[i]!) : [])]),
     ...recallLines(view),
-    `${t.nodes} nodes, ${t.reported} reported this boot, ${t.tookHotfix} took the hotfix, ${t.failedAmongTook} of them failed`,
+    ...(stated ? stateLines(stated) : []),
+    ...apart(view),
+    `${t.nodes} nodes, ${t.reported} reported this boot, ${t.tookHotfix} took the hotfix, ${t.failedAmongTook} of them failed${t.timedOut === 0 ? '' : `; ${t.timedOut} timed out (silent past the report timeout${t.missing ? `, ${t.missing} never registered` : ''}: counted as failed)`}`,
     ...(t.stillOnRecalled === 0
       ? []
       : [
@@ -72,6 +80,18 @@ function nodeLines(view: RolloutView, g: RolloutView['groups'][number]): string[
     notReported: 'not reported',
   };
   return [...by].map(([bucket, names]) => `  ${word[bucket] ?? bucket}: ${names.join(', ')}`);
+}
+
+/** Nodes whose reports do not count: unreadable ones and those of bases or versions the pointer never offered. */
+function apart(view: RolloutView): string[] {
+  const rows = view.nodes.filter((n) => n.bucket === 'unreadable' || n.bucket === 'untargeted');
+  if (rows.length === 0) return [];
+  const shown = rows.slice(0, 10).map((n) => `  ${n.name}: ${n.bucket} (${n.problem ?? ''})`);
+  return [
+    `${rows.length} node(s) not counted toward any rollout (they never halt one):`,
+    ...shown,
+    ...(rows.length > 10 ? [`  ... ${rows.length - 10} more (-o json names them)`] : []),
+  ];
 }
 
 const counted = (by: Record<string, number>) =>

@@ -2,14 +2,22 @@
 // image base and platform, each node in one bucket. Reads reports only; what a node runs is decided on
 // the node (pointer/). The schedule arithmetic comes from pointer/schedule.ts. Pure.
 import type { NodeObject } from '../kube/nodes.ts';
+import type { LiveEvidence } from '../pointer/evidence-gate.ts';
 import type { RolloutWave } from '../pointer/payload.ts';
 import { nextStep, percentAt } from '../pointer/schedule.ts';
 import { expectedBinaryVersion } from '../pointer/version.ts';
-import { parseReport, STATUS_ANNOTATION } from './report.ts';
+import { STATUS_ANNOTATION } from './report.ts';
+import { checkReport } from './report-check.ts';
+import { openedAt, type Silence, seenKey, untargeted } from './targets.ts';
 
 // recalled: gave up a version the pointer recalls (an operator's undo, not a failure); quarantined: provisioning
-// failed under the hotfix and the node quarantined it; stillOnRecalled: runs a recalled version this boot.
+// failed under the hotfix and the node quarantined it; stillOnRecalled: runs a recalled version this boot;
+// unreadable: the report fails the checks (report-check.ts); untargeted: a base the live pointer does not
+// target, or a version it never offered (listed apart, never halts); timedOut: silent past --report-timeout.
 export type Bucket =
+  | 'unreadable'
+  | 'untargeted'
+  | 'timedOut'
   | 'onHotfix'
   | 'notInWave'
   | 'fellBack'
@@ -35,6 +43,8 @@ export interface NodeRow {
   /** notReported: `none` (no report) or `olderBoot` (the report is from an earlier boot). */
   why?: 'none' | 'olderBoot';
   joinsAt?: string | null;
+  /** unreadable: which check the report failed; untargeted: why it is not counted. */
+  problem?: string;
 }
 
 export interface GroupRow {
@@ -61,6 +71,9 @@ export interface GroupRow {
   failedBy: Record<string, number>;
   notReported: number;
   baked: number;
+  unreadable: number;
+  untargeted: number;
+  timedOut: number;
 }
 
 export interface RolloutView {
@@ -84,13 +97,34 @@ export interface RolloutView {
     recalled: number;
     stillOnRecalled: number;
     failedAmongTook: number;
+    unreadable: number;
+    untargeted: number;
+    /** Silent past the report timeout: registered without a report this boot, plus the Nodes missing from --expect. */
+    timedOut: number;
+    /** Of timedOut: Nodes expected (--expect) that never registered. */
+    missing: number;
   };
+}
+
+/** A node with no report from this boot whose wave opened more than the timeout ago counts as timedOut. */
+function timedOut(row: NodeRow, bootId: string, live: LiveView | undefined, now: Date, silence: Silence | undefined): NodeRow {
+  if (row.bucket !== 'notReported' || !silence) return row;
+  const opened = openedAt(row.base, live, silence.since);
+  if (opened === undefined) return row;
+  const from = Math.max(opened, silence.since ?? opened, silence.firstSeen?.get(seenKey(row.name, bootId)) ?? opened);
+  return now.getTime() - from > silence.reportTimeoutMs ? { ...row, bucket: 'timedOut' } : row;
 }
 
 export interface LiveView {
   /** The live envelope does not verify with the fleet's keys (why): nothing else here is set (R4-12). */
   unverified?: string;
   serial?: number;
+  /** What the live pointer offers per base (absent: an older pointer read without it; nothing is untargeted). */
+  hotfixes?: Record<string, string>;
+  /** Set on a halting pointer (render --halt): when it was rendered. */
+  halted?: string;
+  /** The live evidence per base (pointer/evidence.ts), as read; stale or other-serial evidence opens nothing. */
+  evidence?: Record<string, LiveEvidence>;
   rollout?: Record<string, RolloutWave>;
   recall?: string[];
 }
@@ -100,9 +134,20 @@ export function recallFor(recall: readonly string[], base: string): string[] {
   return recall.filter((v) => v.startsWith(`${base}.`));
 }
 
-export function classify(node: NodeObject, recall: readonly string[] = []): NodeRow {
-  const report = parseReport(node.annotations[STATUS_ANNOTATION]);
+export function classify(node: NodeObject, recall: readonly string[] = [], live?: LiveView): NodeRow {
+  const checked = checkReport(node.annotations[STATUS_ANNOTATION]);
   const fallbackPlatform = `${node.osImage || 'unknown'}/${node.architecture || 'unknown'}`;
+  if (checked && 'unreadable' in checked)
+    return {
+      name: node.name,
+      base: '(unreadable)',
+      platform: fallbackPlatform,
+      bucket: 'unreadable',
+      tookHotfix: false,
+      running: '',
+      problem: checked.unreadable,
+    };
+  const report = checked?.report;
   if (!report)
     return {
       name: node.name,
@@ -125,6 +170,8 @@ export function classify(node: NodeObject, recall: readonly string[] = []): Node
   };
   if (node.bootId !== '' && report.bootId !== '' && node.bootId !== report.bootId)
     return { ...row, bucket: 'notReported', why: 'olderBoot' };
+  const apart = untargeted(report.hotfix.base, report.running, live, recall);
+  if (apart) return { ...row, bucket: 'untargeted', tookHotfix: false, problem: apart };
   const exitCode = report.provision.exitCode;
   if (report.provision.state === 'failed' || (exitCode !== null && exitCode !== 0))
     return { ...row, bucket: 'failed', exit: { code: exitCode, name: report.provision.name } };
@@ -142,14 +189,17 @@ export function classify(node: NodeObject, recall: readonly string[] = []): Node
     return { ...row, bucket: 'fellBack' };
   }
   if (report.hotfix.path === 'hotfix') return { ...row, bucket: 'onHotfix' };
-  if (report.hotfix.decision === 'notInWave') return { ...row, bucket: 'notInWave', joinsAt: report.hotfix.wave?.joinsAt ?? null };
+  if (report.hotfix.decision === 'notInWave' || report.hotfix.decision === 'awaitingEvidence')
+    return { ...row, bucket: 'notInWave', joinsAt: report.hotfix.wave?.joinsAt ?? null };
   return row;
 }
 
 /** The view of `nodes` under the live pointer's waves (undefined when the cluster has none) at `now`. */
-export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undefined, now: Date): RolloutView {
+export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undefined, now: Date, silence?: Silence): RolloutView {
   const recall = [...(live?.recall ?? [])].sort();
-  const rows = nodes.map((n) => classify(n, recall)).sort((a, b) => a.name.localeCompare(b.name));
+  const rows = nodes
+    .map((n) => timedOut(classify(n, recall, live), n.bootId, live, now, silence))
+    .sort((a, b) => a.name.localeCompare(b.name));
   const groups = new Map<string, GroupRow>();
   for (const row of rows) {
     const key = `${row.base}\u0000${row.platform}`;
@@ -176,6 +226,9 @@ export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undef
         failedBy: {},
         notReported: 0,
         baked: 0,
+        unreadable: 0,
+        untargeted: 0,
+        timedOut: 0,
       };
       groups.set(key, group);
     }
@@ -194,6 +247,9 @@ export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undef
       group.nextWaveAt = row.joinsAt;
   }
   const took = rows.filter((r) => r.tookHotfix);
+  const expectedBy = silence?.since === undefined ? undefined : silence.since + silence.reportTimeoutMs;
+  const missing =
+    silence?.expect !== undefined && expectedBy !== undefined && now.getTime() > expectedBy ? Math.max(0, silence.expect - rows.length) : 0;
   return {
     time: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
     serial: live?.serial ?? null,
@@ -204,7 +260,7 @@ export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undef
     toReimage: rows.filter((r) => r.bucket === 'stillOnRecalled').map((r) => r.name),
     totals: {
       nodes: rows.length,
-      reported: rows.filter((r) => r.bucket !== 'notReported').length,
+      reported: rows.filter((r) => r.bucket !== 'notReported' && r.bucket !== 'timedOut').length,
       tookHotfix: took.length,
       failed: rows.filter((r) => r.bucket === 'failed').length,
       fellBack: rows.filter((r) => r.bucket === 'fellBack').length,
@@ -214,13 +270,17 @@ export function rolloutView(nodes: readonly NodeObject[], live: LiveView | undef
       // A recall is the operator's undo, not a failure of the hotfix; a node still on a recalled version is
       // counted apart (rollout status exits non-zero for it) so the watch does not halt over a recall.
       failedAmongTook: took.filter((r) => r.bucket === 'failed' || r.bucket === 'fellBack' || r.bucket === 'quarantined').length,
+      unreadable: rows.filter((r) => r.bucket === 'unreadable').length,
+      untargeted: rows.filter((r) => r.bucket === 'untargeted').length,
+      timedOut: rows.filter((r) => r.bucket === 'timedOut').length + missing,
+      missing,
     },
   };
 }
 
 /** Non-zero (with ROLLOUT_FAILED) when a node that took the hotfix failed or a node still runs a recalled version. */
 export function rolloutFailed(view: RolloutView): boolean {
-  return view.totals.failedAmongTook > 0 || view.totals.stillOnRecalled > 0;
+  return view.totals.failedAmongTook > 0 || view.totals.stillOnRecalled > 0 || view.totals.timedOut > 0;
 }
 
 /** --max-failed N or P%: halt when failures among the nodes that took the hotfix exceed it. */
@@ -232,8 +292,10 @@ export function parseMaxFailed(text: string): { count: number } | { percent: num
   return Number.isInteger(value) ? { count: value } : undefined;
 }
 
+/** Failures among the nodes that took the hotfix, plus the silent ones (silence is failure). */
 export function crossesThreshold(view: RolloutView, max: { count: number } | { percent: number }): boolean {
-  const { failedAmongTook: failed, tookHotfix: took } = view.totals;
+  const failed = view.totals.failedAmongTook + view.totals.timedOut;
+  const took = view.totals.tookHotfix + view.totals.timedOut;
   if ('count' in max) return failed > max.count;
   return took > 0 && (failed * 100) / took > max.percent;
 }

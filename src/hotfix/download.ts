@@ -41,6 +41,11 @@ export const DOWNLOAD_OUTCOMES = {
   quarantined: { exit: 0, failure: false, doc: 'the requested version failed on this node before (quarantine record)' },
   recalled: { exit: 0, failure: false, doc: "the pointer's recall list names the requested version" },
   notInWave: { exit: 0, failure: false, doc: 'the node is outside the staged wave for its base' },
+  awaitingEvidence: {
+    exit: 0,
+    failure: false,
+    doc: 'the schedule reached a gated step that would take the node, and no fresh signed evidence opens it',
+  },
   failed: { exit: 0, failure: true, doc: 'unexpected error (fail-open: baked binary stays)' },
 } as const;
 

@@ -227,6 +227,9 @@ export async function patchConfigMapData(
   path: string,
   data: Record<string, string | null>,
   options: GetOptions = {},
+  /** Compare-and-swap: the apiserver answers 409 Conflict when the object changed since this version. */
+  resourceVersion?: string,
 ): Promise<void> {
-  await apiWrite(creds, path, { ...options, method: 'PATCH', body: JSON.stringify({ data }), contentType: MERGE_PATCH });
+  const metadata = resourceVersion === undefined ? {} : { metadata: { resourceVersion } };
+  await apiWrite(creds, path, { ...options, method: 'PATCH', body: JSON.stringify({ ...metadata, data }), contentType: MERGE_PATCH });
 }

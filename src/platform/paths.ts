@@ -71,6 +71,8 @@ export const NODE_PATHS = {
   bootId: '/proc/sys/kernel/random/boot_id',
   // the highest signed-pointer serial this node accepted (anti-rollback, docs/pointer-signing.md)
   hotfixPointerSerial: '/opt/azure/containers/aks-node-controller-hotfix-serial.json',
+  // the observer-signed evidence that opens gated schedule steps, staged beside the pointer (pointer/evidence.ts)
+  hotfixEvidence: '/opt/azure/containers/aks-node-controller-hotfix-evidence.json',
   // paths rendered into the provisioning command and its variables (config-contract 3.2.1, 4.1)
   provisionOutput: '/var/log/azure/cluster-provision-cse-output.log',
   clusterProvisionLog: '/var/log/azure/cluster-provision.log',

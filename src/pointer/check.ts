@@ -126,7 +126,8 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   }
   const { ENVELOPE_KEY, gateOnNode, nodeSigning } = await import('./node-gate.ts');
   const envelope = configMapEntry(body, ENVELOPE_KEY);
-  const gate = gateOnNode(deps, nodeSigning(deps), envelope === undefined ? {} : { envelope }, 'configMap');
+  const signing = nodeSigning(deps);
+  const gate = gateOnNode(deps, signing, envelope === undefined ? {} : { envelope }, 'configMap');
   if (!gate.verdict.accepted) return rejection(gate.verdict);
   let served: HotfixPointer;
   try {
@@ -140,6 +141,14 @@ export async function checkHotfix(deps: CheckDeps, fetchConfigMap: () => Promise
   // D3: judged on what download-hotfix will read (the staged file), against our own version.
   const { resolved } = resolveVersion(staged, deps.version);
   gate.commit();
+  const { EVIDENCE_KEY } = await import('./evidence.ts');
+  const evidence = configMapEntry(body, EVIDENCE_KEY);
+  (await import('./evidence-stage.ts')).stageEvidence(
+    deps,
+    evidence,
+    signing.keys,
+    gate.verdict.signed ? gate.verdict.pointer.serial : null,
+  );
   return { outcome: resolved === '' ? 'noHotfixForBase' : 'configMapRead' };
 }
 
@@ -169,6 +178,7 @@ function rejection(verdict: Verdict & { accepted: false }): CheckHotfixReport {
 async function coldStart(deps: CheckDeps, fetchError: unknown): Promise<CheckHotfixReport> {
   const e1 = errorMessage(fetchError);
   deps.log.warn('failed to read anc-hotfix-version ConfigMap, attempting cold-start fallback', { error: e1 });
+  (await import('./evidence-stage.ts')).stageEvidence(deps, undefined, [], null);
   const { gateOnNode, nodeSigning, NODE_CONFIG_ENVELOPE_KEY } = await import('./node-gate.ts');
   const signing = nodeSigning(deps);
   let envelope: unknown;

@@ -8,6 +8,8 @@ import { parseConfigMapPointer } from './configmap-body.ts';
 import { emptyPointer, parsePointer, type HotfixPointer } from './document.ts';
 import { parseConfigMapText } from './configmap.ts';
 import { decidePointer, type SigningMode } from './gate.ts';
+import type { WaveContext } from './eligibility.ts';
+import { acceptEvidence, EVIDENCE_KEY } from './evidence.ts';
 import { ENVELOPE_KEY, nodeSigning } from './node-gate.ts';
 
 export interface ConfigMapGate {
@@ -33,7 +35,7 @@ export async function pointerFromConfigMap(
   file: string,
   /** `hotfix explain --mode`: the fleet's mode instead of this machine's. */
   mode?: SigningMode,
-): Promise<{ pointer: HotfixPointer; gate: ConfigMapGate }> {
+): Promise<{ pointer: HotfixPointer; gate: ConfigMapGate; wave?: Pick<WaveContext, 'evidence'> }> {
   const doc = await parseConfigMapText(text, file);
   const signing = { ...nodeSigning(deps), ...(mode ? { mode } : {}) };
   const envelope = doc.data[ENVELOPE_KEY];
@@ -52,9 +54,24 @@ export async function pointerFromConfigMap(
   }
   try {
     const pointer = verdict.signed ? parsePointer(verdict.text, 'signed pointer') : parseConfigMapPointer(JSON.stringify(doc));
+    // The ConfigMap's evidence as check-hotfix would stage it: gated steps open with it, as on a node.
+    const served = doc.data[EVIDENCE_KEY];
+    const accepted =
+      served === undefined
+        ? undefined
+        : acceptEvidence(served, signing.keys, verdict.signed ? verdict.pointer.serial : null, deps.clock.now());
+    const evidence = (base: string) =>
+      accepted === undefined
+        ? { opened: 0, problem: 'the ConfigMap holds no evidence' }
+        : 'refused' in accepted
+          ? { opened: 0, problem: `its evidence is refused: ${accepted.refused}` }
+          : Object.hasOwn(accepted.evidence.bases, base)
+            ? { opened: accepted.evidence.bases[base]!.step }
+            : { opened: 0, problem: `its evidence names no step of base ${base}` };
     return {
       pointer,
       gate: { ...gate, accepted: true, outcome: 'accepted', ...(verdict.signed ? { serial: verdict.pointer.serial } : {}) },
+      wave: { evidence },
     };
   } catch (error) {
     // check-hotfix: a ConfigMap it cannot parse is outcome `failed`, nothing staged.

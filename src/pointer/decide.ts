@@ -11,7 +11,7 @@ import { readPointerFile } from './file.ts';
 import { decideHotfix, type HotfixDecision, type HotfixReason } from './resolve.ts';
 
 /** Why the node takes or skips: a resolve.ts reason, or a node-local refusal. */
-export type NodeReason = HotfixReason | 'imageBased' | 'recalled' | 'quarantined' | 'notInWave';
+export type NodeReason = HotfixReason | 'imageBased' | 'recalled' | 'quarantined' | 'notInWave' | 'awaitingEvidence';
 
 export interface NodeDecision {
   /** The fleet-wide rules' answer (the pointer's request for this base, against `current`). */

@@ -6,7 +6,7 @@ import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { AgentError } from '../platform/errors.ts';
 import { goTrimSpace } from '../platform/go/strings.ts';
 import { goJson, goJsonKind, goLookupField, parseGoJson } from '../platform/json.ts';
-import { parseSchedule, type ScheduleStep } from './schedule.ts';
+import { joinGated, parseSchedule, type ScheduleStep, splitGated } from './schedule.ts';
 
 export interface HotfixPointer {
   /** Legacy single pointer (SEED). */
@@ -100,7 +100,13 @@ function parseRollout(value: unknown, fail: (detail: string) => never): Record<s
       fail(`${where}.percent: expected a number from 0 to 100, got ${JSON.stringify(percent ?? null)}`);
     if (typeof salt !== 'string') fail(`cannot unmarshal ${goJsonKind(salt)} into field ${where}.salt of type string`);
     const raw = goLookupField(entry as Record<string, unknown>, 'schedule');
-    const schedule = raw === undefined || raw === null ? undefined : parseSchedule(raw, (detail) => fail(`${where}.${detail}`));
+    const plain = raw === undefined || raw === null ? undefined : parseSchedule(raw, (detail) => fail(`${where}.${detail}`));
+    const rawGated = goLookupField(entry as Record<string, unknown>, 'gatedSchedule');
+    const gated =
+      rawGated === undefined || rawGated === null
+        ? undefined
+        : parseSchedule(rawGated, (detail) => fail(`${where}.${detail.replace(/^schedule/, 'gatedSchedule')}`));
+    const schedule = joinGated(plain, gated, (detail) => fail(`${where}.${detail}`));
     const value = { percent, salt, ...(schedule ? { schedule } : {}) };
     Object.defineProperty(out, base, { value, enumerable: true, writable: true, configurable: true });
   }
@@ -154,8 +160,12 @@ export function serializePointer(p: HotfixPointer): string {
   const waves = Object.keys(p.rollout ?? {}).sort(compareCodePoints);
   if (waves.length > 0) {
     const steps = (k: string) => {
-      const schedule = p.rollout![k]!.schedule;
-      return schedule ? `,"schedule":[${schedule.map((s) => `{"at":${goJson(s.at)},"percent":${s.percent}}`).join(',')}]` : '';
+      const all = p.rollout![k]!.schedule;
+      if (!all) return '';
+      const { schedule, gatedSchedule } = splitGated(all);
+      const list = (steps: ScheduleStep[]) =>
+        `[${steps.map((s) => `{"at":${goJson(s.at)},"percent":${s.percent}${s.gated ? ',"gated":true' : ''}}`).join(',')}]`;
+      return `,"schedule":${list(schedule)}${gatedSchedule ? `,"gatedSchedule":${list(gatedSchedule)}` : ''}`;
     };
     const wave = (k: string) => `${goJson(k)}:{"percent":${p.rollout![k]!.percent},"salt":${goJson(p.rollout![k]!.salt)}${steps(k)}}`;
     parts.push(`"rollout":{${waves.map(wave).join(',')}}`);

@@ -7,6 +7,7 @@ import type { HotfixPointer } from './document.ts';
 import { decideWave, readProductUuid, type WaveDecision } from './wave.ts';
 import type { HotfixDecision } from './resolve.ts';
 import { expectedBinaryVersion } from './version.ts';
+import { stagedEvidenceStep } from './evidence.ts';
 import { quarantineEntryFor, readQuarantine, type QuarantineEntry } from './quarantine.ts';
 import { imageBasedRefusal } from './image-based.ts';
 
@@ -19,13 +20,15 @@ export interface Eligibility {
   /** The quarantine record exists but cannot be read: fail-safe, nothing is staged. */
   quarantineError?: string;
   /** Set when the node must not take the hotfix. */
-  refusal?: { outcome: 'imageBased' | 'recalled' | 'quarantined' | 'notInWave'; detail: string };
+  refusal?: { outcome: 'imageBased' | 'recalled' | 'quarantined' | 'notInWave' | 'awaitingEvidence'; detail: string };
 }
 
 /** Who and when the wave is decided for: another identity (`hotfix explain --uuid`), the node's clock. */
 export interface WaveContext {
   uuid?: string;
   now?: Date;
+  /** Evidence to decide with instead of the staged copy (`hotfix explain --pointer CONFIGMAP`), per base. */
+  evidence?: (base: string) => { opened: number; problem?: string };
 }
 
 export function nodeEligibility(
@@ -36,7 +39,10 @@ export function nodeEligibility(
 ): Eligibility {
   const entry = decision.base === null ? undefined : ownEntry(pointer.rollout, decision.base);
   const identity = context.uuid !== undefined ? { uuid: context.uuid } : readProductUuid(deps.fs, deps.paths.productUuid);
-  const wave = decideWave(entry, identity.uuid, context.now ?? deps.clock?.now() ?? new Date());
+  const now = context.now ?? deps.clock?.now() ?? new Date();
+  const gated = decision.base !== null && entry?.schedule?.some((s) => s.gated) === true;
+  const evidence = !gated ? undefined : context.evidence ? context.evidence(decision.base!) : stagedEvidenceStep(deps, decision.base!, now);
+  const wave = decideWave(entry, identity.uuid, now, evidence);
   const out: Eligibility = { wave, ...(identity.problem === undefined ? {} : { identityProblem: identity.problem }) };
   const version = expectedBinaryVersion(decision.resolved);
   // An immutable image takes no package at all (spec 11.3, D20): before any other refusal.
@@ -62,6 +68,15 @@ export function nodeEligibility(
   } catch (error) {
     out.quarantineError = errorMessage(error);
     out.refusal = { outcome: 'quarantined', detail: out.quarantineError };
+  }
+  const waiting = wave.awaitingEvidence;
+  const byClock = waiting !== undefined && (waiting.clockPercent >= 100 || (wave.seed !== null && wave.seed < waiting.clockPercent / 100));
+  if (!out.refusal && !wave.inWave && waiting && byClock) {
+    // The clock reached a gated step that would take this node, and no fresh evidence opens it.
+    out.refusal = {
+      outcome: 'awaitingEvidence',
+      detail: `node waits at the ${wave.percent}% step for base ${decision.base}: step ${waiting.step} (${waiting.percent}%, since ${waiting.since}) opens only on fresh signed evidence that the wave before it is healthy (${waiting.problem})`,
+    };
   }
   if (!out.refusal && !wave.inWave) {
     const seed = wave.seed === null ? `no usable identity (${identity.problem})` : `seed ${wave.seed.toFixed(6)}`;

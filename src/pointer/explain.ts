@@ -41,6 +41,8 @@ export interface HotfixExplanation {
   joinsAt?: string | null;
   nextStepAt?: string | null;
   identityProblem?: string;
+  /** A gated step the schedule reached that no fresh evidence opens (wave.ts). */
+  awaitingEvidence?: { step: number; percent: number; since: string; problem: string; clockPercent: number };
   /** The quarantine record's entry for `resolved` (null when none), or the error reading the record. */
   quarantine: { version: string; reason: string; recordedAt: string } | null;
   quarantineError?: string;
@@ -85,7 +87,7 @@ export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, curren
     ? `This node stays on ${d.current}, but it still runs the staged hotfix: hotfix ${d.resolved} is recalled by the pointer, and the next download-hotfix gives the staged hotfix up if it is that version (the image's scripts restored, the version quarantined).`
     : decision.take
       ? `This node takes hotfix ${d.resolved}: the pointer asks for it for base ${d.base}, a higher patch of ${d.current}.`
-      : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'imageBased' ? `${refused.detail} (an immutable image: the hotfix ${d.resolved} is not installed)` : refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
+      : `This node stays on ${d.current}: ${refused ? (refused.outcome === 'imageBased' ? `${refused.detail} (an immutable image: the hotfix ${d.resolved} is not installed)` : refused.outcome === 'recalled' ? `hotfix ${d.resolved} is recalled by the pointer` : refused.outcome === 'quarantined' ? `hotfix ${d.resolved} failed here before (quarantined)` : refused.outcome === 'awaitingEvidence' ? `awaiting evidence: step ${e.wave.awaitingEvidence!.step} (${e.wave.awaitingEvidence!.percent}%) of base ${d.base} is gated and no fresh signed evidence opens it` : `it is outside the ${e.wave.percent}% wave for base ${d.base}${e.wave.joinsAt ? `; it joins at ${e.wave.joinsAt}` : e.wave.joinsAt === null ? '; the schedule never reaches it' : ''}`) : STAY_BECAUSE[decision.reason as HotfixReason]}.`;
   const { sentence, ...scripts } = scriptsVersionView(pointer, current);
   return {
     summary: summary + sentence,
@@ -100,6 +102,7 @@ export function explainPointer(deps: ExplainDeps, pointer: HotfixPointer, curren
     cutoff: e.wave.cutoff,
     inWave: e.wave.inWave,
     ...(e.wave.joinsAt === undefined ? {} : { joinsAt: e.wave.joinsAt, nextStepAt: e.wave.nextStepAt ?? null }),
+    ...(e.wave.awaitingEvidence === undefined ? {} : { awaitingEvidence: e.wave.awaitingEvidence }),
     ...(e.identityProblem === undefined ? {} : { identityProblem: e.identityProblem }),
     quarantine: e.quarantine ?? null,
     ...(e.quarantineError === undefined ? {} : { quarantineError: e.quarantineError }),

@@ -5,9 +5,9 @@
 // at the top and in each wave, no key twice in any object, no lone surrogate. Pure.
 import { type JsonNode, scanJson } from '../platform/json-scan.ts';
 
-const TOP_KEYS = ['schemaVersion', 'serial', 'expires', 'scope', 'hotfixes', 'rollout', 'recall'];
-const WAVE_KEYS = ['percent', 'salt', 'schedule'];
-const STEP_KEYS = ['at', 'percent'];
+const TOP_KEYS = ['schemaVersion', 'serial', 'expires', 'scope', 'hotfixes', 'rollout', 'recall', 'halted'];
+const WAVE_KEYS = ['percent', 'salt', 'schedule', 'gatedSchedule'];
+const STEP_KEYS = ['at', 'percent', 'gated'];
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why the two readers could read `text` differently, or undefined when they cannot. */
@@ -23,10 +23,12 @@ export function readingAmbiguity(text: string): string | undefined {
       if (wave.t !== 'object') continue;
       const bad = wave.entries.find((e) => !WAVE_KEYS.includes(e.key));
       if (bad) return unknownKey(bad.key, WAVE_KEYS, `rollout[${JSON.stringify(base)}].`);
-      const schedule = wave.entries.find((e) => e.key === 'schedule')?.value;
-      for (const [i, step] of (schedule?.t === 'array' ? schedule.items : []).entries()) {
-        const extra = step.t === 'object' ? step.entries.find((e) => !STEP_KEYS.includes(e.key)) : undefined;
-        if (extra) return unknownKey(extra.key, STEP_KEYS, `rollout[${JSON.stringify(base)}].schedule[${i}].`);
+      for (const list of ['schedule', 'gatedSchedule']) {
+        const schedule = wave.entries.find((e) => e.key === list)?.value;
+        for (const [i, step] of (schedule?.t === 'array' ? schedule.items : []).entries()) {
+          const extra = step.t === 'object' ? step.entries.find((e) => !STEP_KEYS.includes(e.key)) : undefined;
+          if (extra) return unknownKey(extra.key, STEP_KEYS, `rollout[${JSON.stringify(base)}].${list}[${i}].`);
+        }
       }
     }
   }

@@ -4,7 +4,7 @@
 // unsigned pointer (they ignore the extra keys). Pure: parsing and rendering bytes.
 import { AgentError } from '../platform/errors.ts';
 import { readingAmbiguity } from './payload-shape.ts';
-import { parseSchedule, scheduleJson, type ScheduleStep } from './schedule.ts';
+import { joinGated, parseSchedule, scheduleJson, type ScheduleStep, splitGated } from './schedule.ts';
 import { parseRfc3339 } from './time.ts';
 
 export { parseRfc3339 };
@@ -34,6 +34,8 @@ export interface SignedPointer {
   rollout?: Record<string, RolloutWave>;
   /** Versions nodes must give up (part of the signed bytes). */
   recall?: string[];
+  /** Set by `render --halt`: when the rollout was halted (RFC 3339 UTC; nodes ignore it, `rollout status` tells it). */
+  halted?: string;
 }
 
 function invalid(detail: string): AgentError {
@@ -86,6 +88,7 @@ export function parseSignedPointer(bytes: Uint8Array): SignedPointer {
     hotfixes: parseHotfixes(doc.hotfixes),
     ...(doc.rollout === undefined || doc.rollout === null ? {} : { rollout: parseRollout(doc.rollout) }),
     ...(doc.recall === undefined || doc.recall === null ? {} : { recall: parseRecall(doc.recall) }),
+    ...(typeof doc.halted === 'string' && parseRfc3339(doc.halted) ? { halted: doc.halted } : {}),
   };
 }
 
@@ -118,12 +121,15 @@ function parseRollout(value: unknown): Record<string, RolloutWave> {
     const { percent, salt } = wave;
     if (typeof percent !== 'number' || !(percent >= 0 && percent <= 100)) throw invalid(`${where}.percent must be a number from 0 to 100`);
     if (typeof salt !== 'string') throw invalid(`${where}.salt must be a string`);
-    const schedule =
-      wave.schedule === undefined
+    const fail = (detail: string): never => {
+      throw invalid(`${where}.${detail}`);
+    };
+    const plain = wave.schedule === undefined ? undefined : parseSchedule(wave.schedule, fail);
+    const gated =
+      wave.gatedSchedule === undefined
         ? undefined
-        : parseSchedule(wave.schedule, (detail) => {
-            throw invalid(`${where}.${detail}`);
-          });
+        : parseSchedule(wave.gatedSchedule, (d) => fail(d.replace(/^schedule/, 'gatedSchedule')));
+    const schedule = joinGated(plain, gated, fail);
     define(out, base, { percent, salt, ...(schedule ? { schedule } : {}) });
   }
   return out;
@@ -141,6 +147,7 @@ export interface PointerFields {
   hotfixes: Record<string, string>;
   rollout?: Record<string, RolloutWave>;
   recall?: string[];
+  halted?: string;
 }
 
 const sorted = <T>(map: Record<string, T>): Record<string, T> => {
@@ -148,6 +155,12 @@ const sorted = <T>(map: Record<string, T>): Record<string, T> => {
   for (const key of Object.keys(map).sort()) define(out, key, map[key]!);
   return out;
 };
+
+/** `schedule`, and `gatedSchedule` when a step is gated (schedule.ts splitGated). */
+function scheduleKeys(steps: readonly ScheduleStep[]) {
+  const { schedule, gatedSchedule } = splitGated(steps);
+  return { schedule: scheduleJson(schedule), ...(gatedSchedule ? { gatedSchedule: scheduleJson(gatedSchedule) } : {}) };
+}
 
 /** Compact JSON in a fixed key order with sorted maps: the same fields always give the same bytes. */
 export function renderSignedPointer(fields: PointerFields): string {
@@ -163,11 +176,12 @@ export function renderSignedPointer(fields: PointerFields): string {
       Object.fromEntries(
         Object.entries(fields.rollout).map(([k, w]) => [
           k,
-          { percent: w.percent, salt: w.salt, ...(w.schedule ? { schedule: scheduleJson(w.schedule) } : {}) },
+          { percent: w.percent, salt: w.salt, ...(w.schedule ? scheduleKeys(w.schedule) : {}) },
         ]),
       ),
     );
   }
   if (fields.recall && fields.recall.length > 0) doc.recall = [...new Set(fields.recall)].sort();
+  if (fields.halted !== undefined) doc.halted = fields.halted;
   return JSON.stringify(doc);
 }

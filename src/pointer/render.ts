@@ -212,5 +212,8 @@ export function haltFields(
     scope: live.scope,
     hotfixes: live.hotfixes,
     ...(Object.keys(rollout).length > 0 ? { rollout } : {}),
+    // A halt never lifts a recall.
+    ...(live.recall && live.recall.length > 0 ? { recall: live.recall } : {}),
+    halted: options.at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
   };
 }

@@ -5,7 +5,7 @@
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { pae, POINTER_PAYLOAD_TYPE, type DsseEnvelope } from './dsse.ts';
-import type { TrustedKey } from './keys.ts';
+import { keysFor, type TrustedKey } from './keys.ts';
 
 export interface VerifiedEnvelope {
   /** The key whose signature verified. */
@@ -33,11 +33,23 @@ function publicKeyOf(key: TrustedKey): KeyObject {
  * (then only that key is tried); one without a keyid is tried against every key. Unknown keyids are
  * skipped, so an envelope signed by an old and a new key verifies on nodes that know either.
  */
-export function verifyEnvelope(envelope: DsseEnvelope, keys: readonly TrustedKey[]): VerifiedEnvelope {
-  if (envelope.payloadType !== POINTER_PAYLOAD_TYPE) {
-    throw invalid(`payloadType ${JSON.stringify(envelope.payloadType)} is not ${POINTER_PAYLOAD_TYPE}`);
+export function verifyEnvelope(
+  envelope: DsseEnvelope,
+  allKeys: readonly TrustedKey[],
+  payloadType: string = POINTER_PAYLOAD_TYPE,
+): VerifiedEnvelope {
+  if (envelope.payloadType !== payloadType) {
+    throw invalid(`payloadType ${JSON.stringify(envelope.payloadType)} is not ${payloadType}`);
   }
-  if (keys.length === 0) throw invalid('this binary trusts no pointer-signing keys (built without --pointer-keys)');
+  // Key roles: release keys sign pointers (halts, recalls), observer keys only evidence; never the other.
+  const role = payloadType === POINTER_PAYLOAD_TYPE ? 'release' : 'observer';
+  const keys = keysFor(allKeys, role);
+  if (keys.length === 0)
+    throw invalid(
+      allKeys.length === 0
+        ? 'this binary trusts no pointer-signing keys (built without --pointer-keys)'
+        : `this binary trusts no ${role} key (its key set has none with that role)`,
+    );
   const message = pae(envelope.payloadType, envelope.payload);
   const named = envelope.signatures.map((s) => s.keyid).filter((id) => id !== '');
   for (const signature of envelope.signatures) {
@@ -49,6 +61,11 @@ export function verifyEnvelope(envelope: DsseEnvelope, keys: readonly TrustedKey
     }
   }
   const trusted = keys.map((k) => k.keyid).join(', ');
+  const wrongRole = named.filter((id) => allKeys.some((k) => k.keyid === id) && !keys.some((k) => k.keyid === id));
+  if (wrongRole.length > 0 && !named.some((id) => keys.some((k) => k.keyid === id)))
+    throw invalid(
+      `signed by ${wrongRole.join(', ')}, a key whose role is not ${role}: ${role === 'release' ? 'an observer key signs only evidence' : 'a release key never signs evidence'}`,
+    );
   const known = named.filter((id) => keys.some((k) => k.keyid === id));
   throw invalid(
     known.length > 0
@@ -57,7 +74,6 @@ export function verifyEnvelope(envelope: DsseEnvelope, keys: readonly TrustedKey
   );
 }
 
-/** Signs `payload` with a PEM private key (PKCS#8). The key text never appears in an error. */
 /** Whether two SPKI PEM texts are the same public key (their DER bytes; PEM wrapping and line ends aside). */
 export function samePublicKey(a: string, b: string): boolean {
   try {
@@ -68,7 +84,13 @@ export function samePublicKey(a: string, b: string): boolean {
   }
 }
 
-export function signPayload(payload: Buffer, privateKeyPem: string, keyid: string): { keyid: string; sig: Buffer; publicKeyPem: string } {
+/** Signs `payload` with a PEM private key (PKCS#8). The key text never appears in an error. */
+export function signPayload(
+  payload: Buffer,
+  privateKeyPem: string,
+  keyid: string,
+  payloadType: string = POINTER_PAYLOAD_TYPE,
+): { keyid: string; sig: Buffer; publicKeyPem: string } {
   let key: KeyObject;
   try {
     key = createPrivateKey(privateKeyPem);
@@ -82,7 +104,7 @@ export function signPayload(payload: Buffer, privateKeyPem: string, keyid: strin
       hint: 'Pointer signing uses Ed25519 keys only (docs/pointer-signing.md).',
     });
   }
-  const sig = sign(null, pae(POINTER_PAYLOAD_TYPE, payload), key);
+  const sig = sign(null, pae(payloadType, payload), key);
   const publicKeyPem = String(createPublicKey(key).export({ type: 'spki', format: 'pem' }));
   return { keyid, sig, publicKeyPem };
 }

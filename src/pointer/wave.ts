@@ -6,7 +6,7 @@ import { sha256Hex } from '../platform/hash.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { FileSystem } from '../platform/fs.ts';
 import type { RolloutEntry } from './document.ts';
-import { joinStep, nextStep, percentAt } from './schedule.ts';
+import { joinStep, nextStep, openPercent, percentAt } from './schedule.ts';
 
 export interface WaveDecision {
   /** The wave's share of nodes, 0..100 (100 when the pointer has no entry for the base). */
@@ -22,6 +22,8 @@ export interface WaveDecision {
   /** With a schedule: when this node joins (null: never, or no usable identity) and the next step's time. */
   joinsAt?: string | null;
   nextStepAt?: string | null;
+  /** A gated step's time came and no fresh evidence opens it: which (1-based), its percent, since when, why. */
+  awaitingEvidence?: { step: number; percent: number; since: string; problem: string; clockPercent: number };
 }
 
 /** Product UUID as compared: trimmed, lowercase, 8-4-4-4-12 hex; unset (all 0 / all f) counts as missing. */
@@ -42,16 +44,34 @@ export function waveSeed(uuid: string, salt: string): number {
  * The wave decision for one base's entry (undefined = no entry = 100%) and a normalised identity. With a
  * schedule, the percent is the one in force at `now` (the node's clock; schedule.ts).
  */
-export function decideWave(entry: RolloutEntry | undefined, uuid: string | undefined, now: Date = new Date(0)): WaveDecision {
+export function decideWave(
+  entry: RolloutEntry | undefined,
+  uuid: string | undefined,
+  now: Date = new Date(0),
+  /** The gated step the node's fresh evidence opens (evidence.ts), and why none when 0. */
+  evidence: { opened: number; problem?: string } = { opened: 0, problem: 'no evidence is staged' },
+): WaveDecision {
   const schedule = entry?.schedule;
-  const percent = schedule ? percentAt(schedule, now) : (entry?.percent ?? 100);
+  const gated = schedule?.some((s) => s.gated) ? openPercent(schedule, now, evidence.opened) : undefined;
+  const percent = gated ? gated.percent : schedule ? percentAt(schedule, now) : (entry?.percent ?? 100);
+  const waiting = gated?.awaiting === undefined ? undefined : schedule![gated.awaiting]!;
+  const awaitingEvidence = waiting && {
+    awaitingEvidence: {
+      step: gated!.awaiting! + 1,
+      percent: waiting.percent,
+      since: waiting.at,
+      problem: evidence.problem ?? `the evidence opens steps up to ${evidence.opened} only`,
+      // What the clock alone would open: a node under it waits for evidence, not for its wave.
+      clockPercent: percentAt(schedule!, now),
+    },
+  };
   const salt = entry?.salt ?? '';
   const seed = uuid === undefined ? null : waveSeed(uuid, salt);
   const cutoff = percent / 100;
   const timing = schedule ? { joinsAt: joinStep(schedule, seed)?.at ?? null, nextStepAt: nextStep(schedule, now)?.at ?? null } : {};
   if (percent >= 100) return { percent, salt, seed, cutoff, inWave: true, reason: 'full', ...timing };
   const inWave = seed !== null && seed < cutoff;
-  return { percent, salt, seed, cutoff, inWave, reason: inWave ? 'inWave' : 'notInWave', ...timing };
+  return { percent, salt, seed, cutoff, inWave, reason: inWave ? 'inWave' : 'notInWave', ...timing, ...awaitingEvidence };
 }
 
 /** Reads the node identity; a missing or unreadable file is not an error (fail-safe: outside partial waves). */

@@ -137,6 +137,12 @@ export async function serveWrite(
     const key = `${namespace}/${name}`;
     if (!ctx.configMaps.has(key))
       return ctx.status(res, 404, 'NotFound', `configmaps "${name}" not found`, { name: name!, kind: 'configmaps' });
+    // A patch that names a resourceVersion is a compare-and-swap, as kube-apiserver does it.
+    const sentVersion = ((body.metadata ?? {}) as Record<string, unknown>).resourceVersion;
+    if (sentVersion !== undefined && String(sentVersion) !== String(ctx.meta.get(key)?.resourceVersion ?? 4242)) {
+      const message = `Operation cannot be fulfilled on configmaps "${name}": the object has been modified; please apply your changes to the latest version and try again`;
+      return ctx.status(res, 409, 'Conflict', message, { name: name!, kind: 'configmaps' });
+    }
     const merged = mergePatch(ctx.object(namespace, name!), body) as Record<string, unknown>;
     return store(res, ctx, namespace, name!, merged, 200);
   }

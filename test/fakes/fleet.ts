@@ -8,6 +8,10 @@
 //
 // With `bad`, the hotfix's script payload breaks provisioning (exit 34 ERR_KUBELET_START_FAIL) on every
 // node that takes it: the watch must halt after the first wave and the other nodes stay baked.
+// With `hang`, that many nodes of the first wave boot and never report (silence is failure: the watch
+// counts them timedOut and halts). With `gated`, every step after the first opens only on the evidence the
+// watch signs with its observer key. With `watchDiesAfterWave`, the watch is killed (SIGKILL) after that
+// wave: a gated rollout stalls, an ungated one widens to 100% with nobody watching.
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +43,12 @@ export interface FleetOptions {
   bad: boolean;
   /** After a good rollout completed: publish a recall of the hotfix and run the report timer's command on every node. */
   recall?: boolean;
+  /** Nodes of the first wave that boot and never report. */
+  hang?: number;
+  /** Steps after the first open only on signed evidence. */
+  gated?: boolean;
+  /** Kill the watch after this wave's boots. */
+  watchDiesAfterWave?: number;
   /** Seconds between the schedule's steps (default: enough for a round of boots on this machine). */
   gapSeconds?: number;
   /** Boots at once (default 3). */
@@ -69,6 +79,12 @@ export interface FleetSummary {
   /** --recall: the nodes `rollout status` lists to reimage at the end. */
   toReimage: number | null;
   haltedAt: { wave: number; time: string } | null;
+  /** The most nodes the watch counted timedOut at once (silent past --report-timeout, or never registered). */
+  timedOut: number;
+  /** `rollout status`'s state at the end: complete, halted, stalled, recalled (or in-progress). */
+  rolloutState: string;
+  /** The wave after which the watch was killed (null: it ran to the end). */
+  watchDied: number | null;
   byWave: WaveSummary[];
 }
 
@@ -128,11 +144,23 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const keyFile = join(work, 'fleet-key.pem');
     writeFileSync(keyFile, String(privateKey.export({ type: 'pkcs8', format: 'pem' })), { mode: 0o600 });
+    // The observer key (role observer): the watch signs evidence with it; it can sign nothing else.
+    const observer = generateKeyPairSync('ed25519');
+    const observerFile = join(work, 'observer-key.pem');
+    writeFileSync(observerFile, String(observer.privateKey.export({ type: 'pkcs8', format: 'pem' })), { mode: 0o600 });
     const keys = join(work, 'pointer-keys.json');
     writeFileSync(
       keys,
       JSON.stringify({
-        keys: [{ keyid: 'fleet-2026', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }],
+        keys: [
+          { keyid: 'fleet-2026', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) },
+          {
+            keyid: 'observer-2026',
+            algorithm: 'ed25519',
+            role: 'observer',
+            publicKey: String(observer.publicKey.export({ type: 'spki', format: 'pem' })),
+          },
+        ],
       }),
     );
     say(
@@ -196,10 +224,19 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     say(`${options.nodes} node images installed, custom data applied (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     // The signed pointer: 25% at T0, 50% at T0+gap, 100% at T0+2*gap (the node's clock decides).
     const concurrency = options.concurrency ?? 3;
-    const gap = (options.gapSeconds ?? Math.max(12, Math.ceil((options.nodes / concurrency) * 5))) * 1000;
+    // A killed watch must die before the next step's time: that case gets room for a round of boots.
+    const round = Math.max(12, Math.ceil((options.nodes / concurrency) * 5));
+    // A gated step needs the wave before it healthy at its time: that case, too, gets room for the round.
+    const roomy = options.watchDiesAfterWave !== undefined || options.gated === true;
+    const gap = (options.gapSeconds ?? (roomy ? Math.ceil(round * 1.6) : round)) * 1000;
+    // Silence: a node may stay silent for a round of boots (every node boots once per wave, in turn).
+    const reportTimeout = Math.ceil(round * 1.5);
+    const hang = options.hang ?? 0;
+    const firstWave = Math.floor((options.nodes * PERCENTS[0]!) / 100);
+    if (hang > firstWave) throw new Error(`--hang ${hang}: the first wave has only ${firstWave} node(s)`);
     const t0 = Math.ceil((Date.now() + 3000) / 1000) * 1000;
     const steps = PERCENTS.map((percent, i) => ({ percent, at: t0 + i * gap }));
-    const schedule = `202604.01=${steps.map((s) => `${s.percent}@${iso(s.at)}`).join(',')}`;
+    const schedule = `202604.01=${steps.map((s, i) => `${s.percent}@${iso(s.at)}${options.gated && i > 0 ? '!' : ''}`).join(',')}`;
     const pointer = await sign(baked, work, 'pointer', keyFile, [
       'hotfix',
       'pointer',
@@ -227,7 +264,13 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     ]);
     say('pre-signed halt ready: serial 2, every wave withdrawn to 0%\n');
 
-    const watch = startWatch(baked, publisher, halt, keys);
+    const watch = startWatch(baked, publisher, halt, keys, [
+      '--report-timeout',
+      `${reportTimeout}s`,
+      '--expect',
+      String(options.nodes),
+      ...(options.gated ? ['--evidence-key', observerFile, '--evidence-key-id', 'observer-2026'] : []),
+    ]);
     closers.push(() => {
       watch.child.kill('SIGTERM');
     });
@@ -237,23 +280,38 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     const byWave: WaveSummary[] = [];
     const failed = new Set<string>();
     const onHotfix = new Set<string>();
+    // The first `hang` nodes are in the first wave (their seeds are the lowest): they boot and never report.
+    const hung = new Set(nodes.slice(0, hang).map((n) => n.name));
     let haltedAt: FleetSummary['haltedAt'] = null;
+    // The wave a halt came in: the last step whose time had come when the watch halted.
+    const haltOf = (time: string | undefined): FleetSummary['haltedAt'] => {
+      const at = time ?? iso(Date.now());
+      return { wave: Math.max(1, steps.filter((s) => s.at <= Date.parse(at) + 999).length), time: at };
+    };
+    let watchDied: number | null = null;
     for (const [index, step] of steps.entries()) {
-      const wait = step.at - Date.now();
+      // A gated step: nodes boot a little after its time, once the watch had a poll to sign its evidence.
+      const wait = step.at + (options.gated && index > 0 ? 2500 : 0) - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const due = nodes.filter((n) => !failed.has(n.name) && !onHotfix.has(n.name));
+      const due = nodes.filter((n) => !failed.has(n.name) && !onHotfix.has(n.name) && !(hung.has(n.name) && n.boots > 0));
       say(`\nwave ${index + 1}: ${step.percent}% since ${iso(step.at)}; booting ${due.length} node(s) not yet on the hotfix\n`);
       await pool(due, concurrency, async (node) => {
-        const outcome = await boot(api, node, baked);
+        const outcome = await boot(api, node, baked, hung.has(node.name));
         if (outcome.hotfix && outcome.exitCode === 0) onHotfix.add(node.name);
         if (outcome.exitCode !== 0) failed.add(node.name);
         say(
-          `  ${node.name} boot ${node.boots}: ${outcome.hotfix ? `hotfix ${FLEET_HOTFIX}` : `baked ${FLEET_BAKED}`}, exit ${outcome.exitCode}\n`,
+          `  ${node.name} boot ${node.boots}: ${outcome.hotfix ? `hotfix ${FLEET_HOTFIX}` : `baked ${FLEET_BAKED}`}, exit ${outcome.exitCode}${hung.has(node.name) ? ' (hangs before report-status: never reports)' : ''}${outcome.awaiting ? ' (awaiting evidence)' : ''}\n`,
         );
       });
+      if (options.watchDiesAfterWave === index + 1 && watch.exitCode === null) {
+        watch.child.kill('SIGKILL');
+        await watch.done;
+        watchDied = index + 1;
+        say(`\nthe watch is killed after wave ${index + 1} (SIGKILL: a closed laptop, a crash): nobody guards the rollout now\n`);
+      }
       // Give the watch two polls over the new reports before the next step starts.
       await Promise.race([watch.done, new Promise((r) => setTimeout(r, 2500))]);
-      if (watch.exitCode === 3 && haltedAt === null) haltedAt = { wave: index + 1, time: watch.haltTime ?? iso(Date.now()) };
+      if (watch.exitCode === 3 && haltedAt === null) haltedAt = haltOf(watch.haltTime);
       const table = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher], { bin: baked, cwd: work });
       tables.push(table.stdout);
       say(`\n${table.stdout}`);
@@ -268,11 +326,16 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
       });
     }
     const watchExit = await Promise.race([watch.done, new Promise<null>((r) => setTimeout(() => r(null), 15_000))]);
-    if (watch.exitCode === 3 && haltedAt === null) haltedAt = { wave: steps.length, time: watch.haltTime ?? iso(Date.now()) };
+    if (watch.exitCode === 3 && haltedAt === null) haltedAt = haltOf(watch.haltTime);
     const first = api.nodes.nodes.get(nodes[0]!.name)?.metadata as { annotations?: Record<string, string> } | undefined;
     say(
       `\n${nodes[0]!.name}'s report (annotation kubernetes.azure.com/aks-node-controller-status):\n  ${first?.annotations?.['kubernetes.azure.com/aks-node-controller-status'] ?? '(none)'}\n`,
     );
+    const envelope = (api.configMaps.get('kube-system/anc-hotfix-version') as Record<string, string> | undefined)?.['evidence.dsse.json'];
+    if (envelope)
+      say(
+        `\nthe live evidence (data.evidence.dsse.json, signed by ${JSON.parse(envelope).signatures[0].keyid}):\n  ${Buffer.from(JSON.parse(envelope).payload, 'base64').toString('utf8')}\n`,
+      );
     let recalled: { flagged: string[]; message: string | null } | undefined;
     if (options.recall && watch.exitCode !== 3) {
       recalled = await rehearseRecall({
@@ -294,10 +357,12 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     }
     const final = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', publisher, '-o', 'json'], { bin: baked, cwd: work });
     const finalView = JSON.parse(final.stdout) as {
+      state: string;
       totals: { nodes: number; reported: number; tookHotfix: number; failedAmongTook: number };
       toReimage?: string[];
     };
     const totals = finalView.totals;
+    const timedOut = Math.max(0, ...[...watch.output.matchAll(/ timedOut=(\d+) /g)].map((m) => Number(m[1])));
     return {
       summary: {
         nodes: totals.nodes,
@@ -308,6 +373,9 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
         recalledFlagged: recalled ? recalled.flagged.length : null,
         toReimage: recalled ? (finalView.toReimage ?? []).length : null,
         haltedAt,
+        timedOut,
+        rolloutState: finalView.state,
+        watchDied,
         byWave,
       },
       tables,
@@ -355,20 +423,28 @@ users:
 }
 
 /** One boot: a new boot id, the launcher, kubelet (re)registering the Node, then the report unit. */
-async function boot(api: FakeApiServer, node: Node, baked: string): Promise<{ exitCode: number | null; hotfix: boolean }> {
+async function boot(
+  api: FakeApiServer,
+  node: Node,
+  baked: string,
+  hangs = false,
+): Promise<{ exitCode: number | null; hotfix: boolean; awaiting: boolean }> {
   node.boots++;
   const bootId = `${node.name}-boot-${node.boots}`;
   mkdirSync(join(node.root, 'proc/sys/kernel/random'), { recursive: true });
   writeFileSync(join(node.root, 'proc/sys/kernel/random/boot_id'), `${bootId}\n`);
   const launcher = await runLauncher(node.root, {}, 180_000);
   api.nodes.register(node.name, { bootId });
+  const hotfix = /Using hotfix binary/.test(launcher.stdout);
+  const awaiting = /awaitingEvidence/.test(launcher.stdout + launcher.stderr);
+  if (hangs) return { exitCode: launcher.exitCode, hotfix, awaiting };
   const report = await runAnc(['report-status'], {
     root: node.root,
     bin: baked,
     env: { ANC_REPORT_WAIT_SECONDS: '20', ANC_REPORT_POLL_MS: '500' },
   });
   if (report.exitCode !== 0) throw new Error(`report-status on ${node.name} exited ${report.exitCode}: ${report.stderr}`);
-  return { exitCode: launcher.exitCode, hotfix: /Using hotfix binary/.test(launcher.stdout) };
+  return { exitCode: launcher.exitCode, hotfix, awaiting };
 }
 
 /** Renders with the baked agent, then signs with the fleet key; returns the signed ConfigMap file. */
@@ -408,7 +484,7 @@ interface Watch {
   onLine?: (line: string) => void;
 }
 
-function startWatch(bin: string, kubeconfig: string, halt: string, keys: string): Watch {
+function startWatch(bin: string, kubeconfig: string, halt: string, keys: string, extra: string[]): Watch {
   const args = [
     'hotfix',
     'rollout',
@@ -424,6 +500,7 @@ function startWatch(bin: string, kubeconfig: string, halt: string, keys: string)
     '--interval',
     '1',
     '--until-complete',
+    ...extra,
   ];
   const child = spawn(bin, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -438,7 +515,7 @@ function startWatch(bin: string, kubeconfig: string, halt: string, keys: string)
     partial = lines.pop()!;
     for (const line of lines) {
       // Only decisions that change something, and the table it prints when it halts.
-      if (/-> HALT|halt applied|watch started|-> complete/.test(line)) watch.onLine?.(line);
+      if (/-> HALT|halt applied|NOT APPLIED|watch started|-> complete|evidence written|timedOut=[1-9]/.test(line)) watch.onLine?.(line);
       const halted = /^(\S+) .*-> HALT/.exec(line);
       if (halted) watch.haltTime = halted[1]!.replace(/\.\d{3}Z$/, 'Z');
     }

@@ -50,7 +50,65 @@ test('npm run fleet -- --nodes 4 --bad -o json: the watch halts after the first 
   );
   assert.match(run.stdout, /-> HALT: applying .*halt\.signed\.yaml \(serial 2\)/);
   assert.match(run.stdout, /FAILED.*\n202604\.01 +ubuntu-22\.04\/amd64 +0% +4 +0 +3 +0 +1 \(ERR_KUBELET_START_FAIL x1\)/);
-  assert.match(run.stdout, /HALTED after wave 1 .*: the bad hotfix reached 1 of 4 nodes/);
+  assert.match(run.stdout, /HALTED after wave 1 .*: the hotfix reached 1 of 4 nodes/);
+  assert.is(summary.rolloutState, 'halted');
+});
+
+type Summary = {
+  nodes: number;
+  reported: number;
+  tookHotfix: number;
+  failed: number;
+  halted: boolean;
+  timedOut: number;
+  rolloutState: string;
+  watchDied: number | null;
+  byWave: Array<{ onHotfix: number; failed: number }>;
+};
+const summaryOf = (stdout: string): Summary => JSON.parse(stdout.trim().split('\n').pop()!);
+
+test('--hang 2: two nodes of the first wave never report; silence is failure, so the watch halts with timedOut >= 2', async () => {
+  const run = await fleet(['--nodes', '8', '--hang', '2', '-o', 'json']);
+  assert.is(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const summary = summaryOf(run.stdout);
+  assert.is(summary.halted, true);
+  assert.ok(summary.timedOut >= 2, `timedOut ${summary.timedOut}`);
+  assert.is(summary.failed, 0, 'the hotfix itself never failed');
+  assert.is(summary.rolloutState, 'halted');
+  assert.match(run.stdout, /timedOut=[2-9]\d* \(max 0\) state=\S+ -> HALT: applying/);
+});
+
+test('--gated --watch-dies-after-wave 1: a dead watch stalls the rollout; no node past wave 1 takes the hotfix, every node provisions', async () => {
+  const run = await fleet(['--nodes', '8', '--gated', '--watch-dies-after-wave', '1', '-o', 'json']);
+  assert.is(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const summary = summaryOf(run.stdout);
+  assert.is(summary.watchDied, 1);
+  assert.is(summary.rolloutState, 'stalled');
+  assert.equal([summary.reported, summary.failed], [8, 0], 'every node provisioned and reported');
+  assert.equal(
+    summary.byWave.map((w) => w.onHotfix),
+    [2, 2, 2],
+    'only the first wave (2 of 8) is on the hotfix',
+  );
+  assert.match(run.stdout, /stalled: awaiting evidence for step 2 \(50%\) since \S+/);
+  assert.match(run.stdout, /\(awaiting evidence\)/);
+});
+
+test('the contrast: --watch-dies-after-wave 1 without --gated widens to every node with nobody watching', async () => {
+  const run = await fleet(['--nodes', '8', '--watch-dies-after-wave', '1', '-o', 'json']);
+  assert.is(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const summary = summaryOf(run.stdout);
+  assert.is(summary.watchDied, 1);
+  assert.equal([summary.tookHotfix, summary.failed, summary.rolloutState], [8, 0, 'complete']);
+});
+
+test('--gated with the watch alive: each gated step opens on the evidence the watch signs, and the rollout completes', async () => {
+  const run = await fleet(['--nodes', '8', '--gated', '-o', 'json']);
+  assert.is(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  const summary = summaryOf(run.stdout);
+  assert.equal([summary.tookHotfix, summary.failed, summary.halted, summary.rolloutState], [8, 0, false, 'complete']);
+  assert.match(run.stdout, /evidence written for pointer serial 1: 202604\.01 step 2 \(50%\): 2 of 8 on the hotfix \(needed 2\)/);
+  assert.match(run.stdout, /evidence written for pointer serial 1: 202604\.01 step 3 \(100%\)/);
 });
 
 test('npm run fleet -- --nodes 4 --recall -o json: after the good rollout, every node on the recalled hotfix is flagged, no reboot', async () => {

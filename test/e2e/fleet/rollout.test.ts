@@ -117,7 +117,9 @@ test('rollout status: buckets by base and platform, the next wave, exit 0; exit 
     const row = ok.stdout.split('\n').find((l) => l.startsWith('202604.01'))!;
     assert.match(
       row,
-      new RegExp(`^202604\\.01\\s+ubuntu-22\\.04/amd64\\s+25%\\s+4\\s+1\\s+2 \\(next ${FUTURE.slice(0, 16)}:00Z\\)\\s+0\\s+0\\s+0\\s+1$`),
+      new RegExp(
+        `^202604\\.01\\s+ubuntu-22\\.04/amd64\\s+25%\\s+4\\s+1\\s+2 \\(next ${FUTURE.slice(0, 16)}:00Z\\)\\s+0\\s+0\\s+0\\s+0\\s+1\\s+in-progress$`,
+      ),
       ok.stdout,
     );
     assert.match(ok.stdout, /5 nodes, 4 reported this boot, 1 took the hotfix, 0 of them failed/);
@@ -141,6 +143,10 @@ test('rollout status: buckets by base and platform, the next wave, exit 0; exit 
       recalled: 0,
       stillOnRecalled: 0,
       failedAmongTook: 1,
+      unreadable: 0,
+      untargeted: 0,
+      timedOut: 0,
+      missing: 0,
     });
     assert.equal(view.groups.find((g: { base: string }) => g.base === '202604.01').failedBy, { ERR_KUBELET_START_FAIL: 1 });
     assert.is(view.nodes.find((n: { name: string }) => n.name === 'n3').bucket, 'baked', 'its last report, read from metadata');
@@ -201,7 +207,7 @@ test('rollout status with a recall: recalled, failed → quarantined and still o
     annotate(api, 'n4', report({ decision: 'notInWave', joinsAt: `${FUTURE.slice(0, 16)}:00Z` }));
     const ok = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
     assert.is(ok.exitCode, 0, `${ok.stdout}${ok.stderr}`);
-    assert.match(ok.stdout, /rollout at \S+, pointer serial 6\n/);
+    assert.match(ok.stdout, /rollout at \S+, pointer serial 6: recalled\n/);
     assert.match(
       ok.stdout,
       /\n202604\.01 ubuntu-22\.04\/amd64 {2}recalled: 202604\.01\.1 {2}gave it up \(recalled\): 1 {2}failed → quarantined: 0 {2}still on recalled: 0\n/,
@@ -385,10 +391,10 @@ test('watch: refuses a halt nodes would refuse; halts at the first failure among
     const lines = run.stdout.split('\n');
     assert.match(
       lines[0]!,
-      /watch started: halt .*halt\.signed\.yaml \(serial 6, verified for mode enforce\) when failures among nodes that took the hotfix exceed 0/,
+      /watch started: halt .*halt\.signed\.yaml \(serial 6, verified for mode enforce\) when failures among nodes that took the hotfix, plus nodes silent past 900 s, exceed 0/,
     );
-    assert.ok(lines.some((l) => /tookHotfix=1 failed=0 \(max 0\) -> continue$/.test(l)));
-    assert.ok(lines.some((l) => /tookHotfix=1 failed=1 \(max 0\) -> HALT: applying/.test(l)));
+    assert.ok(lines.some((l) => /tookHotfix=1 failed=0 timedOut=0 \(max 0\) state=in-progress -> continue$/.test(l)));
+    assert.ok(lines.some((l) => /tookHotfix=1 failed=1 timedOut=0 \(max 0\) state=in-progress -> HALT: applying/.test(l)));
     assert.match(run.stdout, /ERR_KUBELET_START_FAIL x1/);
     const live = api.configMaps.get('kube-system/anc-hotfix-version') as Record<string, string>;
     const haltData = (await import('yaml')).parse(readFileSync(halt, 'utf8')).data;
