@@ -70,7 +70,7 @@ export const hotfixRolloutWatchCommand = {
     if (!options.haltWith && !options.observe)
       throw new AgentError('ANC_USAGE', 'hotfix rollout watch needs --halt-with FILE (a pre-signed halting ConfigMap), or --observe', HELP);
     if (options.haltWith && options.observe) throw new AgentError('ANC_USAGE', '--observe only reads: leave out --halt-with', HELP);
-    const { parseMaxFailed } = await import('../fleet/rollout.ts');
+    const { parseMaxFailed } = await import('../fleet/watch-flags.ts');
     const max = parseMaxFailed(options.maxFailed ?? '0');
     if (!max)
       throw new AgentError(

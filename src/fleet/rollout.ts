@@ -283,15 +283,6 @@ export function rolloutFailed(view: RolloutView): boolean {
   return view.totals.failedAmongTook > 0 || view.totals.stillOnRecalled > 0 || view.totals.timedOut > 0;
 }
 
-/** --max-failed N or P%: halt when failures among the nodes that took the hotfix exceed it. */
-export function parseMaxFailed(text: string): { count: number } | { percent: number } | undefined {
-  const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
-  if (!m) return undefined;
-  const value = Number(m[1]);
-  if (m[2] === '%') return value <= 100 ? { percent: value } : undefined;
-  return Number.isInteger(value) ? { count: value } : undefined;
-}
-
 /** Failures among the nodes that took the hotfix, plus the silent ones (silence is failure). */
 export function crossesThreshold(view: RolloutView, max: { count: number } | { percent: number }): boolean {
   const failed = view.totals.failedAmongTook + view.totals.timedOut;

@@ -93,3 +93,12 @@ export function evidenceSigner(deps: Deps, flags: WatchFlags): EvidenceSigner | 
     minOnHotfix: countFlag('--evidence-min', flags.evidenceMin, 1) ?? 1,
   };
 }
+
+/** --max-failed N or P%: halt when failures among the nodes that took the hotfix exceed it. */
+export function parseMaxFailed(text: string): { count: number } | { percent: number } | undefined {
+  const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
+  if (!m) return undefined;
+  const value = Number(m[1]);
+  if (m[2] === '%') return value <= 100 ? { percent: value } : undefined;
+  return Number.isInteger(value) ? { count: value } : undefined;
+}
