@@ -150,7 +150,8 @@ EOF
 cp "${STAGE}/etc/os-release" "${STAGE}/usr/lib/os-release"
 
 # Our own image build: what a VHD build runs.
-bash "${REPO}/vhd/install.sh" --arch "$ARCH" "$STAGE" "$BINARY" >&2
+# QEMU_LD_PREFIX: where binfmt's qemu-user (when this machine has it) finds the image's own C library.
+QEMU_LD_PREFIX="$STAGE" bash "${REPO}/vhd/install.sh" --arch "$ARCH" "$STAGE" "$BINARY" >&2
 if [[ -n "$OVERLAY" ]]; then
     cp -a "${OVERLAY}/." "${STAGE}/"
 fi
