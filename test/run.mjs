@@ -11,10 +11,12 @@
 // End-to-end files whose tools are missing (test/needs.mjs) are skipped with one line each saying why. The
 // sandbox end-to-end files run two at a time (each in its own uvu process; most of their time is spent
 // waiting on the agents they start), each file's output printed whole when it ends. The real boots
-// (test/e2e/vm/) run last, one file at a time, as a phase of their own with its own bound. Every phase
-// prints its duration, and a last table lists them all.
+// (test/e2e/vm/) run last, one file at a time, as a phase of their own with its own bound; their base roots
+// (vhd/vm/build-base.sh, the machine's cache) are made ready in the background from the suite's start, so
+// a cold machine builds them while the other phases run. Every phase prints its duration, and a last
+// table lists them all.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -195,6 +197,41 @@ if (!process.argv.includes('--no-setup')) {
 const HOST_NODE_PATHS = ['/var/log/azure', '/opt/azure', '/etc/kubernetes', '/var/lib/kubelet', '/usr/bin/aks-node-controller'];
 const hostBefore = HOST_NODE_PATHS.filter((p) => existsSync(p));
 
+// The VM phase's base roots: a cache hit takes seconds; a cold machine builds them (arm64 on amd64: ~20
+// minutes of emulated package scripts) while lint, unit and end-to-end tests run. The VM tests wait for
+// an entry still being built (build-base.sh locks it).
+const vmFiles = e2eFiles('vm');
+const vmArches = [
+  ...(vmFiles.some((f) => f.includes('arm64')) ? ['arm64'] : []),
+  ...(vmFiles.some((f) => !f.includes('arm64')) ? [process.arch === 'arm64' ? 'arm64' : 'amd64'] : []),
+].filter((a, i, all) => all.indexOf(a) === i);
+const bases =
+  vmArches.length === 0
+    ? undefined
+    : new Promise((resolve) => {
+        const started = Date.now();
+        // stderr to a file: the synchronous phases below do not read pipes while they run.
+        mkdirSync(join(root, '.vm'), { recursive: true });
+        const logFile = join(root, '.vm', 'base-roots.log');
+        const log = openSync(logFile, 'w');
+        const child = spawn(
+          'bash',
+          ['-c', vmArches.map((a) => `bash vhd/vm/build-base.sh --arch ${a} || echo '{"arch":"${a}","failed":true}'`).join('; ')],
+          {
+            cwd: root,
+            stdio: ['ignore', 'pipe', log],
+          },
+        );
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+        });
+        child.on('close', () => {
+          closeSync(log);
+          resolve({ out, err: readFileSync(logFile, 'utf8'), seconds: (Date.now() - started) / 1000 });
+        });
+      });
+
 if (!e2eOnly) {
   countCheck(
     step('lint and format (biome ci)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']),
@@ -208,8 +245,27 @@ if (build.status === 0) {
   const env = { ANC_BIN: join(root, 'dist', 'aks-node-controller') };
   const files = e2eFiles('sandbox');
   if (files.length > 0) await stepFiles('end-to-end tests (dist/aks-node-controller)', files, env, 45);
-  const vmFiles = e2eFiles('vm');
   if (vmFiles.length > 0) {
+    process.stdout.write("\n== VM base roots (vhd/vm/build-base.sh, started at the suite's start)\n");
+    const waited = Date.now();
+    const b = await bases;
+    for (const line of b.out.trim().split('\n').filter(Boolean)) {
+      let r = {};
+      try {
+        r = JSON.parse(line);
+      } catch {}
+      process.stdout.write(
+        r.failed
+          ? `${r.arch}: build failed (the VM tests try again and say why)\n`
+          : `${r.arch} base ${r.hash}: cache ${r.cache} (${r.seconds} s)\n`,
+      );
+    }
+    if (b.out.includes('"failed"')) process.stdout.write(b.err.slice(-2000));
+    const seconds = (Date.now() - waited) / 1000;
+    phases.push(['VM base roots (wait beyond the other phases)', seconds]);
+    process.stdout.write(
+      `(VM base roots: ready ${(b.seconds / 60).toFixed(1)} min after the start; waited ${seconds.toFixed(1)} s for them)\n`,
+    );
     const escapeRegex = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     // One uvu process, one file and one qemu at a time: two guests starve each other under TCG.
     countUvu(
