@@ -212,7 +212,7 @@ const bases =
         const started = Date.now();
         // stderr to a file: the synchronous phases below do not read pipes while they run.
         mkdirSync(join(root, '.vm'), { recursive: true });
-        const logFile = join(root, '.vm', 'base-roots.log');
+        const logFile = join(root, '.vm', 'prewarm-bases.log');
         const log = openSync(logFile, 'w');
         const child = spawn(
           'bash',

@@ -59,7 +59,7 @@ BASE_CACHE="$(field cache "$BASE_LINE")"
 BASE_SECONDS="$(field seconds "$BASE_LINE")"
 echo "build-image: ${ARCH} base ${BASE_HASH}: cache ${BASE_CACHE} (${BASE_SECONDS} s, ${BASE_TARBALL})" >&2
 # Bases of the earlier layout (in <out>, not in the cache) are dead weight.
-find "$OUT" -maxdepth 1 -name 'base-*' -exec rm -rf {} +
+find "$OUT" -maxdepth 1 -type d -name 'base-*' -exec rm -rf {} +
 
 # ---- 2. the image: keyed by every input ----
 INPUT_HASH="$(
