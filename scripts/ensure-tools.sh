@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up shared by `npm test` and `npm run demo`: the Debian tools the real-parts tests use
 # (qemu-user, dpkg/apt, rpm/dnf/createrepo_c, lintian, rpmlint, shellcheck, zsh, cloud-init, kubectl, hyperfine,
-# gcc, xdelta3: the delta encoder; mmdebstrap, qemu, cloud-image-utils, socat: the real-boot VM) and the npm dependencies (npm ci when node_modules is missing or older than
+# gcc, xdelta3: the delta encoder; mmdebstrap, arch-test, qemu (x86 and arm), cloud-image-utils, socat: the real-boot VM) and the npm dependencies (npm ci when node_modules is missing or older than
 # package-lock.json, then the other platforms' bun runtimes, scripts/install-runtimes.mjs). Only installs what
 # is missing; never touches anything else on the host. On macOS (or any machine without apt-get) it installs
 # nothing with apt: the tests that need the Debian tools skip themselves (test/needs.mjs).
@@ -26,9 +26,11 @@ done
 [ -f /usr/include/stdio.h ] || need+=(libc6-dev)
 # The real-boot VM tests (test/e2e/vm/, vhd/vm/): a Debian root from the archive, qemu, a NoCloud seed, and
 # socat, which carries each guestfwd connection to a loopback port. Installed without recommends (no GUI).
+# arm64 guests: qemu-system-arm (qemu-system-aarch64); the foreign arm64 root needs arch-test (mmdebstrap's
+# check) and qemu-user-static (above), registered in binfmt_misc only inside vhd/vm/build-base.sh's namespace.
 vm_need=()
 for pair in mmdebstrap:mmdebstrap qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils cloud-localds:cloud-image-utils \
-            socat:socat mkfs.ext4:e2fsprogs; do
+            socat:socat mkfs.ext4:e2fsprogs qemu-system-aarch64:qemu-system-arm arch-test:arch-test; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || vm_need+=("${pair#*:}")
 done
 if [ "$skip_apt" = false ]; then

@@ -6,11 +6,17 @@
 //   node test/run.mjs <pattern>       only test files whose path matches <pattern> (both phases)
 //   node test/run.mjs --e2e-only [p]  skip type-check and unit tests
 //   --no-setup                        skip scripts/ensure-tools.sh (Debian packages, npm ci)
+//   --jobs N                          end-to-end files run N at a time (default 2; ANC_E2E_JOBS)
 //   ANC_HIDE_DEBIAN_TOOLS=1           run with the Debian-only tools hidden from PATH (the Mac subset)
 // End-to-end files whose tools are missing (test/needs.mjs) are skipped with one line each saying why. The
-// real boots (test/e2e/vm/) run last, as a phase of their own with its own bound and duration line.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+// sandbox end-to-end files run two at a time (each in its own uvu process; most of their time is spent
+// waiting on the agents they start), each file's output printed whole when it ends. The real boots
+// (test/e2e/vm/) run last, one file at a time, as a phase of their own with its own bound; their base roots
+// (vhd/vm/build-base.sh, the machine's cache) are made ready in the background from the suite's start, so
+// a cold machine builds them while the other phases run. Every phase prints its duration, and a last
+// table lists them all.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +25,12 @@ import { DEBIAN_TOOLS, E2E_NEEDS } from './needs.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const e2eOnly = args.includes('--e2e-only');
-const pattern = args.filter((a) => !a.startsWith('--'))[0];
+const jobsArg = args.includes('--jobs') ? args[args.indexOf('--jobs') + 1] : process.env.ANC_E2E_JOBS;
+const jobs = Math.max(1, Number(jobsArg ?? 2) || 1);
+const pattern = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--jobs')[0];
+/** [phase, seconds] in the order they ran. */
+const phases = [];
+const suiteStarted = Date.now();
 let passed = 0;
 let failed = 0;
 
@@ -72,8 +83,57 @@ function step(name, command, commandArgs, env = {}, timeoutMin = 15) {
   });
   if (result.error) process.stdout.write(`${name}: ${result.error.message}\n`);
   process.stdout.write(result.stdout ?? '');
-  process.stdout.write(`(${name}: ${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  const seconds = (Date.now() - started) / 1000;
+  phases.push([name, seconds]);
+  process.stdout.write(`(${name}: ${seconds.toFixed(1)} s)\n`);
   return result;
+}
+
+/** One end-to-end file in its own uvu process; its stdout and stderr kept for one block of output. */
+function runFile(file, env, timeoutMs) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, uvu('test/e2e', `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`), {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    // A hung file must fail the run, not stall CI: what is left of the phase's bound.
+    const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(timeoutMs, 1000));
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
+
+/** The files `jobs` at a time; each file's output printed whole, with its duration, when it ends. */
+async function stepFiles(name, files, env, timeoutMin) {
+  process.stdout.write(`\n== ${name} (${files.length} files, ${jobs} at a time)\n`);
+  const started = Date.now();
+  const deadline = started + timeoutMin * 60_000;
+  const queue = [...files];
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const fileStarted = Date.now();
+      const result = await runFile(file, env, deadline - Date.now());
+      const took = ((Date.now() - fileStarted) / 1000).toFixed(1);
+      const killed = result.signal ? ` KILLED (${result.signal}: the phase's ${timeoutMin} min bound)` : '';
+      process.stdout.write(`\n-- ${file} (${took} s)${killed}\n${result.stdout}${result.stderr}`);
+      countUvu(file, result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+  const seconds = (Date.now() - started) / 1000;
+  phases.push([name, seconds]);
+  process.stdout.write(`(${name}: ${seconds.toFixed(1)} s)\n`);
 }
 
 function countUvu(name, result) {
@@ -122,8 +182,7 @@ function e2eFiles(which) {
         `skip: ${file}: ${need[2]} (needs ${missing.map((t) => (t === 'linux' ? 'Linux' : t === 'root' ? 'root' : t)).join(', ')})\n`,
       );
   }
-  const escapeRegex = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return run.length === 0 ? undefined : `^(${run.map(escapeRegex).join('|')})$`;
+  return run;
 }
 
 if (!process.argv.includes('--no-setup')) {
@@ -138,6 +197,41 @@ if (!process.argv.includes('--no-setup')) {
 const HOST_NODE_PATHS = ['/var/log/azure', '/opt/azure', '/etc/kubernetes', '/var/lib/kubelet', '/usr/bin/aks-node-controller'];
 const hostBefore = HOST_NODE_PATHS.filter((p) => existsSync(p));
 
+// The VM phase's base roots: a cache hit takes seconds; a cold machine builds them (arm64 on amd64: ~20
+// minutes of emulated package scripts) while lint, unit and end-to-end tests run. The VM tests wait for
+// an entry still being built (build-base.sh locks it).
+const vmFiles = e2eFiles('vm');
+const vmArches = [
+  ...(vmFiles.some((f) => f.includes('arm64')) ? ['arm64'] : []),
+  ...(vmFiles.some((f) => !f.includes('arm64')) ? [process.arch === 'arm64' ? 'arm64' : 'amd64'] : []),
+].filter((a, i, all) => all.indexOf(a) === i);
+const bases =
+  vmArches.length === 0
+    ? undefined
+    : new Promise((resolve) => {
+        const started = Date.now();
+        // stderr to a file: the synchronous phases below do not read pipes while they run.
+        mkdirSync(join(root, '.vm'), { recursive: true });
+        const logFile = join(root, '.vm', 'prewarm-bases.log');
+        const log = openSync(logFile, 'w');
+        const child = spawn(
+          'bash',
+          ['-c', vmArches.map((a) => `bash vhd/vm/build-base.sh --arch ${a} || echo '{"arch":"${a}","failed":true}'`).join('; ')],
+          {
+            cwd: root,
+            stdio: ['ignore', 'pipe', log],
+          },
+        );
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+        });
+        child.on('close', () => {
+          closeSync(log);
+          resolve({ out, err: readFileSync(logFile, 'utf8'), seconds: (Date.now() - started) / 1000 });
+        });
+      });
+
 if (!e2eOnly) {
   countCheck(
     step('lint and format (biome ci)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--reporter=summary', '.']),
@@ -148,30 +242,39 @@ if (!e2eOnly) {
 const build = step('build host binary', process.execPath, ['build.mjs', '--quiet']);
 countCheck(build);
 if (build.status === 0) {
+  const env = { ANC_BIN: join(root, 'dist', 'aks-node-controller') };
   const files = e2eFiles('sandbox');
-  if (files) {
-    countUvu(
-      'e2e',
-      step(
-        'end-to-end tests (dist/aks-node-controller)',
-        process.execPath,
-        uvu('test/e2e', files),
-        {
-          ANC_BIN: join(root, 'dist', 'aks-node-controller'),
-        },
-        45,
-      ),
+  if (files.length > 0) await stepFiles('end-to-end tests (dist/aks-node-controller)', files, env, 45);
+  if (vmFiles.length > 0) {
+    process.stdout.write("\n== VM base roots (vhd/vm/build-base.sh, started at the suite's start)\n");
+    const waited = Date.now();
+    const b = await bases;
+    for (const line of b.out.trim().split('\n').filter(Boolean)) {
+      let r = {};
+      try {
+        r = JSON.parse(line);
+      } catch {}
+      process.stdout.write(
+        r.failed
+          ? `${r.arch}: build failed (the VM tests try again and say why)\n`
+          : `${r.arch} base ${r.hash}: cache ${r.cache} (${r.seconds} s)\n`,
+      );
+    }
+    if (b.out.includes('"failed"')) process.stdout.write(b.err.slice(-2000));
+    const seconds = (Date.now() - waited) / 1000;
+    phases.push(['VM base roots (wait beyond the other phases)', seconds]);
+    process.stdout.write(
+      `(VM base roots: ready ${(b.seconds / 60).toFixed(1)} min after the start; waited ${seconds.toFixed(1)} s for them)\n`,
     );
-  }
-  const vmFiles = e2eFiles('vm');
-  if (vmFiles) {
+    const escapeRegex = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // One uvu process, one file and one qemu at a time: two guests starve each other under TCG.
     countUvu(
       'vm',
       step(
-        'real boots in a VM (test/e2e/vm: image build, then one qemu boot at a time)',
+        'real boots in a VM (test/e2e/vm: base roots from the machine cache, image build, one qemu boot at a time)',
         process.execPath,
-        uvu('test/e2e', vmFiles),
-        { ANC_BIN: join(root, 'dist', 'aks-node-controller') },
+        uvu('test/e2e', `^(${vmFiles.map(escapeRegex).join('|')})$`),
+        env,
         60,
       ),
     );
@@ -183,5 +286,8 @@ const appeared = HOST_NODE_PATHS.filter((p) => existsSync(p) && !hostBefore.incl
 process.stdout.write(`\n== host untouched: ${appeared.length === 0 ? 'yes' : `NO, created ${appeared.join(', ')}`}\n`);
 countCheck({ status: appeared.length === 0 ? 0 : 1 });
 if (hiddenDir) rmSync(hiddenDir, { recursive: true, force: true });
+process.stdout.write('\n== phases\n');
+for (const [name, seconds] of phases) process.stdout.write(`  ${(seconds / 60).toFixed(1).padStart(5)} min  ${name}\n`);
+process.stdout.write(`  ${((Date.now() - suiteStarted) / 60_000).toFixed(1).padStart(5)} min  in all\n`);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exitCode = failed === 0 ? 0 : 1;

@@ -13,7 +13,8 @@
 #   <binary> defaults to dist/aks-node-controller next to this script's repository.
 # Refuses a binary that is not a Linux executable for the image's architecture (--arch, default: this
 # machine's), and one that does not answer `version` with a YYYYMM.DD.PATCH version (run when it can run
-# here: same architecture, or qemu-user registered for it).
+# here: same architecture, or qemu-user registered for it in binfmt_misc with an arm64 C library to load,
+# on this machine or under QEMU_LD_PREFIX, e.g. the image root itself).
 # The image build's LAST step, after every provisioning script is in place (docs/node.md "Image manifest"):
 #   aks-node-controller image manifest --root <root> -o json > image-manifest.json   (published beside the image)
 #   install -m 0644 image-manifest.json <root>/opt/azure/containers/aks-node-controller-image-manifest.json
@@ -102,11 +103,24 @@ if [[ "${HEADER:8:2}" != "02" || "${HEADER:36:4}" != "$WANT_MACHINE" ]]; then
     echo "install.sh: refusing ${BINARY}: not a linux-${ARCH} executable: it is ${FOUND}" >&2
     exit 1
 fi
-# Does it answer `version`? Run it in a throwaway root with a clean environment (it writes nothing there).
+# Does it answer `version`? Run it in a throwaway root with a clean environment (it writes nothing there)
+# but QEMU_LD_PREFIX: where qemu-user finds the arm64 C library the binary is linked against.
 HOST_ARCH="$(uname -m)"
-if [[ "$ARCH" == amd64 && "$HOST_ARCH" == x86_64 ]] || [[ "$ARCH" == arm64 && "$HOST_ARCH" == aarch64 ]] || [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 && "$ARCH" == arm64 ]]; then
+CLEAN_ENV=(env -i PATH=/usr/bin:/bin ${QEMU_LD_PREFIX:+"QEMU_LD_PREFIX=${QEMU_LD_PREFIX}"})
+RUNS_HERE=false
+if [[ "$ARCH" == amd64 && "$HOST_ARCH" == x86_64 ]] || [[ "$ARCH" == arm64 && "$HOST_ARCH" == aarch64 ]]; then
+    RUNS_HERE=true
+elif [[ "$ARCH" == arm64 && "$(head -1 /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null)" == enabled ]]; then
+    # qemu-user runs it only with an arm64 loader to hand it to; without one, a good binary would fail.
+    if [[ -e /lib/ld-linux-aarch64.so.1 || ( -n "${QEMU_LD_PREFIX:-}" && -e "${QEMU_LD_PREFIX}/lib/ld-linux-aarch64.so.1" ) ]]; then
+        RUNS_HERE=true
+    else
+        echo "install.sh: qemu-user runs arm64 here, but there is no arm64 C library (/lib/ld-linux-aarch64.so.1; QEMU_LD_PREFIX=<an arm64 root> names one): version check skipped"
+    fi
+fi
+if [[ "$RUNS_HERE" == true ]]; then
     SCRATCH="$(mktemp -d)"
-    VERSION_OUT="$(env -i PATH=/usr/bin:/bin AKS_NODE_ROOT="$SCRATCH" timeout 20 "$BINARY" version 2>&1)" || VERSION_OUT="failed: ${VERSION_OUT}"
+    VERSION_OUT="$("${CLEAN_ENV[@]}" AKS_NODE_ROOT="$SCRATCH" timeout 20 "$BINARY" version 2>&1)" || VERSION_OUT="failed: ${VERSION_OUT}"
     rm -rf "$SCRATCH"
     if [[ ! "$VERSION_OUT" =~ ^[0-9]{6}\.[0-9]{2}\.[0-9]+$ ]]; then
         echo "install.sh: refusing ${BINARY}: \`version\` did not print a YYYYMM.DD.PATCH version (got: ${VERSION_OUT:0:200})" >&2
@@ -114,7 +128,8 @@ if [[ "$ARCH" == amd64 && "$HOST_ARCH" == x86_64 ]] || [[ "$ARCH" == arm64 && "$
     fi
     DOCS_FROM="$BINARY"
 else
-    echo "install.sh: cannot run a linux-${ARCH} binary on ${HOST_ARCH}: version check skipped"
+    [[ "$ARCH" == arm64 && -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] ||
+        echo "install.sh: cannot run a linux-${ARCH} binary on ${HOST_ARCH}: version check skipped"
     DOCS_FROM="${HERE}/../dist/aks-node-controller"
 fi
 
@@ -157,7 +172,7 @@ INSTALLED+=("/usr/local/bin/aks-node-controller -> /opt/azure/containers/aks-nod
 agent_text() {
     local scratch out
     scratch="$(mktemp -d)"
-    out="$(env -i PATH=/usr/bin:/bin AKS_NODE_ROOT="$scratch" timeout 20 "$DOCS_FROM" "$@")" || { rm -rf "$scratch"; return 1; }
+    out="$("${CLEAN_ENV[@]}" AKS_NODE_ROOT="$scratch" timeout 20 "$DOCS_FROM" "$@")" || { rm -rf "$scratch"; return 1; }
     rm -rf "$scratch"
     printf '%s\n' "$out"
 }

@@ -46,12 +46,13 @@ export interface HotfixPackages {
 export function buildHotfixPackages(
   version: string,
   outDir: string,
-  options: { bin?: string; deltaFrom?: string[]; formats?: Array<'deb' | 'rpm'> } = {},
+  options: { bin?: string; deltaFrom?: string[]; formats?: Array<'deb' | 'rpm'>; arch?: 'amd64' | 'arm64' } = {},
 ): HotfixPackages {
   mkdirSync(outDir, { recursive: true });
   const bin = options.bin ?? buildAgent(version, join(outDir, `bin-${version}`));
   const built = buildPackages({
-    bins: { amd64: bin },
+    // `arch` (default amd64) names the architecture of `bin`: the packages and the delta are for it.
+    bins: { [options.arch ?? 'amd64']: bin },
     outDir,
     version,
     fast: true,
@@ -138,6 +139,8 @@ export interface RepoOptions {
   /** Other package entries in the index (default: thousands, like the Microsoft repo). */
   filler?: number;
   key?: SigningKey;
+  /** apt only: the architecture of the index (binary-<arch>/, default amd64). */
+  arch?: 'amd64' | 'arm64';
 }
 
 export const APT_SUITE = 'stable';
@@ -169,18 +172,19 @@ export async function startAptRepo(dir: string, debs: string[] = [], options: Re
   mkdirSync(join(dir, pool), { recursive: true });
   for (const deb of debs) copyFileSync(deb, join(dir, pool, basename(deb)));
   const key = options.key ?? createSigningKey(dirname(resolve(dir)), `${basename(dir)}-key`);
-  const filler = debFiller('amd64', options.filler);
+  const arch = options.arch ?? 'amd64';
+  const filler = debFiller(arch, options.filler);
   const ours = run('apt-ftparchive', ['packages', layout === 'flat' ? '.' : 'pool'], { cwd: dir }).toString();
-  const indexDir = layout === 'flat' ? '' : `dists/${APT_SUITE}/${APT_COMPONENT}/binary-amd64/`;
+  const indexDir = layout === 'flat' ? '' : `dists/${APT_SUITE}/${APT_COMPONENT}/binary-${arch}/`;
   const releaseDir = layout === 'flat' ? dir : join(dir, 'dists', APT_SUITE);
   const publish = (publishOptions: PublishOptions = {}) => {
     mkdirSync(join(dir, indexDir), { recursive: true });
     writeFileSync(join(dir, indexDir, 'Packages'), `${filler}\n${ours}`);
     run('gzip', ['-9kfn', 'Packages'], { cwd: join(dir, indexDir) });
     run('xz', ['-kf', 'Packages'], { cwd: join(dir, indexDir) });
-    const rel = layout === 'flat' ? '' : `${APT_COMPONENT}/binary-amd64/`;
+    const rel = layout === 'flat' ? '' : `${APT_COMPONENT}/binary-${arch}/`;
     const files = ['Packages', 'Packages.gz', 'Packages.xz'].map((f) => `${rel}${f}`);
-    writeFileSync(join(releaseDir, 'Release'), releaseText(releaseDir, files, APT_SUITE, APT_COMPONENT, 'amd64', publishOptions));
+    writeFileSync(join(releaseDir, 'Release'), releaseText(releaseDir, files, APT_SUITE, APT_COMPONENT, arch, publishOptions));
     const signer = publishOptions.signWith ?? key;
     signer.clearsign(join(releaseDir, 'Release'), join(releaseDir, 'InRelease'));
     signer.detachSign(join(releaseDir, 'Release'), join(releaseDir, 'Release.gpg'));

@@ -5,12 +5,23 @@
 // units stand in for Azure: anc-vm-extension.service runs `provision-wait` as the CustomScript extension
 // does; anc-vm-report.service copies the boot's results to the 9p share, prints a marker line on the
 // serial console and powers off; anc-vm-pause.service (kernel switch anc_vm.pause=NAME) stops the agent
-// at a chosen moment for the power-cut tests (test/fakes/vm-pause.c).
+// at a chosen moment for the power-cut tests (test/fakes/vm-pause.c; host-architecture images only: it is
+// compiled by the host's cc). An arm64 image is built on any host: its agents come from `build.mjs --all`.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { accelerator, createOverlay, startVm, writeSeed, type GuestForward, type Vm, type VmImage } from '../../vhd/vm/qemu.ts';
+import {
+  accelerator,
+  createOverlay,
+  type GuestForward,
+  HOST_ARCH,
+  startVm,
+  type Vm,
+  type VmArch,
+  type VmImage,
+  writeSeed,
+} from '../../vhd/vm/qemu.ts';
 import { DEFAULT_TOKEN, startFakeApiServer, type FakeApiServer } from './apiserver.ts';
 import { BAKED_VERSION } from './boot.ts';
 import { demoConfiguration } from './demo-config.ts';
@@ -18,6 +29,7 @@ import { standInProvisionScript } from './node-image.ts';
 import { buildAgent, publishHotfixIndex, startAptRepo, type HotfixPackages, type ServedRepo } from './repos.ts';
 import type { SigningKey } from './repo-index.ts';
 import { BUG } from './script-fix.ts';
+import { buildTypicalFix } from './typical-fix.ts';
 
 export const REPO_ROOT = resolve(dirname(new URL(import.meta.url).pathname), '../..');
 /** Git-ignored: the Debian base, the image, the repository key, the nodes' disks. */
@@ -77,8 +89,10 @@ arg() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline; }
 N="$(arg anc_vm.boot)"; N="\${N:-0}"
 mkdir -p /mnt/anc-vm
 mountpoint -q /mnt/anc-vm || mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 anc-vm /mnt/anc-vm
+# The serial console the host reads: ttyS0 on amd64, ttyAMA0 on arm64 (the kernel's console=).
+TTY="/dev/$(arg console)"
 OUT="/mnt/anc-vm/boot-$N"
-rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || { echo "ANC-VM report-failed boot=$N" >/dev/ttyS0; systemctl poweroff --no-block; exit 1; }
+rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || { echo "ANC-VM report-failed boot=$N" >"$TTY"; systemctl poweroff --no-block; exit 1; }
 C=${CONTAINERS}
 systemctl show aks-node-controller.service -p ExecMainStatus -p ActiveState -p Result -p ConditionResult -p ExecMainStartTimestampMonotonic -p ExecMainExitTimestampMonotonic >launcher-unit.txt
 systemctl show cloud-final.service -p ActiveEnterTimestampMonotonic -p Result >cloud-final.txt
@@ -98,6 +112,7 @@ cp -a "$C/aks-node-controller-script-hotfix" script-hotfix 2>/dev/null
 [ -x "$C/aks-node-controller-hotfix" ] && "$C/aks-node-controller-hotfix" version >hotfix-version.txt 2>&1
 aks-node-controller version >baked-version.txt 2>&1
 hostname >hostname.txt
+{ uname -m; getconf PAGESIZE; } >machine.txt
 # The network rule: only the guestfwd addresses answer; the gateway (the host itself) and anything else do not.
 if [ -n "$(arg anc_vm.probe)" ]; then
   probe() { if timeout 4 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null; then echo "$1:$2 open"; else echo "$1:$2 closed"; fi; }
@@ -107,7 +122,7 @@ if [ -n "$(arg anc_vm.probe)" ]; then
 fi
 cat /proc/uptime >uptime.txt
 sync
-printf '\\nANC-VM report-done boot=%s\\n' "$N" >/dev/ttyS0
+printf '\\nANC-VM report-done boot=%s\\n' "$N" >"$TTY"
 systemctl poweroff --no-block
 `;
 
@@ -193,7 +208,10 @@ export function pauseConditions(fixedStart: string, fixedHelper: string): Record
 }
 
 /** The image's own files beyond install.sh: provisioning scripts, the repository source and key, the test units. */
-export function writeImageOverlay(dir: string, o: { keyring: string; pauseBinary: string; conditions: Record<string, PausePoint> }): void {
+export function writeImageOverlay(
+  dir: string,
+  o: { arch: VmArch; keyring: string; pauseBinary?: string; conditions: Record<string, PausePoint> },
+): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   // The image's provisioning scripts (cse_start.sh stand-in) with the bug the script hotfix fixes.
@@ -213,7 +231,7 @@ export function writeImageOverlay(dir: string, o: { keyring: string; pauseBinary
   put(
     dir,
     '/etc/apt/sources.list.d/microsoft-prod.list',
-    `deb [arch=amd64 signed-by=/etc/apt/keyrings/anc-vm-repo.gpg] http://${GUEST_REPO.address}/ stable main\n`,
+    `deb [arch=${o.arch} signed-by=/etc/apt/keyrings/anc-vm-repo.gpg] http://${GUEST_REPO.address}/ stable main\n`,
   );
   // The test units.
   put(dir, '/usr/local/sbin/anc-vm-report', REPORT_SCRIPT, 0o755);
@@ -221,6 +239,8 @@ export function writeImageOverlay(dir: string, o: { keyring: string; pauseBinary
   enable(dir, 'anc-vm-report.service', 'cloud-init.target');
   put(dir, '/etc/systemd/system/anc-vm-extension.service', EXTENSION_UNIT);
   enable(dir, 'anc-vm-extension.service', 'cloud-init.target');
+  // The pause points only where the helper was built for the image's architecture (the power-cut tests).
+  if (!o.pauseBinary) return;
   put(dir, '/usr/local/sbin/anc-vm-pause', readFileSync(o.pauseBinary), 0o755);
   put(dir, '/usr/local/lib/anc-vm/pause-start', PAUSE_START, 0o755);
   put(dir, '/etc/systemd/system/anc-vm-pause.service', PAUSE_UNIT);
@@ -232,26 +252,61 @@ export function writeImageOverlay(dir: string, o: { keyring: string; pauseBinary
 }
 
 export interface BuiltImage extends VmImage {
+  arch: VmArch;
   dir: string;
   baked: string;
+  /** The same build for this machine (runs here: custom-data, the image manifest); `baked` on a host-arch image. */
+  hostAgent: string;
   reused: boolean;
+  /** The base root's recipe hash, and whether the machine's cache had it (vhd/vm/build-base.sh). */
+  base: string;
+  baseCache: 'hit' | 'built';
   baseSeconds: number;
   imageSeconds: number;
   /** Wall time of the whole preparation (agent build, overlay, image). */
   seconds: number;
 }
 
-/** Builds (or reuses) the VM image: the baked agent, the overlay, vhd/vm/build-image.sh. */
-export async function prepareVmImage(conditions: Record<string, PausePoint>, log: (line: string) => void = () => {}): Promise<BuiltImage> {
+/**
+ * The agent built at `version` for `arch` into `outDir`. Another architecture than the host's comes from
+ * `build.mjs --all`, whose host build beside it (`host`) can run here (the image manifest).
+ */
+export function buildAgentFor(version: string, outDir: string, arch: VmArch, extraArgs: string[] = []): { bin: string; host: string } {
+  if (arch === HOST_ARCH) {
+    const bin = buildAgent(version, outDir, extraArgs);
+    return { bin, host: bin };
+  }
+  buildAgent(version, outDir, ['--all', '--no-pointer-keys', ...extraArgs]);
+  return { bin: join(outDir, `aks-node-controller-linux-${arch}`), host: join(outDir, `aks-node-controller-linux-${HOST_ARCH}`) };
+}
+
+/** The typical fix (test/fakes/typical-fix.ts) at `version` for `arch`, as buildAgentFor builds it. */
+export function buildTypicalFixFor(version: string, outDir: string, arch: VmArch, extraArgs: string[] = []): string {
+  if (arch === HOST_ARCH) return buildTypicalFix(version, outDir, extraArgs);
+  buildTypicalFix(version, outDir, ['--all', '--no-pointer-keys', ...extraArgs]);
+  return join(outDir, `aks-node-controller-linux-${arch}`);
+}
+
+/** Builds (or reuses) the VM image for `arch`: the baked agent, the overlay, vhd/vm/build-image.sh. */
+export async function prepareVmImage(
+  conditions: Record<string, PausePoint>,
+  log: (line: string) => void = () => {},
+  arch: VmArch = HOST_ARCH,
+): Promise<BuiltImage> {
   const started = Date.now();
-  const baked = buildAgent(BAKED_VERSION, join(VM_DIR, 'agents', 'baked'));
+  const agents = buildAgentFor(BAKED_VERSION, join(VM_DIR, 'agents', arch === HOST_ARCH ? 'baked' : `baked-${arch}`), arch);
+  const baked = agents.bin;
   const key = imageRepoKey();
-  const pauseBinary = join(VM_DIR, 'agents', 'anc-vm-pause');
-  execFileSync('cc', ['-O2', '-Wall', '-Werror', '-o', pauseBinary, join(REPO_ROOT, 'test/fakes/vm-pause.c')], { stdio: 'pipe' });
-  const overlay = join(VM_DIR, 'overlay');
-  writeImageOverlay(overlay, { keyring: key.keyring, pauseBinary, conditions });
+  let pauseBinary: string | undefined;
+  if (arch === HOST_ARCH) {
+    pauseBinary = join(VM_DIR, 'agents', 'anc-vm-pause');
+    execFileSync('cc', ['-O2', '-Wall', '-Werror', '-o', pauseBinary, join(REPO_ROOT, 'test/fakes/vm-pause.c')], { stdio: 'pipe' });
+  }
+  const overlay = join(VM_DIR, `overlay-${arch}`);
+  writeImageOverlay(overlay, { arch, keyring: key.keyring, pauseBinary, conditions });
+  const args = ['--out', VM_DIR, '--arch', arch, ...(agents.host === baked ? [] : ['--manifest-with', agents.host]), baked, overlay];
   const line = await new Promise<string>((ok, fail) => {
-    const child = spawn('bash', [join(REPO_ROOT, 'vhd/vm/build-image.sh'), '--out', VM_DIR, baked, overlay], {
+    const child = spawn('bash', [join(REPO_ROOT, 'vhd/vm/build-image.sh'), ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -268,6 +323,8 @@ export async function prepareVmImage(conditions: Record<string, PausePoint>, log
     );
   });
   const built = JSON.parse(line) as {
+    base: string;
+    baseCache: 'hit' | 'built';
     image: string;
     disk: string;
     kernel: string;
@@ -277,7 +334,11 @@ export async function prepareVmImage(conditions: Record<string, PausePoint>, log
     imageSeconds: number;
   };
   return {
+    arch,
+    base: built.base,
+    baseCache: built.baseCache,
     dir: built.image,
+    hostAgent: agents.host,
     disk: built.disk,
     kernel: built.kernel,
     initrd: built.initrd,
@@ -299,10 +360,15 @@ export interface StandIns {
 }
 
 /** The apiserver (serving `pointer` in kube-system/anc-hotfix-version) and the signed apt repository with `packages`. */
-export async function startStandIns(work: string, packages: HotfixPackages, pointer: Record<string, unknown>): Promise<StandIns> {
+export async function startStandIns(
+  work: string,
+  packages: HotfixPackages,
+  pointer: Record<string, unknown>,
+  arch: VmArch = HOST_ARCH,
+): Promise<StandIns> {
   const api = await startFakeApiServer({ configMaps: { 'kube-system/anc-hotfix-version': { 'hotfixes.json': JSON.stringify(pointer) } } });
   const key = imageRepoKey();
-  const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb, ...(packages.delta ? [packages.delta.deb] : [])], { key });
+  const repo = await startAptRepo(join(work, 'apt-repo'), [packages.deb, ...(packages.delta ? [packages.delta.deb] : [])], { key, arch });
   publishHotfixIndex(repo, 'apt');
   const forwards = [
     { guestAddress: GUEST_API.address, guestPort: GUEST_API.port, hostPort: api.port },
@@ -357,6 +423,7 @@ export function createNode(dir: string, backing: string, customData: string, ins
 }
 
 export interface BootRun {
+  arch: VmArch;
   vm: Vm;
   boot: number;
   seconds: number;
@@ -396,7 +463,7 @@ export async function bootNode(node: VmNode, o: BootOptions): Promise<BootRun> {
     if (o.pause) {
       await vm.waitForLine(/ANC-VM paused /, timeout);
       await vm.powerCut();
-      return { vm, boot: o.boot, seconds: (Date.now() - vm.startedAt) / 1000 };
+      return { arch: o.image.arch ?? HOST_ARCH, vm, boot: o.boot, seconds: (Date.now() - vm.startedAt) / 1000 };
     }
     await vm.waitForLine(new RegExp(`ANC-VM report-done boot=${o.boot}\\b`), timeout);
     // The guest powers itself off after the report; a guest that does not is cut after 2 minutes.
@@ -404,7 +471,13 @@ export async function bootNode(node: VmNode, o: BootOptions): Promise<BootRun> {
     const exited = await Promise.race([vm.exited, new Promise<undefined>((ok) => (timer = setTimeout(() => ok(undefined), 120_000)))]);
     clearTimeout(timer);
     if (!exited) await vm.powerCut();
-    return { vm, boot: o.boot, seconds: (Date.now() - vm.startedAt) / 1000, report: readReport(join(node.share, `boot-${o.boot}`)) };
+    return {
+      arch: o.image.arch ?? HOST_ARCH,
+      vm,
+      boot: o.boot,
+      seconds: (Date.now() - vm.startedAt) / 1000,
+      report: readReport(join(node.share, `boot-${o.boot}`)),
+    };
   } catch (error) {
     await vm.powerCut();
     throw error;
@@ -505,6 +578,7 @@ export const shaOf = sha;
 
 export interface BootSummary {
   booted: boolean;
+  arch: VmArch;
   cloudInitSeconds: number;
   launcherExit: number;
   provisionExitCode: string;
@@ -520,6 +594,7 @@ export function summarize(run: BootRun, _totalSeconds?: number): BootSummary {
   if (!r) {
     return {
       booted: false,
+      arch: run.arch,
       cloudInitSeconds: NaN,
       launcherExit: NaN,
       provisionExitCode: '',
@@ -535,6 +610,7 @@ export function summarize(run: BootRun, _totalSeconds?: number): BootSummary {
   const fellBack = /falling back to the VHD-baked binary/.test(r.launcher);
   return {
     booted: true,
+    arch: run.arch,
     cloudInitSeconds: Math.round(r.cloudInitSeconds * 10) / 10,
     launcherExit: r.launcherExit,
     provisionExitCode: r.provisionJson?.ExitCode ?? '',

@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
             if (!held && exe_ends_with(m->pid, argv[3]) && setenv("ANC_VM_PAUSE_PATH", path, 1) == 0 && system(argv[4]) == 0) {
                 held = 1;
                 sync();
-                FILE *tty = fopen("/dev/ttyS0", "w");
+                FILE *tty = fopen("/dev/console", "w");
                 if (tty) {
                     fprintf(tty, "\nANC-VM paused %s (%s)\n", argv[4], path);
                     fclose(tty);

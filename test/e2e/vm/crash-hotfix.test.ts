@@ -2,6 +2,9 @@
 // real VM", test 4): the hotfix passes the health gate (its `version` and dry-run self-test answer), then
 // dies of SIGSEGV at the real provision. The launcher under systemd falls back to the baked agent, which
 // quarantines the version and provisions with the image's own scripts.
+// The same node's first boot is the power cut while the hotfix is staged (test 3; one boot less than a
+// node of its own): qemu is killed while the health gate runs the pending candidate; the boot above is
+// the next one, which must stage the hotfix again from scratch before it crashes.
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -25,6 +28,7 @@ import { logTiming, taskMessages, workDir } from './support.ts';
 let stand: StandIns;
 let run: BootRun;
 let bakedStartSha = '';
+let pausedLine = '';
 
 test.before(async () => {
   const image = await prepareVmImage(pauseConditions(FIXED_START, FIXED_HELPER));
@@ -39,8 +43,11 @@ test.before(async () => {
   const packages = buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { bin: crashing });
   stand = await startStandIns(work, packages, { hotfixes: { '202604.01': HOTFIX_VERSION } });
   const node = createNode(join(work, 'node'), image.disk, nodeCustomData(image.baked, stand.api, work), 'i-crash-hotfix');
-  run = await bootNode(node, { image, stand, boot: 1 });
-  logTiming('crash-hotfix boot', `${run.seconds.toFixed(1)} s`);
+  const cut = await bootNode(node, { image, stand, boot: 1, pause: 'hotfix-staging' });
+  logTiming('crash-hotfix: boot until the cut (staging)', `${cut.seconds.toFixed(1)} s`);
+  pausedLine = cut.vm.lines().find((l) => l.includes('ANC-VM paused')) ?? '';
+  run = await bootNode(node, { image, stand, boot: 2 });
+  logTiming('crash-hotfix: boot after the cut', `${run.seconds.toFixed(1)} s`);
   bakedStartSha = run.report?.file('scripts.sha256') ?? '';
 });
 
@@ -75,6 +82,16 @@ test('a hotfix that crashes before the scripts: the baked agent provisions, the 
   const s = summarize(run);
   assert.equal([s.binary, s.agentVersion, s.scripts], ['baked', BAKED_VERSION, 'baked']);
   assert.ok(bakedStartSha.includes('provision_start.sh'));
+});
+
+test('power cut while the hotfix is staged (pending candidate in the health gate): the next boot stages it again', () => {
+  const r = run.report!;
+  assert.match(pausedLine, /pause-when-hotfix-staging/, 'the power went at the pause point');
+  assert.not.match(r.file('containers.txt'), /aks-node-controller-hotfix\.pending/, 'no pending candidate left');
+  const downloads = taskMessages(r, 'DownloadHotfix');
+  assert.is(downloads.length, 1, 'one download-hotfix event: the cut boot never reached its end');
+  assert.match(downloads[0]!, /^outcome=staged /);
+  assert.ok(r.launcher.includes('Using hotfix binary: /opt/azure/containers/aks-node-controller-hotfix'), r.launcher);
 });
 
 test.run();
