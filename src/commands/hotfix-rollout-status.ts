@@ -15,6 +15,7 @@ export const hotfixRolloutStatusCommand = {
     { flag: '--context <name>', description: 'The kubeconfig context to use (default: its current-context)' },
     { flag: '--wide', description: 'Name the nodes under each row (also -o wide)', boolean: true },
     { flag: '--page-size <n>', description: 'Nodes per page of the list (default 500)' },
+    { flag: '--keys <file>', description: 'Verify the live pointer with this key set instead of the keys baked into this binary' },
   ],
   output: true,
   readOnly: true,
@@ -39,7 +40,10 @@ export const hotfixRolloutStatusCommand = {
     const { fleetView } = await import('../fleet/rollout-state.ts');
     const { rolloutText } = await import('../fleet/rollout-text.ts');
     const creds = await operatorCredentials(deps, options);
-    const state = await readFleet(deps, creds, { pageSize });
+    const { parseKeySet } = await import('../pointer/keys.ts');
+    const { readConfigFile } = await import('./config-input.ts');
+    const keys = options.keys === undefined ? undefined : parseKeySet(readConfigFile(deps, options.keys, 'key set'), options.keys);
+    const state = await readFleet(deps, creds, { pageSize, ...(keys ? { keys } : {}) });
     // No timedOut here: only the watch knows since when a node has been silent (it saw its boot begin).
     const view = fleetView(state.nodes, state.live, deps.clock.now());
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;
@@ -47,4 +51,4 @@ export const hotfixRolloutStatusCommand = {
     if (options.output === 'yaml') return { exitCode, stdout: (await import('yaml')).stringify(view) };
     return { exitCode, stdout: rolloutText(view, options.wide === true) };
   },
-} satisfies Command<{ kubeconfig?: string; context?: string; wide?: boolean; pageSize?: string; output?: OutputFormat }>;
+} satisfies Command<{ kubeconfig?: string; context?: string; wide?: boolean; pageSize?: string; keys?: string; output?: OutputFormat }>;

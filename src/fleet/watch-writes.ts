@@ -6,9 +6,10 @@ import type { Deps } from '../platform/deps.ts';
 import { errorMessage } from '../platform/errors.ts';
 import type { ConfigMapDoc } from '../pointer/configmap.ts';
 import { planEvidence } from '../pointer/evidence-gate.ts';
-import type { FleetState } from './read.ts';
+import { type FleetState, unverifiedEnvelope } from './read.ts';
 import type { StatedView } from './rollout-state.ts';
 import type { ApiCredentials } from '../kube/credentials.ts';
+import type { TrustedKey } from '../pointer/keys.ts';
 
 export interface EvidenceSigner {
   privateKeyPem: string;
@@ -25,6 +26,8 @@ interface WriteOptions {
   halt?: ConfigMapDoc;
   haltName: string;
   evidence?: EvidenceSigner;
+  /** The fleet's pointer-signing keys: a live envelope that does not verify with them is no newer work (R4-12). */
+  keys?: readonly TrustedKey[];
 }
 
 const conflict = (error: unknown) => /returned status 409\b|Conflict/.test(errorMessage(error));
@@ -60,7 +63,10 @@ export async function applyHalt(
     } catch (error) {
       say(`re-reading the live pointer failed (${errorMessage(error)}): writing over the last one seen, only if it is unchanged`);
     }
-    const live = doc ? livePayload(doc)?.serial : undefined;
+    // A forged envelope (ConfigMap write without the signing key) is no newer work: nodes refuse it (R4-12).
+    const forged = doc ? await unverifiedEnvelope(doc, options.keys) : undefined;
+    if (forged !== undefined) say(`the live pointer does not verify with the fleet's keys (${forged}): the halt replaces it`);
+    const live = doc && forged === undefined ? livePayload(doc)?.serial : undefined;
     if (live === haltSerial) {
       say(`halt already live: pointer serial ${haltSerial}`);
       return 'applied';

@@ -229,9 +229,10 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
     // A gated step needs the wave before it healthy at its time: that case, too, gets room for the round.
     const roomy = options.watchDiesAfterWave !== undefined || options.gated === true;
     const gap = (options.gapSeconds ?? (roomy ? Math.ceil(round * 1.6) : round)) * 1000;
-    // Silence: a node may stay silent for a round of boots (every node boots once per wave, in turn).
-    const reportTimeout = Math.ceil(round * 1.5);
+    // Silence: a node may stay silent for a round of boots (every node boots once per wave, in turn). Only
+    // --hang needs the watch to call silence soon; elsewhere a loaded machine's slow boot must not read as one.
     const hang = options.hang ?? 0;
+    const reportTimeout = Math.ceil(round * (hang > 0 ? 1.5 : 5));
     const firstWave = Math.floor((options.nodes * PERCENTS[0]!) / 100);
     if (hang > firstWave) throw new Error(`--hang ${hang}: the first wave has only ${firstWave} node(s)`);
     const t0 = Math.ceil((Date.now() + 3000) / 1000) * 1000;

@@ -148,15 +148,17 @@ test('R4-16: bidi overrides and other format characters from a report are escape
       'n0',
       report({ hotfix: true, exitCode: 50, name: 'ERR_\u202eLIAF_DEDEECCUS', platform: 'ubuntu-22.04/amd64\u2066\u200b' }),
     );
+    // Report validation (issue 37) refuses control and format characters: the node is unreadable, its text
+    // never reaches the terminal raw, and the escaping (R4-16) covers what the view does print.
     for (const args of [[], ['-o', 'json']]) {
       const run = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, ...args]);
-      assert.is(run.exitCode, 2, run.stderr);
+      assert.is(run.exitCode, 0, run.stderr);
       assert.not.match(run.stdout, /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2028\u2029]/, 'no raw format character');
-      assert.match(run.stdout, 'ERR_\\u202eLIAF_DEDEECCUS');
-      assert.match(run.stdout, 'amd64\\u2066\\u200b');
     }
+    const text = (await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig])).stdout;
+    assert.match(text, /\n {2}n0: unreadable \(.*(control|bidirectional).*\)\n/);
     const json = JSON.parse((await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '-o', 'json'])).stdout);
-    assert.is(json.nodes[0].name === 'n0' ? json.groups[0].platform : '', 'ubuntu-22.04/amd64\u2066\u200b', 'JSON keeps its meaning');
+    assert.is(json.nodes[0].bucket, 'unreadable');
   } finally {
     await api.close();
   }

@@ -288,7 +288,7 @@ test('the watch: lists once, then events; a bookmark keeps it resumable; 410 and
     assert.match(run.stdout, /first read failed \(attempt 1 of 5\): apiserver returned status 503 .* -> retrying in 1 s/);
     assert.match(run.stdout, /node watch: the watch's version expired \(the Node watch ended with status 410: too old resource version/);
     assert.match(run.stdout, /node watch: relisted 60 nodes; watching again/);
-    assert.match(run.stdout, /tookHotfix=2 failed=1 \(max 0\) -> HALT: applying/);
+    assert.match(run.stdout, /tookHotfix=2 failed=1 timedOut=0[^(]*\(max 0\) state=\S+ -> HALT: applying/);
     assert.is(lists(), 3, 'no other relist: the steady state is the watch');
   } finally {
     await api.close();
@@ -317,8 +317,11 @@ test('a watch started on 5,000 Nodes halts a bad wave patched into the stand-in'
     }
     const run = await watching;
     assert.is(run.exitCode, 3, `${run.stdout.slice(-2000)}${run.stderr}`);
-    assert.match(run.stdout, /nodes=5000 reported=4900 tookHotfix=1250 failed=0 \(max 2%\) -> continue/);
-    assert.match(run.stdout, /nodes=5000 reported=4900 tookHotfix=1250 failed=31 \(max 2%\) -> HALT: applying/);
+    assert.match(run.stdout, /nodes=5000\/5000 reported=4900 tookHotfix=1250 failed=0 timedOut=0[^(]*\(max 2%\) state=\S+ -> continue/);
+    assert.match(
+      run.stdout,
+      /nodes=5000\/5000 reported=4900 tookHotfix=1250 failed=31 timedOut=0[^(]*\(max 2%\) state=\S+ -> HALT: applying/,
+    );
     assert.is(api.nodes.list.served.metadata, 10, 'one list of 10 pages, no relist');
     const serial = JSON.parse((api.configMaps.get('kube-system/anc-hotfix-version') as Record<string, string>)['hotfixes.json']!).serial;
     assert.is(serial, 6, 'the halt is live');

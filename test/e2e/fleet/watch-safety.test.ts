@@ -50,6 +50,7 @@ function report(fields: { path?: string; exitCode?: number; running?: string; ba
 function annotate(api: FakeApiServer, name: string, text: string): void {
   if (!api.nodes.nodes.has(name)) api.nodes.register(name, { bootId: 'boot-1' });
   (api.nodes.nodes.get(name)!.metadata as { annotations: Record<string, string> }).annotations = { [ANNOTATION]: text };
+  api.nodes.touch(name); // a change the apiserver's watch reports
 }
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -125,7 +126,7 @@ test('a hostile report (a toString object, a number, bidi text) is unreadable, n
     annotate(api, 'evil-2', report({ running: '202604.01.1\u202e', path: 'hotfix', exitCode: 34 }));
     // A node of a base the pointer does not target claims a failure: listed apart, never halts.
     annotate(api, 'other-0', report({ base: '202511.03', running: '202511.03.7', path: 'hotfix', exitCode: 34 }));
-    const status = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig]);
+    const status = await runAnc(['hotfix', 'rollout', 'status', '--kubeconfig', kubeconfig, '--keys', keys]);
     assert.is(status.exitCode, 0, `${status.stdout}${status.stderr}`);
     assert.match(status.stdout, /4 node\(s\) not counted toward any rollout \(they never halt one\):/);
     assert.match(status.stdout, /evil-0: unreadable \(hotfix\.base is not a string\)/);
@@ -156,6 +157,8 @@ test('a hostile report (a toString object, a number, bidi text) is unreadable, n
       '--kubeconfig',
       kubeconfig,
       '--observe',
+      '--keys',
+      keys,
       '--interval',
       '0.3',
       '--timeout',
@@ -222,6 +225,8 @@ test('a watch that cannot see halts: the Node list unreadable past --blind-timeo
     const watching = runAnc(watchArgs(kubeconfig, halt, ['--blind-timeout', '1s']), { timeoutMs: 30_000 });
     await sleep(1200);
     blind.on = true;
+    // The open watch stream breaks too (a real apiserver ends it at its timeout): the relist meets the 503.
+    api.nodes.endWatches('break');
     const run = await watching;
     assert.is(run.exitCode, 4, `${run.stdout}${run.stderr}`);
     assert.match(run.stdout, /poll failed: .*; blind for \d+ s -> a watch that cannot see halts after 1 s/);
