@@ -247,7 +247,8 @@ test('provision applies the payload; status, hotfix scripts and explain say so; 
   const after = (await runAnc(['status'], { root: box.root })).stdout;
   assert.match(
     after,
-    /scripts:\n  ran        baked \(the image's own provisioning scripts\)\n  restored   2 baked scripts of hotfix cse-fix-2026\.11 at \S+ \(fallback\)\n/,
+    // What ran in that provision (issue 40), then the restore that followed it.
+    /scripts:\n  ran        hotfix cse-fix-2026\.11, 2 replaced \(since restored\)\n {13}\/opt\/azure\/containers\/provision_source\.sh\n {13}\/opt\/azure\/containers\/provision_start\.sh\n  restored   2 baked scripts of hotfix cse-fix-2026\.11 at \S+ \(fallback\)\n/,
   );
   box.cleanup();
 });

@@ -89,7 +89,13 @@ test("the Node report carries what ran: scripts hotfix bad-fix, provisioning fai
     assert.is(run.exitCode, 0, run.stderr);
     const text = (api.nodes.nodes.get('vm')?.metadata as { annotations?: Record<string, string> })?.annotations?.[ANNOTATION] ?? '';
     const report = JSON.parse(text);
-    assert.equal(report.scripts, { ran: 'hotfix', label: 'bad-fix', replaced: 1 });
+    // nodeCustomData (issue 39): download-hotfix skipped nodecustomdata.yml (no scripts_version in the pointer).
+    assert.equal(report.scripts, {
+      ran: 'hotfix',
+      label: 'bad-fix',
+      replaced: 1,
+      nodeCustomData: { outcome: 'skipped', scriptsVersion: '' },
+    });
     assert.equal(report.provision, { state: 'failed', exitCode: 50, name: 'ERR_OUTBOUND_CONN_FAIL' });
     assert.is(report.hotfix.quarantine?.cause, 'provisionFailed');
   } finally {
