@@ -3,7 +3,7 @@
 // verify` share it.
 import { jsonSyntaxProblem } from '../config/json-offset.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
-import { goEqualFold, goTrimSpace } from '../platform/go/strings.ts';
+import { goTrimSpace } from '../platform/go/strings.ts';
 import { goJsonKind, goLookupField, parseGoJson } from '../platform/json.ts';
 import { type HotfixPointer, parsePointer } from './document.ts';
 

@@ -12,7 +12,6 @@ import {
   PROVISION_JSON,
   eventMessages,
   everything,
-  failingScript,
   makeNode,
   provisionJson,
   startWait,
