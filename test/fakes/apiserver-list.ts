@@ -173,7 +173,10 @@ function serveWatch(
   const seconds = Number(query.get('timeoutSeconds') ?? '1800');
   if (from !== '' && !/^\d+$/.test(from)) return fail(res, 400, 'BadRequest', `invalid resource version: ${from}`);
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-  const write = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
+  // A stream ended by the server (timeout, endWatches) may still have a bookmark timer due before 'close'.
+  const write = (type: string, object: unknown) => {
+    if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify({ type, object })}\n`);
+  };
   const rv = Number(from || '0');
   const oldest = state.history[0]?.rv ?? state.version + 1;
   if (rv !== 0 && rv < oldest - 1 && rv < state.version) {
