@@ -197,40 +197,60 @@ if (!process.argv.includes('--no-setup')) {
 const HOST_NODE_PATHS = ['/var/log/azure', '/opt/azure', '/etc/kubernetes', '/var/lib/kubelet', '/usr/bin/aks-node-controller'];
 const hostBefore = HOST_NODE_PATHS.filter((p) => existsSync(p));
 
-// The VM phase's base roots: a cache hit takes seconds; a cold machine builds them (arm64 on amd64: ~20
-// minutes of emulated package scripts) while lint, unit and end-to-end tests run. The VM tests wait for
-// an entry still being built (build-base.sh locks it).
+// The VM phase's base roots: a cache hit takes seconds; a cold machine builds them (arm64 on amd64: tens of
+// minutes of emulated package scripts) while lint, unit and end-to-end tests run, each architecture in its
+// own process so the native one is ready long before the foreign one. The VM tests wait for an entry still
+// being built (build-base.sh locks it).
 const vmFiles = e2eFiles('vm');
-const vmArches = [
-  ...(vmFiles.some((f) => f.includes('arm64')) ? ['arm64'] : []),
-  ...(vmFiles.some((f) => !f.includes('arm64')) ? [process.arch === 'arm64' ? 'arm64' : 'amd64'] : []),
-].filter((a, i, all) => all.indexOf(a) === i);
-const bases =
-  vmArches.length === 0
-    ? undefined
-    : new Promise((resolve) => {
-        const started = Date.now();
+const HOST_VM_ARCH = process.arch === 'arm64' ? 'arm64' : 'amd64';
+/** The VM files in the order they run: the host's own architecture first, the foreign arm64 boot last. */
+const vmGroups = [
+  [HOST_VM_ARCH, vmFiles.filter((f) => !f.includes('arm64'))],
+  ['arm64', vmFiles.filter((f) => f.includes('arm64'))],
+].filter(([, files]) => files.length > 0);
+mkdirSync(join(root, '.vm'), { recursive: true });
+/** arch -> a promise of {arch, status, out, err, startedAt}: build-base.sh's exit, JSON line and stderr, and its start in the suite. */
+const bases = new Map(
+  [...new Set(vmGroups.map(([arch]) => arch))].map((arch) => {
+    const started = Date.now();
+    return [
+      arch,
+      new Promise((resolve) => {
         // stderr to a file: the synchronous phases below do not read pipes while they run.
-        mkdirSync(join(root, '.vm'), { recursive: true });
-        const logFile = join(root, '.vm', 'prewarm-bases.log');
+        const logFile = join(root, '.vm', `prewarm-base-${arch}.log`);
         const log = openSync(logFile, 'w');
-        const child = spawn(
-          'bash',
-          ['-c', vmArches.map((a) => `bash vhd/vm/build-base.sh --arch ${a} || echo '{"arch":"${a}","failed":true}'`).join('; ')],
-          {
-            cwd: root,
-            stdio: ['ignore', 'pipe', log],
-          },
-        );
+        const child = spawn('bash', ['vhd/vm/build-base.sh', '--arch', arch], { cwd: root, stdio: ['ignore', 'pipe', log] });
         let out = '';
         child.stdout.on('data', (d) => {
           out += d;
         });
-        child.on('close', () => {
+        child.on('close', (status) => {
           closeSync(log);
-          resolve({ out, err: readFileSync(logFile, 'utf8'), seconds: (Date.now() - started) / 1000 });
+          // A spawnSync phase may hold the event loop past the child's end: its own `seconds` says when it was ready.
+          resolve({ arch, status, out, err: readFileSync(logFile, 'utf8'), startedAt: (started - suiteStarted) / 1000 });
         });
-      });
+      }),
+    ];
+  }),
+);
+
+/** Waits for one architecture's base root, says how it came (cache hit or built, and when) and how long we waited. */
+async function awaitBase(arch) {
+  process.stdout.write(`\n== VM base root ${arch} (vhd/vm/build-base.sh, started at the suite's start)\n`);
+  const waited = Date.now();
+  const b = await bases.get(arch);
+  let r = {};
+  try {
+    r = JSON.parse(b.out.trim().split('\n').at(-1) ?? '');
+  } catch {}
+  if (b.status === 0 && r.hash) process.stdout.write(`${arch} base ${r.hash}: cache ${r.cache} (${r.seconds} s)\n`);
+  else process.stdout.write(`${arch}: build failed, exit ${b.status} (the VM tests try again and say why)\n${b.err.slice(-2000)}\n`);
+  const seconds = (Date.now() - waited) / 1000;
+  phases.push([`VM base root ${arch} (wait beyond the other phases)`, seconds]);
+  process.stdout.write(
+    `(VM base root ${arch}: ${r.seconds === undefined ? 'not' : `ready ${((b.startedAt + r.seconds) / 60).toFixed(1)} min`} after the suite's start; waited ${seconds.toFixed(1)} s for it)\n`,
+  );
+}
 
 if (!e2eOnly) {
   countCheck(
@@ -245,35 +265,18 @@ if (build.status === 0) {
   const env = { ANC_BIN: join(root, 'dist', 'aks-node-controller') };
   const files = e2eFiles('sandbox');
   if (files.length > 0) await stepFiles('end-to-end tests (dist/aks-node-controller)', files, env, 45);
-  if (vmFiles.length > 0) {
-    process.stdout.write("\n== VM base roots (vhd/vm/build-base.sh, started at the suite's start)\n");
-    const waited = Date.now();
-    const b = await bases;
-    for (const line of b.out.trim().split('\n').filter(Boolean)) {
-      let r = {};
-      try {
-        r = JSON.parse(line);
-      } catch {}
-      process.stdout.write(
-        r.failed
-          ? `${r.arch}: build failed (the VM tests try again and say why)\n`
-          : `${r.arch} base ${r.hash}: cache ${r.cache} (${r.seconds} s)\n`,
-      );
-    }
-    if (b.out.includes('"failed"')) process.stdout.write(b.err.slice(-2000));
-    const seconds = (Date.now() - waited) / 1000;
-    phases.push(['VM base roots (wait beyond the other phases)', seconds]);
-    process.stdout.write(
-      `(VM base roots: ready ${(b.seconds / 60).toFixed(1)} min after the start; waited ${seconds.toFixed(1)} s for them)\n`,
-    );
-    const escapeRegex = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    // One uvu process, one file and one qemu at a time: two guests starve each other under TCG.
+  const escapeRegex = (f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // One uvu process per architecture, one file and one qemu at a time: two guests starve each other under
+  // TCG. The host's boots start as soon as its base is ready; on a cold machine the arm64 base is still
+  // building beside them, and its boot waits for it.
+  for (const [arch, files] of vmGroups) {
+    await awaitBase(arch);
     countUvu(
-      'vm',
+      `vm ${arch}`,
       step(
-        'real boots in a VM (test/e2e/vm: base roots from the machine cache, image build, one qemu boot at a time)',
+        `real boots in a VM, ${arch} (test/e2e/vm: base root from the machine cache, image build, one qemu boot at a time)`,
         process.execPath,
-        uvu('test/e2e', `^(${vmFiles.map(escapeRegex).join('|')})$`),
+        uvu('test/e2e', `^(${files.map(escapeRegex).join('|')})$`),
         env,
         60,
       ),
