@@ -485,8 +485,9 @@ interface Watch {
   onLine?: (line: string) => void;
 }
 
-function startWatch(bin: string, kubeconfig: string, halt: string, keys: string, extra: string[]): Watch {
-  const args = [
+/** `hotfix rollout watch` in enforce mode: the halt it would write, the fleet's keys, a poll every `interval` seconds. */
+export function enforceWatchArgs(kubeconfig: string, halt: string, keys: string, interval: string, extra: string[] = []): string[] {
+  return [
     'hotfix',
     'rollout',
     'watch',
@@ -499,10 +500,13 @@ function startWatch(bin: string, kubeconfig: string, halt: string, keys: string,
     '--keys',
     keys,
     '--interval',
-    '1',
-    '--until-complete',
+    interval,
     ...extra,
   ];
+}
+
+function startWatch(bin: string, kubeconfig: string, halt: string, keys: string, extra: string[]): Watch {
+  const args = [...enforceWatchArgs(kubeconfig, halt, keys, '1'), '--until-complete', ...extra];
   const child = spawn(bin, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },

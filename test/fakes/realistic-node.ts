@@ -2,13 +2,12 @@
 // conditions, managedFields and our report, about `kib` KiB each in JSON, for fleets of thousands in the
 // apiserver stand-in (the 5,000-node tests and bench/fleet). Deterministic per index.
 import { createHash } from 'node:crypto';
+import { BAKED, HOTFIX, nodeReport, REPORT_ANNOTATION } from './node-report.ts';
 
-export const REPORT_ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
+export { BAKED, BASE, HOTFIX, REPORT_ANNOTATION } from './node-report.ts';
+
 export const VERSION_LABEL = 'kubernetes.azure.com/aks-node-controller-version';
 export const STATE_LABEL = 'kubernetes.azure.com/aks-node-controller-state';
-export const BASE = '202604.01';
-export const BAKED = '202604.01.0';
-export const HOTFIX = '202604.01.1';
 
 export type SyntheticState = 'baked' | 'notInWave' | 'hotfix' | 'fellback' | 'failed' | 'none';
 
@@ -24,31 +23,18 @@ export const nodeName = (i: number) =>
 /** The report a node in this state sends (report-status's shape: docs/operators.md "What a node writes"). */
 export function syntheticReport(state: Exclude<SyntheticState, 'none'>, bootId: string, exit?: { code: number; name: string }): string {
   const onHotfix = state === 'hotfix' || state === 'failed';
-  const code = state === 'failed' ? (exit?.code ?? 31) : 0;
-  return JSON.stringify({
-    schemaVersion: 1,
-    bootId,
-    time: '2026-11-27T05:00:00Z',
-    platform: 'ubuntu-22.04/amd64',
-    baked: BAKED,
-    running: onHotfix ? HOTFIX : BAKED,
-    binary: onHotfix ? 'hotfix' : 'baked',
-    hotfix: {
-      base: BASE,
+  return JSON.stringify(
+    nodeReport({
+      bootId,
+      path: onHotfix ? 'hotfix' : state === 'fellback' ? 'fallback' : 'baked',
       requested: state === 'baked' ? '' : HOTFIX,
       decision: state === 'notInWave' ? 'notInWave' : state === 'baked' ? 'no-request' : 'upgrade',
-      path: onHotfix ? 'hotfix' : state === 'fellback' ? 'fallback' : 'baked',
       quarantine: state === 'fellback' ? { version: HOTFIX, reason: 'exited with status 1 before the provisioning scripts started' } : null,
       wave: state === 'baked' ? null : { percent: 25, ...(state === 'notInWave' ? { joinsAt: '2099-01-01T00:00:00Z' } : {}) },
-    },
-    scripts: { ran: 'baked', label: null, replaced: 0 },
-    pointer: { serial: 5, signed: true },
-    provision: {
-      state: code === 0 ? 'succeeded' : 'failed',
-      exitCode: code,
-      name: code === 0 ? 'ERR_SUCCESS' : (exit?.name ?? 'ERR_KUBELET_START_FAIL'),
-    },
-  });
+      exitCode: state === 'failed' ? (exit?.code ?? 31) : 0,
+      name: state === 'failed' ? (exit?.name ?? 'ERR_KUBELET_START_FAIL') : undefined,
+    }),
+  );
 }
 
 const hex = (i: number, n: number) => createHash('sha256').update(String(i)).digest('hex').slice(0, n);

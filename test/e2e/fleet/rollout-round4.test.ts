@@ -1,18 +1,15 @@
-// Issue 41 §5 for the fleet views on the compiled binary: a live envelope someone with ConfigMap write but
-// no signing key wrote (serial 99, a recall, 100%) is verified with the fleet's keys and flagged, never
-// presented as live, and the watch still starts (R4-12); bidi overrides and the other format characters in
-// a node's report never reach the operator's terminal raw (R4-16).
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { annotateNode, reportText } from '../../fakes/node-report.ts';
 import { test } from 'uvu';
+import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { type FakeApiServer, kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
+import { kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
 import { runAnc } from '../harness.ts';
+import { enforceWatchArgs } from '../../fakes/fleet.ts';
 
-const ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
 const TOKEN = 'publisher.0123456789abcdef';
 const work = mkdtempSync(join(tmpdir(), 'anc-rollout-r4-'));
 const file = (name: string, text: string) => {
@@ -21,51 +18,12 @@ const file = (name: string, text: string) => {
 };
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-function report(fields: { hotfix?: boolean; exitCode?: number; name?: string; platform?: string }) {
-  const code = fields.exitCode ?? 0;
-  return JSON.stringify({
-    schemaVersion: 1,
-    bootId: 'boot-1',
-    time: '2026-11-27T05:00:00Z',
-    platform: fields.platform ?? 'ubuntu-22.04/amd64',
-    baked: '202604.01.0',
-    running: fields.hotfix ? '202604.01.1' : '202604.01.0',
-    binary: fields.hotfix ? 'hotfix' : 'baked',
-    hotfix: {
-      base: '202604.01',
-      requested: '202604.01.1',
-      decision: 'upgrade',
-      path: fields.hotfix ? 'hotfix' : 'baked',
-      quarantine: null,
-      wave: null,
-    },
-    scripts: { ran: 'baked', label: null, replaced: 0 },
-    pointer: { serial: 5, signed: true },
-    provision: {
-      state: code === 0 ? 'succeeded' : 'failed',
-      exitCode: code,
-      name: fields.name ?? (code === 0 ? 'ERR_SUCCESS' : 'UNKNOWN'),
-    },
-  });
-}
+const report = ({ hotfix, ...fields }: { hotfix?: boolean; exitCode?: number; name?: string; platform?: string }) =>
+  reportText({ ...fields, path: hotfix ? 'hotfix' : 'baked' });
 
-function annotate(api: FakeApiServer, name: string, text: string): void {
-  if (!api.nodes.nodes.has(name)) api.nodes.register(name, { bootId: 'boot-1' });
-  (api.nodes.nodes.get(name)!.metadata as { annotations: Record<string, string> }).annotations = { [ANNOTATION]: text };
-}
+const annotate = annotateNode;
 
-/** A key pair under key id fleet-a: the private key file and the key set that trusts it. */
-function keyPair(name: string): { key: string; keys: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const key = file(`${name}.pem`, String(privateKey.export({ type: 'pkcs8', format: 'pem' })));
-  const keys = file(
-    `${name}-keys.json`,
-    JSON.stringify({
-      keys: [{ keyid: 'fleet-a', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }],
-    }),
-  );
-  return { key, keys };
-}
+const keyPair = (name: string) => fleetKeyPair(work, name);
 
 async function signed(name: string, key: string, render: string[]): Promise<string> {
   const rendered = await runAnc(['hotfix', 'pointer', 'render', ...render, '--expires', '2099-01-01T00:00:00Z']);
@@ -104,24 +62,7 @@ test('R4-12: a forged live envelope (serial 99, recall, 100%) is flagged UNVERIF
     // The watch: the forged serial 99 is not the floor; a halt signed with the fleet's key (serial 6) starts it.
     const halt = await signed('halt', fleet.key, ['--hotfix', '202604.01=202604.01.1', '--rollout', '202604.01=0:halt', '--serial', '6']);
     annotate(api, 'n0', report({ hotfix: true, exitCode: 31, name: 'ERR_KUBELET_START_FAIL' }));
-    const watch = await runAnc(
-      [
-        'hotfix',
-        'rollout',
-        'watch',
-        '--kubeconfig',
-        kubeconfig,
-        '--halt-with',
-        halt,
-        '--mode',
-        'enforce',
-        '--keys',
-        fleet.keys,
-        '--interval',
-        '0.3',
-      ],
-      { timeoutMs: 30_000 },
-    );
+    const watch = await runAnc(enforceWatchArgs(kubeconfig, halt, fleet.keys, '0.3'), { timeoutMs: 30_000 });
     assert.is(watch.exitCode, 3, watch.stdout + watch.stderr);
     assert.match(watch.stdout, /watch started: halt .*halt\.signed\.yaml \(serial 6, verified for mode enforce\)/);
     assert.match(watch.stdout, /live pointer UNVERIFIED: .*its serial is not the halt's floor/);

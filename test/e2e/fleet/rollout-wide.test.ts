@@ -2,37 +2,20 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { annotateNode, reportText } from '../../fakes/node-report.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
+import { kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
 import { runAnc } from '../harness.ts';
 
-const ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
 const TOKEN = 'publisher.0123456789abcdef';
 const work = mkdtempSync(join(tmpdir(), 'anc-rollout-wide-'));
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-function report(path: 'hotfix' | 'baked', decision: string, exitCode = 0, name = 'ERR_SUCCESS') {
-  return JSON.stringify({
-    schemaVersion: 1,
-    bootId: 'boot-1',
-    time: '2026-11-27T05:00:00Z',
-    platform: 'ubuntu-22.04/amd64',
-    baked: '202604.01.0',
-    running: path === 'hotfix' ? '202604.01.1' : '202604.01.0',
-    binary: path,
-    hotfix: { base: '202604.01', requested: '202604.01.1', decision, path, quarantine: null, wave: { percent: 100 } },
-    scripts: { ran: 'baked', label: null, replaced: 0 },
-    pointer: { serial: 5, signed: false },
-    provision: { state: exitCode === 0 ? 'succeeded' : 'failed', exitCode, name },
-  });
-}
+const report = (path: 'hotfix' | 'baked', decision: string, exitCode = 0, name = 'ERR_SUCCESS') =>
+  reportText({ path, decision, exitCode, name, wave: { percent: 100 }, signed: false });
 
-function annotate(api: FakeApiServer, name: string, text: string | undefined): void {
-  api.nodes.register(name, { bootId: 'boot-1' });
-  (api.nodes.nodes.get(name)!.metadata as { annotations: Record<string, string> }).annotations =
-    text === undefined ? {} : { [ANNOTATION]: text };
-}
+const annotate = annotateNode;
 
 test('rollout status -o wide: each row followed by its nodes; --wide the same; the plain table has no names', async () => {
   const api = await startFakeApiServer({ tokens: { [TOKEN]: { user: 'publisher', canRead: true, canWrite: true } } });

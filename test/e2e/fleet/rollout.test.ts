@@ -1,18 +1,15 @@
-// The fleet side end to end: `hotfix rollout status` over Node objects in the apiserver stand-in (buckets,
-// exit codes), `hotfix pointer render --halt`, and `hotfix rollout watch` applying a pre-signed halt when
-// a node that took the hotfix fails (and refusing a halt nodes would refuse), and the pointer's recall: nodes
-// that gave it up, nodes that failed and quarantined the hotfix, and nodes still on a recalled version.
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REPORT_ANNOTATION, annotateNode, reportText } from '../../fakes/node-report.ts';
 import { test } from 'uvu';
+import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import * as assert from 'uvu/assert';
 import { kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
 import { runAnc } from '../harness.ts';
+import { enforceWatchArgs } from '../../fakes/fleet.ts';
 import { fastBounds, joinedNode } from './support.ts';
 
-const ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
 const TOKEN = 'publisher.0123456789abcdef';
 const work = mkdtempSync(join(tmpdir(), 'anc-rollout-'));
 const file = (name: string, text: string) => {
@@ -29,40 +26,16 @@ function report(fields: {
   joinsAt?: string;
   quarantine?: unknown;
 }) {
-  const code = fields.exitCode ?? 0;
-  return JSON.stringify({
-    schemaVersion: 1,
-    bootId: fields.bootId ?? 'boot-1',
-    time: '2026-11-27T05:00:00Z',
-    platform: 'ubuntu-22.04/amd64',
-    baked: '202604.01.0',
-    running: fields.path === 'hotfix' ? '202604.01.1' : '202604.01.0',
-    binary: fields.path === 'hotfix' ? 'hotfix' : 'baked',
-    hotfix: {
-      base: '202604.01',
-      requested: '202604.01.1',
-      decision: fields.decision ?? 'upgrade',
-      path: fields.path ?? 'baked',
-      quarantine: fields.quarantine ?? null,
-      wave: { percent: 25, ...(fields.joinsAt ? { joinsAt: fields.joinsAt } : {}) },
-    },
-    scripts: { ran: 'baked', label: null, replaced: 0 },
-    pointer: { serial: 5, signed: false },
-    provision: {
-      state: code === 0 ? 'succeeded' : 'failed',
-      exitCode: code,
-      name: fields.name ?? (code === 0 ? 'ERR_SUCCESS' : 'UNKNOWN'),
-    },
+  const { joinsAt, ...rest } = fields;
+  return reportText({
+    ...rest,
+    name: fields.name ?? (fields.exitCode ? 'UNKNOWN' : undefined),
+    wave: { percent: 25, ...(joinsAt ? { joinsAt } : {}) },
+    signed: false,
   });
 }
 
-function annotate(api: FakeApiServer, name: string, text: string | undefined, bootId = 'boot-1'): void {
-  if (!api.nodes.nodes.has(name)) api.nodes.register(name, { bootId });
-  const node = api.nodes.nodes.get(name)!;
-  const meta = node.metadata as { annotations: Record<string, string> };
-  meta.annotations = text === undefined ? {} : { [ANNOTATION]: text };
-  api.nodes.touch(name); // a change the apiserver's watch reports
-}
+const annotate = annotateNode;
 
 const FUTURE = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
 const PAST = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -195,7 +168,7 @@ test('rollout status with a recall: recalled, failed → quarantined and still o
     const sent = await runAnc(['report-status'], { root: node.box.root, env: fastBounds() });
     assert.is(sent.exitCode, 0, sent.stderr);
     const meta = api.nodes.nodes.get('aks-pool-0')!.metadata as { annotations: Record<string, string> };
-    const sentReport = JSON.parse(meta.annotations[ANNOTATION]!);
+    const sentReport = JSON.parse(meta.annotations[REPORT_ANNOTATION]!);
     assert.equal(sentReport.hotfix.quarantine, {
       version: ownRecalled,
       reason: `hotfix ${ownRecalled} recalled by the hotfix pointer`,
@@ -327,14 +300,7 @@ test('watch: refuses a halt nodes would refuse; halts at the first failure among
   const { api, kubeconfig } = await fleet();
   try {
     annotate(api, 'n4', report({ decision: 'notInWave' }));
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const key = file('fleet.pem', String(privateKey.export({ type: 'pkcs8', format: 'pem' })));
-    const keys = file(
-      'keys.json',
-      JSON.stringify({
-        keys: [{ keyid: 'fleet-a', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }],
-      }),
-    );
+    const { key, keys } = fleetKeyPair(work);
     const rendered = await runAnc(['hotfix', 'pointer', 'render', '--halt', '--withdraw', '--kubeconfig', kubeconfig]);
     const unsigned = file('halt.yaml', rendered.stdout);
     const signed = await runAnc(['hotfix', 'pointer', 'sign', '--key', key, '--key-id', 'fleet-a', unsigned]);
@@ -363,24 +329,7 @@ test('watch: refuses a halt nodes would refuse; halts at the first failure among
     const behind = await runAnc(['hotfix', 'rollout', 'watch', '--kubeconfig', kubeconfig, '--halt-with', stale]);
     assert.is(behind.exitCode, 1);
     assert.match(behind.stderr, /its serial 5 is not above the live pointer's serial 5/);
-    const watching = runAnc(
-      [
-        'hotfix',
-        'rollout',
-        'watch',
-        '--kubeconfig',
-        kubeconfig,
-        '--halt-with',
-        halt,
-        '--mode',
-        'enforce',
-        '--keys',
-        keys,
-        '--interval',
-        '0.3',
-      ],
-      { timeoutMs: 30_000 },
-    );
+    const watching = runAnc(enforceWatchArgs(kubeconfig, halt, keys, '0.3'), { timeoutMs: 30_000 });
     await new Promise((r) => setTimeout(r, 1500));
     const serialOf = () =>
       JSON.parse((api.configMaps.get('kube-system/anc-hotfix-version') as Record<string, string>)['hotfixes.json']!).serial;

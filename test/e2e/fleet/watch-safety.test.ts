@@ -1,18 +1,15 @@
-// The watch fails safe (issue 37): it trusts nothing a node writes (a hostile report is `unreadable` and the
-// halt still comes from the other nodes' failures), it never writes over a pointer published after it started
-// (exit 5), a watch that cannot see halts (exit 4), `--observe` reads a halted rollout without writing, and
-// Ctrl-C says in one line that the rollout is unguarded. The gated rollout itself: rehearsal.test.ts.
-import { generateKeyPairSync } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { annotateNode, reportText } from '../../fakes/node-report.ts';
 import { test } from 'uvu';
+import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import * as assert from 'uvu/assert';
 import { type FakeApiServer, type FakeApiServerOptions, kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
 import { baseEnv, runAnc } from '../harness.ts';
+import { enforceWatchArgs } from '../../fakes/fleet.ts';
 
-const ANNOTATION = 'kubernetes.azure.com/aks-node-controller-status';
 const TOKEN = 'publisher.0123456789abcdef';
 const CM = 'kube-system/anc-hotfix-version';
 const work = mkdtempSync(join(tmpdir(), 'anc-watch-safety-'));
@@ -23,44 +20,12 @@ const file = (name: string, text: string) => {
 const PAST = new Date(Date.now() - 3600_000).toISOString().slice(0, 16);
 const FUTURE = new Date(Date.now() + 3600_000).toISOString().slice(0, 16);
 
-function report(fields: { path?: string; exitCode?: number; running?: string; base?: unknown }): string {
-  const code = fields.exitCode ?? 0;
-  return JSON.stringify({
-    schemaVersion: 1,
-    bootId: 'boot-1',
-    time: '2026-11-27T05:00:00Z',
-    platform: 'ubuntu-22.04/amd64',
-    baked: '202604.01.0',
-    running: fields.running ?? (fields.path === 'hotfix' ? '202604.01.1' : '202604.01.0'),
-    binary: fields.path === 'hotfix' ? 'hotfix' : 'baked',
-    hotfix: {
-      base: fields.base ?? '202604.01',
-      requested: '202604.01.1',
-      decision: 'upgrade',
-      path: fields.path ?? 'baked',
-      quarantine: null,
-      wave: { percent: 25 },
-    },
-    scripts: { ran: 'baked', label: null, replaced: 0 },
-    pointer: { serial: 5, signed: true },
-    provision: { state: code === 0 ? 'succeeded' : 'failed', exitCode: code, name: code === 0 ? 'ERR_SUCCESS' : 'ERR_KUBELET_START_FAIL' },
-  });
-}
+const report = (fields: { path?: string; exitCode?: number; running?: string; base?: unknown }) =>
+  reportText({ ...fields, wave: { percent: 25 } });
 
-function annotate(api: FakeApiServer, name: string, text: string): void {
-  if (!api.nodes.nodes.has(name)) api.nodes.register(name, { bootId: 'boot-1' });
-  (api.nodes.nodes.get(name)!.metadata as { annotations: Record<string, string> }).annotations = { [ANNOTATION]: text };
-  api.nodes.touch(name); // a change the apiserver's watch reports
-}
+const annotate = annotateNode;
 
-const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-const key = file('fleet.pem', String(privateKey.export({ type: 'pkcs8', format: 'pem' })));
-const keys = file(
-  'keys.json',
-  JSON.stringify({
-    keys: [{ keyid: 'fleet-a', algorithm: 'ed25519', publicKey: String(publicKey.export({ type: 'spki', format: 'pem' })) }],
-  }),
-);
+const { key, keys } = fleetKeyPair(work);
 
 async function signed(name: string, args: string[]): Promise<string> {
   const rendered = await runAnc(['hotfix', 'pointer', 'render', ...args]);
@@ -99,22 +64,7 @@ async function fleet(
   return { api, kubeconfig, halt };
 }
 
-const watchArgs = (kubeconfig: string, halt: string, extra: string[] = []) => [
-  'hotfix',
-  'rollout',
-  'watch',
-  '--kubeconfig',
-  kubeconfig,
-  '--halt-with',
-  halt,
-  '--mode',
-  'enforce',
-  '--keys',
-  keys,
-  '--interval',
-  '0.3',
-  ...extra,
-];
+const watchArgs = (kubeconfig: string, halt: string, extra: string[] = []) => enforceWatchArgs(kubeconfig, halt, keys, '0.3', extra);
 const serialOf = (api: FakeApiServer) => JSON.parse((api.configMaps.get(CM) as Record<string, string>)['hotfixes.json']!).serial;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

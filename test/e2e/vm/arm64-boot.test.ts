@@ -8,38 +8,28 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BAKED_VERSION, HOTFIX_VERSION } from '../../fakes/boot.ts';
-import { buildHotfixPackages } from '../../fakes/repos.ts';
-import { FIXED_HELPER, FIXED_START, SCRIPT_LABEL, writePayloadDir } from '../../fakes/script-fix.ts';
+import { FIXED_HELPER, FIXED_START, SCRIPT_LABEL } from '../../fakes/script-fix.ts';
 import {
   bootNode,
   type BootRun,
-  buildTypicalFixFor,
   createNode,
   nodeCustomData,
   pauseConditions,
   prepareVmImage,
   shaOf,
   type StandIns,
-  startStandIns,
   summarize,
 } from '../../fakes/vm-node.ts';
-import { logTiming, taskMessages, workDir } from './support.ts';
+import { logImage, logTiming, payloadStandIns, taskMessages, workDir } from './support.ts';
 
 let stand: StandIns;
 let run: BootRun;
 
 test.before(async () => {
   const image = await prepareVmImage(pauseConditions(FIXED_START, FIXED_HELPER), () => {}, 'arm64');
-  logTiming('arm64 base', `${image.base}: cache ${image.baseCache}${image.baseCache === 'built' ? ` in ${image.baseSeconds} s` : ''}`);
-  logTiming(
-    'arm64 image',
-    image.reused ? `reused (${image.seconds.toFixed(1)} s)` : `built: image ${image.imageSeconds} s, ${image.seconds.toFixed(1)} s in all`,
-  );
+  logImage('arm64 image', image);
   const work = workDir('arm64-boot');
-  const payload = writePayloadDir(join(work, 'payload'));
-  const fix = buildTypicalFixFor(HOTFIX_VERSION, join(work, 'fix'), 'arm64', ['--scripts', payload, '--scripts-label', SCRIPT_LABEL]);
-  const packages = buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { bin: fix, deltaFrom: [image.baked], arch: 'arm64' });
-  stand = await startStandIns(work, packages, { hotfixes: { '202604.01': HOTFIX_VERSION } }, 'arm64');
+  stand = await payloadStandIns(work, image);
   const node = createNode(join(work, 'node'), image.disk, nodeCustomData(image.hostAgent, stand.api, work), 'i-arm64-boot');
   run = await bootNode(node, { image, stand, boot: 1, probe: true });
   logTiming('arm64 first boot', `${run.seconds.toFixed(1)} s`);

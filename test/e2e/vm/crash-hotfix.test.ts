@@ -23,7 +23,7 @@ import {
   startStandIns,
   summarize,
 } from '../../fakes/vm-node.ts';
-import { logTiming, taskMessages, workDir } from './support.ts';
+import { logImage, logTiming, taskMessages, workDir } from './support.ts';
 
 let stand: StandIns;
 let run: BootRun;
@@ -32,6 +32,7 @@ let pausedLine = '';
 
 test.before(async () => {
   const image = await prepareVmImage(pauseConditions(FIXED_START, FIXED_HELPER));
+  logImage('image', image);
   const work = workDir('crash-hotfix');
   // On the VM disk the real agent to delegate to is the baked one; `version` answers the hotfix's version.
   const crashing = buildMisbehavingAgent(

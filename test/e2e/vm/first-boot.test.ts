@@ -8,9 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BAKED_VERSION, HOTFIX_VERSION } from '../../fakes/boot.ts';
-import { buildHotfixPackages } from '../../fakes/repos.ts';
-import { FIXED_HELPER, FIXED_START, SCRIPT_LABEL, writePayloadDir } from '../../fakes/script-fix.ts';
-import { buildTypicalFix } from '../../fakes/typical-fix.ts';
+import { FIXED_HELPER, FIXED_START, SCRIPT_LABEL } from '../../fakes/script-fix.ts';
 import {
   bootNode,
   type BootRun,
@@ -21,12 +19,11 @@ import {
   prepareVmImage,
   shaOf,
   type StandIns,
-  startStandIns,
   summarize,
   type VmNode,
   VM_DIR,
 } from '../../fakes/vm-node.ts';
-import { logTiming, taskMessages, workDir } from './support.ts';
+import { logImage, logTiming, payloadStandIns, taskMessages, workDir } from './support.ts';
 
 let image: BuiltImage;
 let stand: StandIns;
@@ -36,17 +33,9 @@ let first: BootRun;
 
 test.before(async () => {
   image = await prepareVmImage(pauseConditions(FIXED_START, FIXED_HELPER));
-  logTiming(
-    'image',
-    image.reused
-      ? `reused (${image.seconds.toFixed(1)} s)`
-      : `built: base ${image.baseSeconds} s, image ${image.imageSeconds} s, ${image.seconds.toFixed(1)} s in all`,
-  );
+  logImage('image', image);
   const work = workDir('first-boot');
-  const payload = writePayloadDir(join(work, 'payload'));
-  const fix = buildTypicalFix(HOTFIX_VERSION, join(work, 'fix'), ['--scripts', payload, '--scripts-label', SCRIPT_LABEL]);
-  const packages = buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { bin: fix, deltaFrom: [image.baked] });
-  stand = await startStandIns(work, packages, { hotfixes: { '202604.01': HOTFIX_VERSION } });
+  stand = await payloadStandIns(work, image);
   customData = nodeCustomData(image.baked, stand.api, work);
   node = createNode(join(work, 'node'), image.disk, customData, 'i-first-boot');
   first = await bootNode(node, { image, stand, boot: 1, probe: true });

@@ -9,9 +9,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HOTFIX_VERSION } from '../../fakes/boot.ts';
-import { buildHotfixPackages } from '../../fakes/repos.ts';
-import { FIXED_HELPER, FIXED_START, SCRIPT_LABEL, writePayloadDir } from '../../fakes/script-fix.ts';
-import { buildTypicalFix } from '../../fakes/typical-fix.ts';
+import { FIXED_HELPER, FIXED_START, SCRIPT_LABEL } from '../../fakes/script-fix.ts';
 import {
   bootNode,
   type BootReport,
@@ -22,9 +20,8 @@ import {
   prepareVmImage,
   shaOf,
   type StandIns,
-  startStandIns,
 } from '../../fakes/vm-node.ts';
-import { logTiming, taskMessages, workDir } from './support.ts';
+import { logImage, logTiming, payloadStandIns, taskMessages, workDir } from './support.ts';
 
 let image: BuiltImage;
 let stand: StandIns;
@@ -34,11 +31,9 @@ let scriptsCut: { report: BootReport; pausedLine: string };
 
 test.before(async () => {
   image = await prepareVmImage(pauseConditions(FIXED_START, FIXED_HELPER));
+  logImage('image', image);
   work = workDir('power-cut');
-  const payload = writePayloadDir(join(work, 'payload'));
-  const fix = buildTypicalFix(HOTFIX_VERSION, join(work, 'fix'), ['--scripts', payload, '--scripts-label', SCRIPT_LABEL]);
-  const packages = buildHotfixPackages(HOTFIX_VERSION, join(work, 'hotfix'), { bin: fix, deltaFrom: [image.baked] });
-  stand = await startStandIns(work, packages, { hotfixes: { '202604.01': HOTFIX_VERSION } });
+  stand = await payloadStandIns(work, image);
   customData = nodeCustomData(image.baked, stand.api, work);
   // One VM at a time: two side by side starve each other under TCG on 2 cores, and check-hotfix's 10 s
   // bound (guest wall time) was seen to run out that way.

@@ -1,6 +1,7 @@
 // The fleet view's recall arithmetic (fleet/rollout.ts): which bucket a report lands in under the live
 // pointer's recall, the per-base recall list, the counts, and when `rollout status` must exit non-zero.
 import { test } from 'uvu';
+import { nodeReport, REPORT_ANNOTATION } from '../../fakes/node-report.ts';
 import * as assert from 'uvu/assert';
 import type { NodeObject } from '../../../src/kube/nodes.ts';
 import { buildReport, type NodeReport, parseReport, renderReport } from '../../../src/fleet/report.ts';
@@ -21,31 +22,14 @@ function node(
     bootId?: string;
   },
 ): NodeObject {
-  const report: NodeReport = {
-    schemaVersion: 1,
-    bootId: 'boot-1',
-    time: '2026-11-27T05:00:00Z',
-    platform: 'ubuntu-22.04/amd64',
-    baked: '202604.01.0',
-    running: fields.running ?? (fields.path === 'hotfix' ? '202604.01.1' : '202604.01.0'),
-    binary: fields.path === 'hotfix' ? 'hotfix' : 'baked',
-    hotfix: {
-      base: '202604.01',
-      requested: '202604.01.2',
-      decision: fields.decision ?? 'upgrade',
-      path: fields.path ?? 'baked',
-      quarantine: fields.quarantine ?? null,
-      wave: null,
-    },
-    scripts: { ran: 'baked', label: null, replaced: 0 },
-    pointer: { serial: 6, signed: true },
-    provision: {
-      state: fields.exitCode ? 'failed' : 'succeeded',
-      exitCode: fields.exitCode ?? 0,
-      name: fields.exitCode ? 'ERR_X' : 'ERR_SUCCESS',
-    },
-  };
-  const annotations = { 'kubernetes.azure.com/aks-node-controller-status': JSON.stringify(report) };
+  const report = nodeReport({
+    ...fields,
+    requested: '202604.01.2',
+    serial: 6,
+    name: fields.exitCode ? 'ERR_X' : undefined,
+    bootId: undefined, // the report's own boot; `fields.bootId` is the kubelet's
+  });
+  const annotations = { [REPORT_ANNOTATION]: JSON.stringify(report) };
   return { name, labels: {}, annotations, bootId: fields.bootId ?? 'boot-1', osImage: '', architecture: '' };
 }
 

@@ -2,6 +2,7 @@
 // still admitting), recalled, stalled (awaiting evidence for a gated step), in-progress, complete; and the
 // whole rollout's state is the most pressing one.
 import { test } from 'uvu';
+import { nodeReport, REPORT_ANNOTATION } from '../../fakes/node-report.ts';
 import * as assert from 'uvu/assert';
 import type { NodeObject } from '../../../src/kube/nodes.ts';
 import { fleetView, stateLines } from '../../../src/fleet/rollout-state.ts';
@@ -15,26 +16,7 @@ const node = (name: string, fields: { path?: string; decision?: string } = {}): 
   osImage: '',
   architecture: '',
   annotations: {
-    'kubernetes.azure.com/aks-node-controller-status': JSON.stringify({
-      schemaVersion: 1,
-      bootId: 'b',
-      time: '2026-12-02T00:00:00Z',
-      platform: 'ubuntu-22.04/amd64',
-      baked: '202604.01.0',
-      running: fields.path === 'hotfix' ? '202604.01.1' : '202604.01.0',
-      binary: fields.path === 'hotfix' ? 'hotfix' : 'baked',
-      hotfix: {
-        base: '202604.01',
-        requested: '202604.01.1',
-        decision: fields.decision ?? 'upgrade',
-        path: fields.path ?? 'baked',
-        quarantine: null,
-        wave: null,
-      },
-      scripts: { ran: 'baked', label: null, replaced: 0 },
-      pointer: { serial: 4, signed: true },
-      provision: { state: 'succeeded', exitCode: 0, name: 'SUCCESS' },
-    }),
+    [REPORT_ANNOTATION]: JSON.stringify(nodeReport({ ...fields, bootId: 'b', time: '2026-12-02T00:00:00Z', serial: 4, name: 'SUCCESS' })),
   },
 });
 const steps = (() => {
