@@ -8,8 +8,8 @@
 //
 // With `bad`, the hotfix's script payload breaks provisioning (exit 34 ERR_KUBELET_START_FAIL) on every
 // node that takes it: the watch must halt after the first wave and the other nodes stay baked.
-// With `hang`, that many nodes of the first wave boot and never report (silence is failure: the watch
-// counts them timedOut and halts). With `gated`, every step after the first opens only on the evidence the
+// With `hang`, that many nodes of the first wave boot and never report (silence is failure: the watch,
+// with --max-failed hang-1, counts every one of them timedOut and halts). With `gated`, every step after the first opens only on the evidence the
 // watch signs with its observer key. With `watchDiesAfterWave`, the watch is killed (SIGKILL) after that
 // wave: a gated rollout stalls, an ungated one widens to 100% with nobody watching.
 import { createHash, generateKeyPairSync } from 'node:crypto';
@@ -270,6 +270,8 @@ export async function rehearseFleet(options: FleetOptions): Promise<FleetResult>
       `${reportTimeout}s`,
       '--expect',
       String(options.nodes),
+      // The hung nodes boot in turn, so each falls silent at its own poll: the halt waits for all of them.
+      ...(hang > 0 ? ['--max-failed', String(hang - 1)] : []),
       ...(options.gated ? ['--evidence-key', observerFile, '--evidence-key-id', 'observer-2026'] : []),
     ]);
     closers.push(() => {
