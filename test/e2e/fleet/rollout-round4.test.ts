@@ -1,14 +1,18 @@
+// Issue 41 §5 for the fleet views on the compiled binary: a live envelope someone with ConfigMap write but
+// no signing key wrote (serial 99, a recall, 100%) is verified with the fleet's keys and flagged, never
+// presented as live, and the watch still starts (R4-12); bidi overrides and the other format characters in
+// a node's report never reach the operator's terminal raw (R4-16).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { annotateNode, reportText } from '../../fakes/node-report.ts';
 import { test } from 'uvu';
-import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
-import { runAnc } from '../harness.ts';
 import { enforceWatchArgs } from '../../fakes/fleet.ts';
+import { annotateNode, reportText } from '../../fakes/node-report.ts';
+import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
+import { runAnc } from '../harness.ts';
 
 const TOKEN = 'publisher.0123456789abcdef';
 const work = mkdtempSync(join(tmpdir(), 'anc-rollout-r4-'));

@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { annotateNode, reportText } from '../../fakes/node-report.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
+import { annotateNode, reportText } from '../../fakes/node-report.ts';
 import { runAnc } from '../harness.ts';
 
 const TOKEN = 'publisher.0123456789abcdef';

@@ -1,13 +1,17 @@
+// The fleet side end to end: `hotfix rollout status` over Node objects in the apiserver stand-in (buckets,
+// exit codes), `hotfix pointer render --halt`, and `hotfix rollout watch` applying a pre-signed halt when
+// a node that took the hotfix fails (and refusing a halt nodes would refuse), and the pointer's recall: nodes
+// that gave it up, nodes that failed and quarantined the hotfix, and nodes still on a recalled version.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPORT_ANNOTATION, annotateNode, reportText } from '../../fakes/node-report.ts';
 import { test } from 'uvu';
-import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import * as assert from 'uvu/assert';
 import { kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
-import { runAnc } from '../harness.ts';
 import { enforceWatchArgs } from '../../fakes/fleet.ts';
+import { REPORT_ANNOTATION, annotateNode, reportText } from '../../fakes/node-report.ts';
+import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
+import { runAnc } from '../harness.ts';
 import { fastBounds, joinedNode } from './support.ts';
 
 const TOKEN = 'publisher.0123456789abcdef';

@@ -1,14 +1,18 @@
+// The watch fails safe (issue 37): it trusts nothing a node writes (a hostile report is `unreadable` and the
+// halt still comes from the other nodes' failures), it never writes over a pointer published after it started
+// (exit 5), a watch that cannot see halts (exit 4), `--observe` reads a halted rollout without writing, and
+// Ctrl-C says in one line that the rollout is unguarded. The gated rollout itself: rehearsal.test.ts.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { annotateNode, reportText } from '../../fakes/node-report.ts';
 import { test } from 'uvu';
-import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import * as assert from 'uvu/assert';
 import { type FakeApiServer, type FakeApiServerOptions, kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
-import { baseEnv, runAnc } from '../harness.ts';
 import { enforceWatchArgs } from '../../fakes/fleet.ts';
+import { annotateNode, reportText } from '../../fakes/node-report.ts';
+import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
+import { baseEnv, runAnc } from '../harness.ts';
 
 const TOKEN = 'publisher.0123456789abcdef';
 const CM = 'kube-system/anc-hotfix-version';

@@ -1,13 +1,13 @@
 // The fleet view's recall arithmetic (fleet/rollout.ts): which bucket a report lands in under the live
 // pointer's recall, the per-base recall list, the counts, and when `rollout status` must exit non-zero.
 import { test } from 'uvu';
-import { nodeReport, REPORT_ANNOTATION } from '../../fakes/node-report.ts';
 import * as assert from 'uvu/assert';
-import type { NodeObject } from '../../../src/kube/nodes.ts';
 import { buildReport, type NodeReport, parseReport, renderReport } from '../../../src/fleet/report.ts';
 import { rolloutText } from '../../../src/fleet/rollout-text.ts';
 import { classify, recallFor, rolloutFailed, rolloutView } from '../../../src/fleet/rollout.ts';
+import type { NodeObject } from '../../../src/kube/nodes.ts';
 import type { StatusReport } from '../../../src/status/collect.ts';
+import { nodeReport, REPORT_ANNOTATION } from '../../fakes/node-report.ts';
 
 const NOW = new Date('2026-11-27T06:00:00Z');
 

@@ -2,11 +2,11 @@
 // still admitting), recalled, stalled (awaiting evidence for a gated step), in-progress, complete; and the
 // whole rollout's state is the most pressing one.
 import { test } from 'uvu';
-import { nodeReport, REPORT_ANNOTATION } from '../../fakes/node-report.ts';
 import * as assert from 'uvu/assert';
-import type { NodeObject } from '../../../src/kube/nodes.ts';
 import { fleetView, stateLines } from '../../../src/fleet/rollout-state.ts';
+import type { NodeObject } from '../../../src/kube/nodes.ts';
 import { parseScheduleFlag } from '../../../src/pointer/schedule.ts';
+import { nodeReport, REPORT_ANNOTATION } from '../../fakes/node-report.ts';
 
 const NOW = new Date('2026-12-03T00:00:00Z');
 const node = (name: string, fields: { path?: string; decision?: string } = {}): NodeObject => ({
