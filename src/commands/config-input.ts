@@ -1,11 +1,12 @@
-// Reading an input file for the tooling commands (config validate/hash/diff, custom-data): one place for the
-// read error and the "nothing usable" error, both naming the file. A configuration's bytes become text
+// Reading an input file for the tooling commands (config validate/hash/diff, custom-data, the pointer key
+// set of the hotfix commands): one place for the read error and the "nothing usable" error, both naming the file. A configuration's bytes become text
 // through config/read.ts, as in provision (provision/config-file.ts adds its size and type guards, with the
 // reference's message texts).
 import type { Configuration } from '../config/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { AgentError, errorMessage } from '../platform/errors.ts';
 import { configText } from '../config/read.ts';
+import type { TrustedKey } from '../pointer/keys.ts';
 
 function readBytes(deps: Deps, file: string, what: string): Uint8Array {
   try {
@@ -39,4 +40,10 @@ export async function loadConfigFile(deps: Deps, file: string): Promise<LoadedCo
   const fatal = issues.find((i) => i.severity === 'error' && (i.kind === 'syntax' || i.path === '$'));
   if (fatal) throw new AgentError('ANC_CONFIG_INVALID', `${file} is not a usable configuration: ${fatal.message}`);
   return { config, warnings: issues.map((i) => `warning: ${file}: ${i.path}: ${i.message}\n`).join('') };
+}
+
+/** The pointer key set a command verifies with: `--keys <file>`, else the one baked into this binary. */
+export async function readKeySet(deps: Deps, file: string | undefined): Promise<TrustedKey[]> {
+  const { bakedKeys, parseKeySet } = await import('../pointer/keys.ts');
+  return file === undefined ? bakedKeys() : parseKeySet(readConfigFile(deps, file, 'key set'), file);
 }

@@ -6,7 +6,7 @@ import type { ConfigMapDoc } from '../pointer/configmap.ts';
 import type { Command } from '../cli/command.ts';
 
 const HELP = { hint: 'Run `aks-node-controller hotfix pointer verify --help` for the flags; docs/pointer-signing.md for the workflow.' };
-import { readConfigFile as readInputFile, readConfiguration } from './config-input.ts';
+import { readConfigFile as readInputFile, readConfiguration, readKeySet } from './config-input.ts';
 
 interface VerifyOptions {
   mode?: string;
@@ -58,7 +58,6 @@ export const hotfixPointerVerifyCommand = {
   ],
   async run({ args, options }, deps) {
     const { signingMode, SIGNING_MODES } = await import('../pointer/gate.ts');
-    const { bakedKeys, parseKeySet } = await import('../pointer/keys.ts');
     const { parseRfc3339 } = await import('../pointer/payload.ts');
     const { factsFromFlags, verifyConfigMap, verifyText } = await import('../pointer/verify.ts');
     const { parseConfigMapText } = await import('../pointer/configmap.ts');
@@ -89,7 +88,7 @@ export const hotfixPointerVerifyCommand = {
         floor = { minSerial: live.signed.serial, floorPayloadSha256: live.signed.payloadSha256 };
     } else if (live) doc = live.doc;
     else throw new AgentError('ANC_USAGE', 'the cluster has no anc-hotfix-version ConfigMap to verify', HELP);
-    const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readInputFile(deps, options.keys, 'key set'), options.keys);
+    const keys = await readKeySet(deps, options.keys);
     const facts = factsFromFlags(
       options.nodeConfig === undefined ? undefined : readConfiguration(deps, options.nodeConfig, 'node config'),
       options.node ?? [],

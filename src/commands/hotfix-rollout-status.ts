@@ -40,10 +40,8 @@ export const hotfixRolloutStatusCommand = {
     const { fleetView } = await import('../fleet/rollout-state.ts');
     const { rolloutText } = await import('../fleet/rollout-text.ts');
     const creds = await operatorCredentials(deps, options);
-    const { parseKeySet } = await import('../pointer/keys.ts');
-    const { readConfigFile } = await import('./config-input.ts');
-    const keys = options.keys === undefined ? undefined : parseKeySet(readConfigFile(deps, options.keys, 'key set'), options.keys);
-    const state = await readFleet(deps, creds, { pageSize, ...(keys ? { keys } : {}) });
+    const { readKeySet } = await import('./config-input.ts');
+    const state = await readFleet(deps, creds, { pageSize, keys: await readKeySet(deps, options.keys) });
     // No timedOut here: only the watch knows since when a node has been silent (it saw its boot begin).
     const view = fleetView(state.nodes, state.live, deps.clock.now());
     const exitCode = rolloutFailed(view) ? ROLLOUT_FAILED : 0;

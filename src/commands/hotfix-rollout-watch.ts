@@ -84,9 +84,8 @@ export const hotfixRolloutWatchCommand = {
     const { signingMode, SIGNING_MODES } = await import('../pointer/gate.ts');
     if (options.mode !== undefined && !(SIGNING_MODES as readonly string[]).includes(options.mode))
       throw new AgentError('ANC_USAGE', `--mode must be enforce or unsigned-allowed (got "${options.mode}")`, HELP);
-    const { bakedKeys, parseKeySet } = await import('../pointer/keys.ts');
-    const { readConfigFile } = await import('./config-input.ts');
-    const keys = options.keys === undefined ? bakedKeys() : parseKeySet(readConfigFile(deps, options.keys, 'key set'), options.keys);
+    const { readConfigFile, readKeySet } = await import('./config-input.ts');
+    const keys = await readKeySet(deps, options.keys);
     const { parseConfigMapText } = await import('../pointer/configmap.ts');
     const halt = options.haltWith
       ? await parseConfigMapText(readConfigFile(deps, options.haltWith, 'ConfigMap'), options.haltWith)

@@ -9,8 +9,8 @@
 // With `bad`, the hotfix's script payload breaks provisioning (exit 34 ERR_KUBELET_START_FAIL) on every
 // node that takes it: the watch must halt after the first wave and the other nodes stay baked.
 // With `hang`, that many nodes of the first wave boot and never report (silence is failure: the watch,
-// with --max-failed hang-1, counts every one of them timedOut and halts). With `gated`, every step after the first opens only on the evidence the
-// watch signs with its observer key. With `watchDiesAfterWave`, the watch is killed (SIGKILL) after that
+// with --max-failed hang-1, counts every one of them timedOut and halts). With `gated`, every step after
+// the first opens only on the evidence the watch signs with its observer key. With `watchDiesAfterWave`, the watch is killed (SIGKILL) after that
 // wave: a gated rollout stalls, an ungated one widens to 100% with nobody watching.
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
 import { enforceWatchArgs } from '../../fakes/fleet.ts';
-import { annotateNode, reportText } from '../../fakes/node-report.ts';
+import { annotateNode as annotate, reportText } from '../../fakes/node-report.ts';
 import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import { runAnc } from '../harness.ts';
 
@@ -24,8 +24,6 @@ test.after(() => rmSync(work, { recursive: true, force: true }));
 
 const report = ({ hotfix, ...fields }: { hotfix?: boolean; exitCode?: number; name?: string; platform?: string }) =>
   reportText({ ...fields, path: hotfix ? 'hotfix' : 'baked' });
-
-const annotate = annotateNode;
 
 const keyPair = (name: string) => fleetKeyPair(work, name);
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
-import { annotateNode, reportText } from '../../fakes/node-report.ts';
+import { annotateNode as annotate, reportText } from '../../fakes/node-report.ts';
 import { runAnc } from '../harness.ts';
 
 const TOKEN = 'publisher.0123456789abcdef';
@@ -14,8 +14,6 @@ test.after(() => rmSync(work, { recursive: true, force: true }));
 
 const report = (path: 'hotfix' | 'baked', decision: string, exitCode = 0, name = 'ERR_SUCCESS') =>
   reportText({ path, decision, exitCode, name, wave: { percent: 100 }, signed: false });
-
-const annotate = annotateNode;
 
 test('rollout status -o wide: each row followed by its nodes; --wide the same; the plain table has no names', async () => {
   const api = await startFakeApiServer({ tokens: { [TOKEN]: { user: 'publisher', canRead: true, canWrite: true } } });

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { kubeconfigFor, startFakeApiServer, type FakeApiServer } from '../../fakes/apiserver.ts';
 import { enforceWatchArgs } from '../../fakes/fleet.ts';
-import { REPORT_ANNOTATION, annotateNode, reportText } from '../../fakes/node-report.ts';
+import { REPORT_ANNOTATION, annotateNode as annotate, reportText } from '../../fakes/node-report.ts';
 import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import { runAnc } from '../harness.ts';
 import { fastBounds, joinedNode } from './support.ts';
@@ -38,8 +38,6 @@ function report(fields: {
     signed: false,
   });
 }
-
-const annotate = annotateNode;
 
 const FUTURE = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
 const PAST = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');

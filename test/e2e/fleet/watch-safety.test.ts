@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type FakeApiServer, type FakeApiServerOptions, kubeconfigFor, startFakeApiServer } from '../../fakes/apiserver.ts';
 import { enforceWatchArgs } from '../../fakes/fleet.ts';
-import { annotateNode, reportText } from '../../fakes/node-report.ts';
+import { annotateNode as annotate, reportText } from '../../fakes/node-report.ts';
 import { fleetKeyPair } from '../../fakes/pointer-keys.ts';
 import { baseEnv, runAnc } from '../harness.ts';
 
@@ -26,8 +26,6 @@ const FUTURE = new Date(Date.now() + 3600_000).toISOString().slice(0, 16);
 
 const report = (fields: { path?: string; exitCode?: number; running?: string; base?: unknown }) =>
   reportText({ ...fields, wave: { percent: 25 } });
-
-const annotate = annotateNode;
 
 const { key, keys } = fleetKeyPair(work);
 
